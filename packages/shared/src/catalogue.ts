@@ -1,0 +1,303 @@
+/**
+ * The rejection-code catalogue: every code a rung may emit, typed per stage, with its disposition,
+ * the public text the model sees and what an operator does about it. `docs/rejection-codes.md`
+ * is kept in sync with this object by a test.
+ */
+
+/**
+ * The rungs, in the order a proposal climbs them. Authentication comes first so that an
+ * unauthenticated caller learns nothing about the proposal or the tool catalogue (DESIGN §1).
+ */
+export const STAGES = [
+  'authentication',
+  'representation',
+  'schema',
+  'semantics',
+  'resolution',
+  'authorization',
+  'precondition',
+  'limits',
+  'confirmation',
+  'idempotency',
+  'execution',
+  'result',
+] as const;
+
+/** One rung of the ladder. */
+export type Stage = (typeof STAGES)[number];
+
+/** What happens to a proposal after a rung has spoken. */
+export const DISPOSITIONS = ['execute', 'repair', 'retry', 'confirm', 'deny'] as const;
+
+/** What happens to a proposal after a rung has spoken. */
+export type Disposition = (typeof DISPOSITIONS)[number];
+
+/** One catalogue entry. */
+export interface CodeSpec {
+  /** The disposition every refusal with this code carries. */
+  readonly disposition: Disposition;
+  /** Default text for the model: what to fix, nothing more. */
+  readonly publicMessage: string;
+  /** What an operator does when this code shows up in the audit stream. */
+  readonly operator: string;
+}
+
+const spec = (disposition: Disposition, publicMessage: string, operator: string): CodeSpec => ({
+  disposition,
+  publicMessage,
+  operator,
+});
+
+/** Every rejection code, by stage. */
+export const REJECTION_CODES = {
+  representation: {
+    invalid_json: spec(
+      'repair',
+      'The tool call arguments are not valid JSON. Send them again as one JSON object.',
+      'Expected now and then from any model; a rising rate points at a prompt or model change.',
+    ),
+    truncated: spec(
+      'retry',
+      'The tool call was cut off before it was complete. Request the completion again.',
+      'The completion hit its token limit; raise max_tokens for this agent if it recurs.',
+    ),
+    too_large: spec(
+      'deny',
+      'The tool call arguments are larger than allowed.',
+      'Raise the argument byte ceiling only if the tool really takes large inputs.',
+    ),
+    too_deep: spec(
+      'deny',
+      'The tool call arguments are nested more deeply than allowed.',
+      'Almost always a runaway generation or an attack; investigate the run.',
+    ),
+    duplicate_key: spec(
+      'repair',
+      'The tool call arguments name the same field twice. Send each field once.',
+      'Parsers disagree on duplicates, so they are never accepted; nothing to tune.',
+    ),
+    forbidden_key: spec(
+      'deny',
+      'The tool call arguments use a reserved field name.',
+      'A __proto__/constructor/prototype key is a prototype-pollution attempt or a broken generator; investigate the run.',
+    ),
+    not_an_object: spec(
+      'repair',
+      'The tool call arguments must be a JSON object.',
+      'The model sent a scalar or array as arguments; check the tool description.',
+    ),
+    unsupported_format: spec(
+      'deny',
+      'The proposal is not in a supported tool-call format.',
+      'The agent sent a format the gate does not know, or undecodable bytes (see quarantine).',
+    ),
+    invalid_proposal: spec(
+      'deny',
+      'The proposal envelope is malformed.',
+      'An agent integration bug: the envelope lacks ids or has the wrong shape; fix the client.',
+    ),
+  },
+  authentication: {
+    missing_session: spec(
+      'deny',
+      'No session was presented. Sign in and try again.',
+      'The agent is not sending the toolgate-session header.',
+    ),
+    invalid_session: spec(
+      'deny',
+      'The session could not be verified. Sign in again.',
+      'Bad signature, wrong audience, wrong algorithm or missing claims: a misconfigured issuer or a forged token.',
+    ),
+    expired_session: spec(
+      'deny',
+      'The session has expired. Sign in again.',
+      'Normal at token expiry; frequent occurrences mean token lifetimes are shorter than runs.',
+    ),
+  },
+  schema: {
+    unknown_tool: spec(
+      'repair',
+      'There is no tool with that name. Use one of the tools you were given.',
+      'The model invented a tool; a rising rate points at a stale tool list in the prompt.',
+    ),
+    missing_field: spec(
+      'repair',
+      'A required argument is missing.',
+      'The model left out a required argument; check the tool description.',
+    ),
+    unexpected_field: spec(
+      'repair',
+      'An argument that the tool does not take was given.',
+      'Unknown arguments are refused, never dropped; identity fields such as tenant_id are never accepted from a model.',
+    ),
+    wrong_type: spec(
+      'repair',
+      'An argument has the wrong type.',
+      'The model sent a value of the wrong JSON type; check the schema and description.',
+    ),
+    invalid_value: spec(
+      'repair',
+      'An argument does not satisfy the tool schema.',
+      'A value outside the schema (enum, pattern, bounds, length).',
+    ),
+  },
+  semantics: {
+    empty_value: spec(
+      'repair',
+      'An argument is empty or blank.',
+      'The model sent a blank value where meaning is required.',
+    ),
+    out_of_range: spec(
+      'repair',
+      'An argument is outside its allowed range.',
+      'The model asked for a value the tool does not accept.',
+    ),
+    not_arithmetic: spec(
+      'repair',
+      'The expression must contain only numbers, + - * / and parentheses.',
+      'The model sent something other than arithmetic to calculate.',
+    ),
+    invalid_amount: spec(
+      'repair',
+      'The amount must be a positive whole number of cents.',
+      'The model sent a non-positive or fractional amount.',
+    ),
+  },
+  resolution: {
+    not_found: spec(
+      'deny',
+      'The referenced object was not found.',
+      'The object does not exist under the caller tenant (another tenant\u2019s object is reported the same way); look up objectIds in the audit event.',
+    ),
+  },
+  authorization: {
+    not_authorized: spec(
+      'deny',
+      'This action is not allowed.',
+      'Policy denied it; the audit event names the policy version and the deciding policies.',
+    ),
+    policy_error: spec(
+      'deny',
+      'This action is not allowed.',
+      'The policy engine could not evaluate (bad policy, missing attribute); the gate failed closed. Fix the policy set.',
+    ),
+  },
+  precondition: {
+    not_open: spec(
+      'deny',
+      'The invoice is not open, so its status cannot change.',
+      'The world no longer allows the action; nothing to fix in the gate.',
+    ),
+    refund_exceeds_remaining: spec(
+      'deny',
+      'The refund is larger than what is left to refund on this payment.',
+      'The world no longer allows the action; nothing to fix in the gate.',
+    ),
+    stale_object: spec(
+      'deny',
+      'The referenced object changed since it was read.',
+      'A compare-and-set failed because the object changed; the caller should re-read.',
+    ),
+  },
+  limits: {
+    repair_budget_exhausted: spec(
+      'deny',
+      'Too many attempts to correct this call. Stop and report the problem.',
+      'The model could not produce a valid call within the repair budget.',
+    ),
+    run_call_limit: spec(
+      'deny',
+      'This run has made as many tool calls as it may.',
+      'A runaway loop or a large task; raise the per-run ceiling only deliberately.',
+    ),
+    rate_limited: spec(
+      'retry',
+      'Too many tool calls right now. Wait and try again.',
+      'The tenant exceeded its calls per second.',
+    ),
+  },
+  confirmation: {
+    pending: spec(
+      'confirm',
+      'This action needs a person to approve it. It will run once approved.',
+      'A confirmation request was published; approvers act on it.',
+    ),
+    rejected_by_human: spec(
+      'deny',
+      'A person declined this action.',
+      'An approver rejected it; nothing to do.',
+    ),
+    expired: spec(
+      'deny',
+      'Nobody approved this action in time.',
+      'The confirmation expired unanswered; check that approvers are notified.',
+    ),
+    content_changed: spec(
+      'deny',
+      'What was approved no longer matches the current state, so nothing ran.',
+      'The objects or the card changed between the request and the approval, or the approval named a stale digest.',
+    ),
+    approver_not_authorized: spec(
+      'deny',
+      'The approval came from someone who may not approve this action.',
+      'Someone without the right role or tenant tried to approve; investigate.',
+    ),
+    already_decided: spec(
+      'deny',
+      'This confirmation was already decided.',
+      'A second approval or rejection of the same confirmation; approvals are single-use.',
+    ),
+  },
+  idempotency: {
+    conflict: spec(
+      'deny',
+      'This call reuses an id from an earlier call with different arguments.',
+      'The client reused a call id for a different command; a client bug.',
+    ),
+    in_flight: spec(
+      'retry',
+      'The same call is already being processed. Wait for its result.',
+      'A concurrent duplicate; it resolves itself.',
+    ),
+  },
+  execution: {
+    timeout_outcome_unknown: spec(
+      'deny',
+      'The tool did not answer in time; whether it acted is unknown. Do not repeat the call blindly.',
+      'Look the idempotency key up in the tool worker ledger; a late result is still recorded under it.',
+    ),
+    tool_error: spec(
+      'deny',
+      'The tool reported an error.',
+      'Read the tool worker logs for the command id.',
+    ),
+    internal_error: spec(
+      'deny',
+      'The gate could not process this call.',
+      'A non-retriable fault in a stage; the audit event carries the error. File a bug.',
+    ),
+  },
+  result: {
+    too_large: spec(
+      'deny',
+      'The tool output was too large to show.',
+      'Raise the result ceiling or make the tool return less.',
+    ),
+    withheld: spec(
+      'deny',
+      'The tool output was withheld.',
+      'The output matched an injection pattern; review it in the audit stream.',
+    ),
+    invalid_output: spec(
+      'deny',
+      'The tool output did not match its declared shape.',
+      'The tool broke its output schema; fix the tool.',
+    ),
+  },
+} as const satisfies Record<Stage, Record<string, CodeSpec>>;
+
+/** The codes one stage may emit. */
+export type CodeOf<S extends Stage> = keyof (typeof REJECTION_CODES)[S] & string;
+
+/** Any code of any stage. */
+export type AnyCode = { [S in Stage]: CodeOf<S> }[Stage];

@@ -1,0 +1,62 @@
+/**
+ * Decisions are values. Every rung returns `Accepted<T>` or `Rejected<S>`; nothing in the core
+ * throws to say "no" (a throw in a Kafka handler means "deliver again").
+ */
+import { REJECTION_CODES, type CodeOf, type Disposition, type Stage } from './catalogue.js';
+
+/** A rung's "yes", carrying what the next rung needs. */
+export interface Accepted<T> {
+  readonly ok: true;
+  readonly value: T;
+}
+
+/**
+ * A rung's "no". `publicMessage` goes to the model and says only what to fix; `internalDetail`
+ * goes only to the audit topic.
+ */
+export interface Rejected<S extends Stage = Stage> {
+  readonly ok: false;
+  readonly stage: S;
+  readonly code: CodeOf<S>;
+  readonly disposition: Disposition;
+  readonly publicMessage: string;
+  readonly internalDetail: string;
+}
+
+/** The result of one rung for stage `S`. */
+export type Decision<T, S extends Stage = Stage> = Accepted<T> | Rejected<S>;
+
+/** Wraps a value as an accepted decision. */
+export function accept<T>(value: T): Accepted<T> {
+  return { ok: true, value };
+}
+
+/**
+ * Returns a function that builds refusals for one stage, so a stage cannot emit another stage's
+ * code. The disposition comes from the catalogue; `publicMessage` defaults to the catalogue's text.
+ */
+export function rejecterFor<S extends Stage>(stage: S) {
+  return (
+    code: CodeOf<S>,
+    publicMessage: string | undefined,
+    internalDetail: string,
+  ): Rejected<S> => {
+    const spec = (
+      REJECTION_CODES[stage] as Record<string, { disposition: Disposition; publicMessage: string }>
+    )[code];
+    if (spec === undefined) throw new TypeError(`no code ${stage}/${code} in the catalogue`);
+    return {
+      ok: false,
+      stage,
+      code,
+      disposition: spec.disposition,
+      publicMessage: publicMessage ?? spec.publicMessage,
+      internalDetail,
+    };
+  };
+}
+
+/** Narrows a decision to its refusal. */
+export function isRejected<T, S extends Stage>(d: Decision<T, S>): d is Rejected<S> {
+  return !d.ok;
+}
