@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import {
+  CeilingsConfigError,
+  DEFAULT_CEILINGS,
+  resolveCeilings,
+  type Ceilings,
+} from './ceilings.js';
+
+/** The error `resolveCeilings` throws for `input`, or a failure if it does not throw. */
+function problemsOf(input: Record<string, unknown>): readonly string[] {
+  try {
+    resolveCeilings(input);
+  } catch (error) {
+    expect(error).toBeInstanceOf(CeilingsConfigError);
+    return (error as CeilingsConfigError).problems;
+  }
+  expect.fail(`resolveCeilings accepted ${JSON.stringify(input)}`);
+}
+
+describe('DEFAULT_CEILINGS', () => {
+  it('holds the defaults of DESIGN §7 and the brief', () => {
+    expect(DEFAULT_CEILINGS).toEqual({
+      argumentBytes: 16_384,
+      maxDepth: 32,
+      repairAttempts: 2,
+      callsPerRun: 50,
+      callsPerTenantPerSecond: 100,
+      resultBytes: 65_536,
+      toolTimeoutMs: 10_000,
+    });
+    expect(Object.isFrozen(DEFAULT_CEILINGS)).toBe(true);
+  });
+});
+
+describe('resolveCeilings', () => {
+  it('fills what is not given from the defaults and freezes the result', () => {
+    const ceilings = resolveCeilings({ callsPerRun: 10, repairAttempts: 0 });
+    expect(ceilings).toEqual({ ...DEFAULT_CEILINGS, callsPerRun: 10, repairAttempts: 0 });
+    expect(Object.isFrozen(ceilings)).toBe(true);
+  });
+
+  it('returns the defaults for empty input', () => {
+    expect(resolveCeilings({})).toEqual(DEFAULT_CEILINGS);
+  });
+
+  it('names every problem at once, in field order', () => {
+    const problems = problemsOf({
+      argumentBytes: 0,
+      maxDepth: 2.5,
+      repairAttempts: -1,
+      callsPerRun: '50',
+      callsPerTenantPerSecond: Number.NaN,
+      resultBytes: Number.POSITIVE_INFINITY,
+      toolTimeoutMs: 2 ** 31,
+      callsPerRunn: 5,
+    });
+    expect(problems).toEqual([
+      'argumentBytes must be an integer from 1 to 9007199254740991, got 0',
+      'maxDepth must be an integer from 1 to 9007199254740991, got 2.5',
+      'repairAttempts must be an integer from 0 to 9007199254740991, got -1',
+      'callsPerRun must be an integer from 1 to 9007199254740991, got "50"',
+      'callsPerTenantPerSecond must be an integer from 1 to 9007199254740991, got NaN',
+      'resultBytes must be an integer from 1 to 9007199254740991, got Infinity',
+      'toolTimeoutMs must be an integer from 1 to 2147483647, got 2147483648',
+      '"callsPerRunn" is not a ceiling',
+    ]);
+  });
+
+  it('refuses an explicit undefined rather than silently using the default', () => {
+    expect(problemsOf({ resultBytes: undefined })).toEqual([
+      'resultBytes must be an integer from 1 to 9007199254740991, got undefined',
+    ]);
+  });
+
+  it('throws a non-retriable error with a stable code and every problem in the message', () => {
+    expect(() => resolveCeilings({ maxDepth: 0, callsPerRun: 0 })).toThrow(
+      expect.objectContaining({
+        code: 'invalid_ceilings',
+        retriable: false,
+        message: expect.stringMatching(/maxDepth.*; callsPerRun/) as unknown,
+      }),
+    );
+  });
+
+  it('ignores inherited keys and does not read them as ceilings', () => {
+    const input = Object.create({ callsPerRun: 0 }) as Partial<Ceilings>;
+    expect(resolveCeilings(input)).toEqual(DEFAULT_CEILINGS);
+  });
+});

@@ -1,0 +1,98 @@
+/** The gate's ceilings (DESIGN §7): configurable, enforced, audited. Counts are per call. */
+export interface Ceilings {
+  /** UTF-8 bytes of a call's arguments text. Default 16 KiB. */
+  readonly argumentBytes: number;
+  /** Nesting depth of a call's arguments. Default 32. */
+  readonly maxDepth: number;
+  /** Corrections a model may make to one call; 0 turns repair off. Default 2. */
+  readonly repairAttempts: number;
+  /** Tool calls one run may make. Default 50. */
+  readonly callsPerRun: number;
+  /** Tool calls one tenant may make per second. Default 100. */
+  readonly callsPerTenantPerSecond: number;
+  /** UTF-8 bytes of a tool's serialized output shown to the model. Default 64 KiB. */
+  readonly resultBytes: number;
+  /** Milliseconds a tool may take before its outcome is unknown. Default 10 s. */
+  readonly toolTimeoutMs: number;
+}
+
+/** The ceilings a deployment gets when it sets none. Frozen. */
+export const DEFAULT_CEILINGS: Ceilings = Object.freeze({
+  argumentBytes: 16 * 1024,
+  maxDepth: 32,
+  repairAttempts: 2,
+  callsPerRun: 50,
+  callsPerTenantPerSecond: 100,
+  resultBytes: 64 * 1024,
+  toolTimeoutMs: 10_000,
+});
+
+/** Largest delay Node's timers honour; a longer `setTimeout` fires at once (with a warning). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** The smallest and largest value each ceiling accepts. */
+const BOUNDS: Readonly<Record<keyof Ceilings, readonly [min: number, max: number]>> = {
+  argumentBytes: [1, Number.MAX_SAFE_INTEGER],
+  maxDepth: [1, Number.MAX_SAFE_INTEGER],
+  repairAttempts: [0, Number.MAX_SAFE_INTEGER],
+  callsPerRun: [1, Number.MAX_SAFE_INTEGER],
+  callsPerTenantPerSecond: [1, Number.MAX_SAFE_INTEGER],
+  resultBytes: [1, Number.MAX_SAFE_INTEGER],
+  toolTimeoutMs: [1, MAX_TIMER_MS],
+};
+
+/**
+ * Thrown by {@link resolveCeilings} for bad configuration. `problems` names every problem, so the
+ * process can stop at start with one message (STYLE, Configuration). Not retriable.
+ */
+export class CeilingsConfigError extends Error {
+  /** Stable error code for the stage loop and logs. */
+  readonly code = 'invalid_ceilings';
+  /** Configuration does not fix itself: never deliver again. */
+  readonly retriable = false;
+  /** One line per problem, in the order of the `Ceilings` fields, then unknown keys. */
+  readonly problems: readonly string[];
+
+  constructor(problems: readonly string[]) {
+    super(`invalid ceilings: ${problems.join('; ')}`);
+    this.name = 'CeilingsConfigError';
+    this.problems = Object.freeze([...problems]);
+  }
+}
+
+/**
+ * Validates ceilings given as partial input over {@link DEFAULT_CEILINGS} and returns them frozen.
+ * Every value must be a safe integer of at least 1, except `repairAttempts`, which may be 0 to turn
+ * repair off; `toolTimeoutMs` is at most 2^31−1, the longest delay Node's timers honour. Unknown
+ * keys (a misspelt ceiling would otherwise be silently ignored) and `undefined` values are problems.
+ *
+ * Throws rather than returning a decision: a bad ceiling is a start-up configuration fault, not a
+ * refusal of a proposal, and the process must not start half-configured.
+ *
+ * @throws CeilingsConfigError listing every problem at once.
+ */
+export function resolveCeilings(input: Partial<Ceilings>): Ceilings {
+  const problems = [...fieldProblems(input), ...unknownKeys(input)];
+  if (problems.length > 0) throw new CeilingsConfigError(problems);
+  return Object.freeze({ ...DEFAULT_CEILINGS, ...input });
+}
+
+function fieldProblems(input: Partial<Ceilings>): string[] {
+  return (Object.keys(BOUNDS) as (keyof Ceilings)[]).flatMap((name) => {
+    if (!Object.hasOwn(input, name)) return [];
+    const value: unknown = input[name];
+    const [min, max] = BOUNDS[name];
+    const ok = Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= max;
+    return ok ? [] : [`${name} must be an integer from ${min} to ${max}, got ${show(value)}`];
+  });
+}
+
+function unknownKeys(input: object): string[] {
+  return Object.keys(input)
+    .filter((key) => !Object.hasOwn(BOUNDS, key))
+    .map((key) => `${JSON.stringify(key)} is not a ceiling`);
+}
+
+function show(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : String(value);
+}
