@@ -1,5 +1,4 @@
 /** Idempotency (DESIGN §5): keys, command digests, the decision over a stored record, retention. */
-export * from './canonical-sha256.js';
 export * from './command-digest.js';
 export * from './decide-idempotency.js';
 export * from './idempotency-key.js';

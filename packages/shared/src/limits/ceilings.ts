@@ -1,3 +1,5 @@
+import { DEFAULT_REPAIR_BUDGET } from '../repair/repairable-stages.js';
+
 /** The gate's ceilings (DESIGN §7): configurable, enforced, audited. Counts are per call. */
 export interface Ceilings {
   /** UTF-8 bytes of a call's arguments text. Default 16 KiB. */
@@ -20,7 +22,7 @@ export interface Ceilings {
 export const DEFAULT_CEILINGS: Ceilings = Object.freeze({
   argumentBytes: 16 * 1024,
   maxDepth: 32,
-  repairAttempts: 2,
+  repairAttempts: DEFAULT_REPAIR_BUDGET,
   callsPerRun: 50,
   callsPerTenantPerSecond: 100,
   resultBytes: 64 * 1024,
