@@ -12,16 +12,19 @@ export interface Accepted<T> {
 
 /**
  * A rung's "no". `publicMessage` goes to the model and says only what to fix; `internalDetail`
- * goes only to the audit topic.
+ * goes only to the audit topic. Distributes over `S`, so `Rejected` (any stage) is the union of
+ * each stage's refusal and a stage's code stays tied to its stage.
  */
-export interface Rejected<S extends Stage = Stage> {
-  readonly ok: false;
-  readonly stage: S;
-  readonly code: CodeOf<S>;
-  readonly disposition: Disposition;
-  readonly publicMessage: string;
-  readonly internalDetail: string;
-}
+export type Rejected<S extends Stage = Stage> = S extends Stage
+  ? {
+      readonly ok: false;
+      readonly stage: S;
+      readonly code: CodeOf<S>;
+      readonly disposition: Disposition;
+      readonly publicMessage: string;
+      readonly internalDetail: string;
+    }
+  : never;
 
 /** The result of one rung for stage `S`. */
 export type Decision<T, S extends Stage = Stage> = Accepted<T> | Rejected<S>;
@@ -45,14 +48,15 @@ export function rejecterFor<S extends Stage>(stage: S) {
       REJECTION_CODES[stage] as Record<string, { disposition: Disposition; publicMessage: string }>
     )[code];
     if (spec === undefined) throw new TypeError(`no code ${stage}/${code} in the catalogue`);
-    return {
+    const rejected = {
       ok: false,
       stage,
       code,
       disposition: spec.disposition,
       publicMessage: publicMessage ?? spec.publicMessage,
       internalDetail,
-    };
+    } as const;
+    return rejected as Rejected<S>;
   };
 }
 
