@@ -60,7 +60,7 @@ describe('normalizeAnthropic', () => {
   it('checks the input object for forbidden keys that JSON.parse kept as own properties', () => {
     const call = JSON.parse(
       '{"type":"tool_use","id":"t","name":"s","input":{"__proto__":{"x":1}}}',
-    );
+    ) as unknown;
     expect(represent(proposal(call))).toMatchObject({ code: 'forbidden_key', disposition: 'deny' });
   });
 

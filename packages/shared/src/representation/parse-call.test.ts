@@ -16,6 +16,13 @@ const codeOf = (call: NormalizedCall, limits = L): string => {
   return d.ok ? 'ok' : d.code;
 };
 
+/** [1, <hole>, 3], written without a sparse literal. */
+const holey = (): unknown[] => {
+  const array: unknown[] = [1];
+  array[2] = 3;
+  return array;
+};
+
 const deep = (depth: number): unknown => (depth === 1 ? {} : { a: deep(depth - 1) });
 
 describe('parseCall', () => {
@@ -145,7 +152,7 @@ describe('parseCall', () => {
       ['a symbol', { a: Symbol('s') }],
       ['a Date', { a: new Date(0) }],
       ['a Map', { a: new Map() }],
-      ['an array hole', { a: [1, , 3] }],
+      ['an array hole', { a: holey() }],
       ['a lone surrogate', { a: '\ud800' }],
       ['no arguments at all', undefined],
     ])('refuses %s as invalid_json', (_, value) => {
