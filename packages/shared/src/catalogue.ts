@@ -86,6 +86,16 @@ export const REJECTION_CODES = {
       'The tool call arguments must be a JSON object.',
       'The model sent a scalar or array as arguments; check the tool description.',
     ),
+    unrepresentable_number: spec(
+      'repair',
+      'A number in the tool call arguments cannot be represented exactly. Send a smaller number, or a string if the tool takes one.',
+      'An integer beyond 2^53 that would lose digits, or a magnitude that overflows or underflows a double: refused rather than silently changed.',
+    ),
+    malformed_call: spec(
+      'repair',
+      'The tool call is not in the expected form. Send one JSON object with the tool name and its arguments, as instructed.',
+      'The model wrote JSON that is not a call in the bare action format (no action name, extra members, not an object); check that the prompt shows the format.',
+    ),
     unsupported_format: spec(
       'deny',
       'The proposal is not in a supported tool-call format.',

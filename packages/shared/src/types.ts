@@ -44,6 +44,8 @@ export interface NormalizedCall {
   readonly argumentsText?: string;
   readonly argumentsObject?: unknown;
   readonly completion: Completion;
+  /** Set when the normalizer already stripped a known Markdown fence (the bare action format). */
+  readonly repaired?: 'fence';
 }
 
 /** A call whose arguments were decoded completely, within limits. */
