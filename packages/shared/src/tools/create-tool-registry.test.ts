@@ -178,6 +178,13 @@ describe('createToolRegistry refuses at load', () => {
     expect(problemsOf([tool({ name })])).toHaveLength(1);
   });
 
+  it('entries that are not tool definitions at all', () => {
+    expect(problemsOf([tool(), undefined as never, null as never])).toEqual([
+      'tool #1: not a tool definition',
+      'tool #2: not a tool definition',
+    ]);
+  });
+
   it('duplicate names', () => {
     expect(problemsOf([tool(), tool()])).toEqual(['search: the name is used by another tool']);
   });

@@ -75,6 +75,10 @@ export function createToolRegistry(specs: readonly AnyToolSpec[]): ToolRegistry 
   const tools = new Map<string, Tool>();
   const seen = new Set<string>();
   specs.forEach((spec, index) => {
+    if (typeof spec !== 'object' || spec === null) {
+      problems.push(`tool #${index}: not a tool definition`);
+      return;
+    }
     const own = specProblems(spec);
     if (typeof spec.name === 'string' && seen.has(spec.name))
       own.push('the name is used by another tool');
