@@ -1,0 +1,206 @@
+/**
+ * Loads the deployment's tool definitions once at start-up: checks them, compiles their schemas
+ * and refuses to start with any problem, naming every problem of every tool at once.
+ */
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import type { JsonSchema, ToolSpec } from '../tool-spec.js';
+import { createValidator } from './create-validator.js';
+import { findSchemaProblems } from './find-schema-problems.js';
+import { FORBIDDEN_PROPERTY_NAMES } from './identity-fields.js';
+import { ToolDefinitionError } from './tool-definition-error.js';
+
+/** How long a tool may take when its spec says nothing, in milliseconds. */
+export const DEFAULT_TIMEOUT_MS = 10_000;
+
+/** Output ceiling when a tool's spec says nothing, in bytes (64 KiB). */
+export const DEFAULT_RESULT_MAX_BYTES = 65_536;
+
+/** Tool names as models call them (the OpenAI and Anthropic limit, and safe in Kafka topic names). */
+export const TOOL_NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
+
+const SIDE_EFFECTS: readonly string[] = ['read', 'write', 'destructive'];
+const CALLBACKS = [
+  'semantics',
+  'references',
+  'preconditions',
+  'requiresConfirmation',
+  'card',
+] as const;
+
+/**
+ * A tool spec of any argument type, as a registry holds them: each spec's own argument type
+ * ends at `defineTool`, and the schema rung is what makes the arguments fit it.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above; `unknown` would reject every typed spec.
+export type AnyToolSpec = ToolSpec<any>;
+
+/** A loaded, compiled tool. Frozen; its schemas are frozen copies of the definition's. */
+export interface Tool {
+  readonly spec: AnyToolSpec;
+  readonly name: string;
+  /** How long the tool may take, in milliseconds. Default {@link DEFAULT_TIMEOUT_MS}. */
+  readonly timeoutMs: number;
+  /** Output ceiling in bytes. Default {@link DEFAULT_RESULT_MAX_BYTES}. */
+  readonly resultMaxBytes: number;
+  /** Compiled once; undefined when no output schema is declared. */
+  readonly validateOutput?: (output: unknown) => boolean;
+  /**
+   * The input schema's complaints about `args`, empty when they are valid. Error objects carry
+   * locations and schema parameters, never the offending value.
+   */
+  readonly inputErrors: (args: unknown) => readonly ErrorObject[];
+}
+
+/** The loaded tools, by name. */
+export interface ToolRegistry {
+  /** Own-property lookup only: `constructor` or `__proto__` is not a tool. */
+  get(name: string): Tool | undefined;
+  /** Every tool, in definition order. */
+  list(): readonly Tool[];
+}
+
+/**
+ * Checks and compiles every tool once with {@link createValidator}. Refuses at load: bad or
+ * duplicate names; missing description or version; an unknown side-effect class; bad ceilings;
+ * an input schema that is not `type: "object"`, leaves any object open or any array's items
+ * undescribed, declares an identity field or a reserved name, reaches outside itself, or does
+ * not compile in strict mode; an output schema that does not compile; a confirmation that can be
+ * needed (destructive, or `requiresConfirmation` given) without a `card` builder.
+ *
+ * @throws ToolDefinitionError listing every problem of every tool, when there is any.
+ */
+export function createToolRegistry(specs: readonly AnyToolSpec[]): ToolRegistry {
+  const ajv = createValidator();
+  const problems: string[] = [];
+  const tools = new Map<string, Tool>();
+  const seen = new Set<string>();
+  specs.forEach((spec, index) => {
+    if (typeof spec !== 'object' || spec === null) {
+      problems.push(`tool #${index}: not a tool definition`);
+      return;
+    }
+    const own = specProblems(spec);
+    if (typeof spec.name === 'string' && seen.has(spec.name))
+      own.push('the name is used by another tool');
+    seen.add(spec.name);
+    // Compiled even when other problems were found, so that compile problems are reported too.
+    const tool = loadTool(ajv, spec, own);
+    problems.push(...own.map((p) => `${labelOf(spec, index)}: ${p}`));
+    if (tool !== undefined && own.length === 0) tools.set(tool.name, tool);
+  });
+  if (problems.length > 0) throw new ToolDefinitionError(problems);
+  const list = Object.freeze([...tools.values()]);
+  return Object.freeze({ get: (name: string) => tools.get(name), list: () => list });
+}
+
+function labelOf(spec: ToolSpec<unknown>, index: number): string {
+  return typeof spec.name === 'string' && spec.name !== '' ? spec.name : `tool #${index}`;
+}
+
+/** Problems of the definition's plain fields (everything but schema compilation). */
+function specProblems(spec: ToolSpec<unknown>): string[] {
+  const problems = [...nameProblems(spec.name)];
+  if (typeof spec.description !== 'string' || spec.description.trim() === '') {
+    problems.push('a description is required (models choose tools by it)');
+  }
+  if (typeof spec.version !== 'string' || spec.version.trim() === '')
+    problems.push('a version is required');
+  if (!SIDE_EFFECTS.includes(spec.sideEffect)) {
+    problems.push(`sideEffect must be one of ${SIDE_EFFECTS.join(', ')}`);
+  }
+  problems.push(...ceilingProblems(spec), ...callbackProblems(spec));
+  problems.push(...findSchemaProblems(spec.input).map((p) => `input schema ${p}`));
+  return problems;
+}
+
+function nameProblems(name: unknown): string[] {
+  if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
+    return [`the name must match ${String(TOOL_NAME_PATTERN)}`];
+  }
+  return FORBIDDEN_PROPERTY_NAMES.has(name) ? [`"${name}" is a reserved name`] : [];
+}
+
+function ceilingProblems(spec: ToolSpec<unknown>): string[] {
+  const problems: string[] = [];
+  const positive = (n: unknown): boolean => Number.isSafeInteger(n) && (n as number) > 0;
+  if (spec.timeoutMs !== undefined && !positive(spec.timeoutMs)) {
+    problems.push('timeoutMs must be a positive whole number of milliseconds');
+  }
+  if (spec.result?.maxBytes !== undefined && !positive(spec.result.maxBytes)) {
+    problems.push('result.maxBytes must be a positive whole number of bytes');
+  }
+  return problems;
+}
+
+function callbackProblems(spec: ToolSpec<unknown>): string[] {
+  const problems = CALLBACKS.filter(
+    (key) => spec[key] !== undefined && typeof spec[key] !== 'function',
+  ).map((key) => `${key} must be a function`);
+  const mayConfirm = spec.sideEffect === 'destructive' || spec.requiresConfirmation !== undefined;
+  if (mayConfirm && spec.card === undefined) {
+    problems.push(
+      'a confirmation can be needed, so a card builder is required to show the approver',
+    );
+  }
+  return problems;
+}
+
+/**
+ * Compiles the tool's schemas (frozen copies, so nothing can change what was compiled) and
+ * returns the tool; compile failures are appended to `problems`.
+ */
+function loadTool(ajv: Ajv2020, spec: AnyToolSpec, problems: string[]): Tool | undefined {
+  const input = compileSchema(ajv, spec.input, 'input schema', problems);
+  const outputSchema = spec.result?.outputSchema;
+  const output =
+    outputSchema === undefined
+      ? undefined
+      : compileSchema(ajv, outputSchema, 'output schema', problems);
+  if (input === undefined || (outputSchema !== undefined && output === undefined)) return undefined;
+  const validate = input.validate;
+  return Object.freeze({
+    spec: frozenSpec(spec, input.schema, output?.schema),
+    name: spec.name,
+    timeoutMs: spec.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    resultMaxBytes: spec.result?.maxBytes ?? DEFAULT_RESULT_MAX_BYTES,
+    inputErrors: (args: unknown) => (validate(args) ? [] : (validate.errors ?? [])),
+    ...(output && { validateOutput: (value: unknown) => output.validate(value) }),
+  });
+}
+
+/** The spec with its schemas replaced by the frozen copies that were compiled. */
+function frozenSpec(spec: AnyToolSpec, input: JsonSchema, outputSchema?: JsonSchema): AnyToolSpec {
+  const result =
+    spec.result && Object.freeze({ ...spec.result, ...(outputSchema && { outputSchema }) });
+  return Object.freeze({ ...spec, input, ...(result && { result }) });
+}
+
+interface Compiled {
+  readonly schema: JsonSchema;
+  readonly validate: ValidateFunction;
+}
+
+function compileSchema(
+  ajv: Ajv2020,
+  schema: unknown,
+  what: string,
+  problems: string[],
+): Compiled | undefined {
+  try {
+    const frozen = deepFreeze(structuredClone(schema)) as JsonSchema;
+    return { schema: frozen, validate: ajv.compile(frozen) };
+  } catch (error) {
+    problems.push(
+      `${what} does not compile: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    return undefined;
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}

@@ -1,0 +1,12 @@
+/** Tool definitions, the schema and semantics rungs, and tool lists for models. */
+export * from './argument-problems.js';
+export * from './check-schema.js';
+export * from './check-semantics.js';
+export * from './create-tool-registry.js';
+export * from './create-validator.js';
+export * from './define-tool.js';
+export * from './export-tools.js';
+export * from './find-schema-problems.js';
+export * from './identity-fields.js';
+export * from './openai-strict.js';
+export * from './tool-definition-error.js';
