@@ -25,22 +25,6 @@ const REFUSED: Readonly<Record<string, 'identity' | 'open dict' | 'any value'>> 
   'live_simple_255-136-1 user.mandates': 'identity',
   'parallel_multiple_179 update_user_info': 'identity',
   'live_parallel_multiple_3-2-1 OpenWeatherMap.get_current_weather': 'identity',
-  // `principal` (a loan's principal) and `subject` (an email's subject) are refused because the
-  // identity list holds both bare words, as the brief asked: a deployment renames such a parameter
-  // (`principal_amount`, `email_subject`). 12 of the 18 identity refusals are of this kind.
-  'simple_python_145 calculate_compounded_interest': 'identity',
-  'simple_python_153 calculate_compounded_interest': 'identity',
-  'parallel_170 calculate_compound_interest': 'identity',
-  'parallel_multiple_27 bank_account.calculate_interest': 'identity',
-  'parallel_multiple_160 compound_interest': 'identity',
-  'simple_python_211 send_email': 'identity',
-  'multiple_182 send_email': 'identity',
-  'parallel_193 send_email': 'identity',
-  'parallel_multiple_195 send_email': 'identity',
-  'live_simple_78-39-0 send_email': 'identity',
-  'multiple_76 painting.create_custom': 'identity',
-  'parallel_multiple_114 painting.create_custom': 'identity',
-  'parallel_multiple_159 law_case_search.find_historical': 'identity',
   'multiple_136 poker_game_winner': 'open dict',
   'parallel_multiple_135 poker_game_winner': 'open dict',
   'parallel_multiple_66 calculate_average': 'open dict',
@@ -58,7 +42,7 @@ const REFUSED: Readonly<Record<string, 'identity' | 'open dict' | 'any value'>> 
 
 /** What each refusal must say. */
 const REFUSAL_EVIDENCE = {
-  identity: /"(user_id|api_key|principal|subject)" is an identity field/,
+  identity: /"(user_id|api_key)" is an identity field/,
   'open dict': /accepts objects with properties it does not list/,
   'any value': /accepts objects with properties it does not list.*accepts arrays whose items/s,
 } as const;
@@ -150,9 +134,9 @@ describe('the Berkeley Function Calling Leaderboard through the schema rung', ()
   });
 
   it('accepts every ground-truth call except the listed data errors', () => {
-    expect(report.calls).toBe(2056);
+    expect(report.calls).toBe(2075);
     expect(report.accepted).toBe(report.calls - Object.keys(DATA_ERRORS).length);
-    expect(report.skipped).toBe(43);
+    expect(report.skipped).toBe(24);
     const errors = Object.fromEntries(report.dataErrors.map((d) => [`${d.id} ${d.name}`, d.code]));
     expect(errors).toEqual(
       Object.fromEntries(Object.entries(DATA_ERRORS).map(([k, v]) => [k, v.code])),
@@ -164,8 +148,8 @@ describe('the Berkeley Function Calling Leaderboard through the schema rung', ()
     const m = report.mutations;
     expect(m.extra.generated).toBe(report.accepted);
     expect(m.unknownTool.generated).toBe(report.accepted);
-    expect(m.missing.generated).toBe(2025);
-    expect(m.mistyped.generated).toBe(2048);
+    expect(m.missing.generated).toBe(2044);
+    expect(m.mistyped.generated).toBe(2067);
     for (const kind of Object.values(m)) expect(kind.refusedAsExpected).toBe(kind.generated);
   });
 });

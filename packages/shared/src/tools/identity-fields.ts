@@ -11,7 +11,8 @@
  * refused because in tool APIs they usually mean "act as this user" — a tool that looks people up
  * names the parameter after the object (`customer_id`, `member_id`, `recipient`). Bare words that
  * commonly name objects (`owner` of a repository, `org`, `username`, `permissions` of a file,
- * `scope` of a search) are not on the list.
+ * `scope` of a search, the `subject` of an email, the `principal` of a loan) are not on the list;
+ * their identity forms (`subject_id`, `sub`, `principal_id`) are.
  */
 export const IDENTITY_FIELDS: ReadonlySet<string> = new Set([
   // tenant and organisation
@@ -27,10 +28,8 @@ export const IDENTITY_FIELDS: ReadonlySet<string> = new Set([
   'userid',
   'userids',
   'uid',
-  'subject',
   'subjectid',
   'sub',
-  'principal',
   'principalid',
   'actor',
   'actorid',
