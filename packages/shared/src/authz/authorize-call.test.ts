@@ -31,6 +31,9 @@ forbid (principal, action in Toolgate::Action::"write", resource) when { resourc
 forbid (principal, action, resource) when { resource has customer && resource.customer has vip && resource.customer.vip };
 @id("no-hold")
 forbid (principal, action, resource) when { resource has hold };
+@id("reads-more")
+permit (principal, action, resource)
+when { false && (resource has amount || resource has tags || resource has owner || resource has limit || resource has check || resource has next) };
 `,
   },
 ]);
@@ -111,6 +114,20 @@ describe('authorizeCall', () => {
       authorizeCall(request([withAttributes(attributes)]), policies),
       'policy_error',
       detail,
+    );
+  });
+
+  it('sends only attributes some policy can read, so others cannot fail or sway a decision', () => {
+    const unread = withAttributes({
+      status: 'open',
+      taxRate: 0.19,
+      __entity: { type: 'Toolgate::User', id: 'x' },
+    });
+    expect(authorizeCall(request([unread]), policies).ok).toBe(true);
+    expectCode(
+      authorizeCall(request([withAttributes({ amount: 0.19 })]), policies),
+      'policy_error',
+      /amount/,
     );
   });
 

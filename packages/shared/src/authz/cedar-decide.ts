@@ -5,7 +5,7 @@
 import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
 import type { Principal, ResolvedObject } from '../types.js';
 import { cedarRequest, type ToolFacts } from './cedar-entities.js';
-import { engineIdOf, type PolicySet } from './policy-set.js';
+import { engineOf, type PolicySet } from './policy-set.js';
 
 /** What the engine said about a whole call: allowed, denied (by which policies) or failed. */
 export type Verdict =
@@ -42,12 +42,11 @@ function decideOne(
 ): Verdict {
   const target = object === undefined ? `tool ${tool.name}` : `${object.type}/${object.id}`;
   const prefix = `policy ${policies.version}, ${action} ${tool.name} on ${target}`;
-  const engineId = engineIdOf(policies);
-  if (engineId === undefined)
-    return { kind: 'error', detail: `${prefix}: not a loaded policy set` };
-  const built = cedarRequest(principal, tool, action, object);
+  const engine = engineOf(policies);
+  if (engine === undefined) return { kind: 'error', detail: `${prefix}: not a loaded policy set` };
+  const built = cedarRequest(principal, tool, action, object, engine.attributes);
   if (!built.ok) return { kind: 'error', detail: `${prefix}: ${built.problem}` };
-  const answer = cedar.statefulIsAuthorized({ ...built.request, preparsedPolicySetId: engineId });
+  const answer = cedar.statefulIsAuthorized({ ...built.request, preparsedPolicySetId: engine.id });
   if (answer.type === 'failure') {
     return {
       kind: 'error',

@@ -44,18 +44,20 @@ const IDENTIFIER = /^[_a-zA-Z][_a-zA-Z0-9]*$/;
 /**
  * The request "may `principal` do `action` to `resource`": `action` is the tool's own action (a
  * member of its side-effect group) or the `approve` action; `resource` an object or, when
- * undefined, the tool itself. Context: `{ tool, sideEffect }`.
+ * undefined, the tool itself. Context: `{ tool, sideEffect }`. Of the object's attributes only
+ * those named in `readable` (what the policies can read) are converted and sent.
  */
 export function cedarRequest(
   principal: Principal,
   tool: ToolFacts,
   action: 'call' | 'approve',
   object: ResolvedObject | undefined,
+  readable: ReadonlySet<string>,
 ): RequestOutcome {
   if ((RESERVED_ACTIONS as readonly string[]).includes(tool.name)) {
     return { ok: false, problem: `tool name ${tool.name} collides with a reserved action` };
   }
-  const resource = object === undefined ? toolEntity(tool) : objectEntity(object);
+  const resource = object === undefined ? toolEntity(tool) : objectEntity(object, readable);
   if (!resource.ok) return resource;
   const actionEntity = action === 'approve' ? approveEntity() : toolActionEntity(tool);
   const request: CedarRequest = {
@@ -97,8 +99,8 @@ function toolEntity(tool: ToolFacts): EntityOutcome {
   return { ok: true, entity };
 }
 
-/** The object's own attributes plus `tenant`, which always comes from resolution, never the data. */
-function objectEntity(object: ResolvedObject): EntityOutcome {
+/** The object's readable attributes plus `tenant`, which comes from resolution, never the data. */
+function objectEntity(object: ResolvedObject, readable: ReadonlySet<string>): EntityOutcome {
   if (!IDENTIFIER.test(object.type)) {
     return {
       ok: false,
@@ -108,7 +110,8 @@ function objectEntity(object: ResolvedObject): EntityOutcome {
   if ((RESERVED_TYPES as readonly string[]).includes(object.type)) {
     return { ok: false, problem: `object type ${object.type} collides with the entity model` };
   }
-  const attrs = cedarRecord(object.attributes, `${object.type}/${object.id}`, 0);
+  const read = Object.entries(object.attributes).filter(([key]) => readable.has(key));
+  const attrs = cedarRecord(Object.fromEntries(read), `${object.type}/${object.id}`, 0);
   if (!attrs.ok) return attrs;
   const entity = {
     uid: uid(object.type, object.id),

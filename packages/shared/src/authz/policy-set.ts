@@ -8,6 +8,7 @@ import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
 import canonicalize from 'canonicalize';
 import { ConfigError } from '../auth/config-error.js';
 import { describeCedarErrors, lineOfIndex, splitStatements } from './cedar-source.js';
+import { referencedAttributes } from './referenced-attributes.js';
 
 /** One policy or schema file as the shell read it. */
 export interface PolicySource {
@@ -32,15 +33,22 @@ export interface PolicySet {
   readonly warnings: readonly string[];
 }
 
-/** How the engine finds the pre-parsed set: the id under which Cedar holds it. */
-const engineIds = new WeakMap<PolicySet, string>();
+/** What the engine needs about a loaded set. */
+export interface Engine {
+  /** The id under which Cedar holds the pre-parsed set. */
+  readonly id: string;
+  /** Every attribute name any policy can read; other object attributes are not sent to Cedar. */
+  readonly attributes: ReadonlySet<string>;
+}
+
+const engines = new WeakMap<PolicySet, Engine>();
 
 /**
- * The Cedar pre-parse id of a set made by {@link loadPolicySet}; undefined for any other object,
- * which therefore cannot allow anything.
+ * The engine of a set made by {@link loadPolicySet}; undefined for any other object, which
+ * therefore cannot allow anything.
  */
-export function engineIdOf(policies: PolicySet): string | undefined {
-  return engineIds.get(policies);
+export function engineOf(policies: PolicySet): Engine | undefined {
+  return engines.get(policies);
 }
 
 /**
@@ -69,6 +77,7 @@ export function loadPolicySet(sources: readonly PolicySource[]): PolicySet {
 interface ParsedPolicy {
   readonly id: string;
   readonly text: string;
+  readonly attributes: ReadonlySet<string>;
 }
 
 function preparse(
@@ -91,7 +100,8 @@ function preparse(
     policyIds: Object.freeze(policies.map((p) => p.id)),
     warnings: Object.freeze([...warnings]),
   });
-  engineIds.set(set, engineId);
+  const attributes = new Set(policies.flatMap((p) => [...p.attributes]));
+  engines.set(set, { id: engineId, attributes });
   return set;
 }
 
@@ -139,14 +149,17 @@ function parseFile(file: PolicySource): { policies: ParsedPolicy[]; problems: st
   if (parts.type === 'failure' || parts.policies.length !== statements.length) {
     return { policies: [], problems: [`${file.name}: could not split the file into policies`] };
   }
-  const policies = statements.map((s) => ({ id: policyId(file, s.text, s.index), text: s.text }));
+  const policies: ParsedPolicy[] = [];
+  for (const { text, index } of statements) {
+    const json = cedar.policyToJson(text);
+    if (json.type === 'failure') {
+      return { policies: [], problems: [`${file.name}: could not split the file into policies`] };
+    }
+    const line = lineOfIndex(file.text, index).line;
+    const id = json.json.annotations?.['id'] ?? `${file.name}:${line}`;
+    policies.push({ id, text, attributes: referencedAttributes(json.json) });
+  }
   return { policies, problems: [] };
-}
-
-function policyId(file: PolicySource, text: string, index: number): string {
-  const json = cedar.policyToJson(text);
-  const annotated = json.type === 'success' ? json.json.annotations?.['id'] : undefined;
-  return annotated ?? `${file.name}:${lineOfIndex(file.text, index).line}`;
 }
 
 function duplicateIdProblems(policies: readonly ParsedPolicy[]): string[] {
