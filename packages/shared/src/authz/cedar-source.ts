@@ -70,15 +70,15 @@ export function describeCedarErrors(
 ): string[] {
   return errors.map((error) => {
     const location = error.sourceLocations?.[0];
-    const where =
-      location === undefined
-        ? name
-        : (({ line, column }) => `${name}:${line}:${column}`)(
-            lineOfByteOffset(source, location.start),
-          );
+    const where = location === undefined ? name : `${name}:${position(source, location.start)}`;
     const notes = [location?.label, error.help].filter((n): n is string => typeof n === 'string');
     return notes.length > 0
       ? `${where}: ${error.message} (${notes.join('; ')})`
       : `${where}: ${error.message}`;
   });
+}
+
+function position(source: string, byteOffset: number): string {
+  const { line, column } = lineOfByteOffset(source, byteOffset);
+  return `${line}:${column}`;
 }
