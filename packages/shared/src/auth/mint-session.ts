@@ -1,0 +1,40 @@
+/** Issues development session tokens; production tokens come from the deployer's auth service. */
+import { SignJWT } from 'jose';
+import type { Principal } from '../types.js';
+import { ConfigError } from './config-error.js';
+import { secretBytes } from './session-keys.js';
+import { SESSION_AUDIENCE } from './session-verifier.js';
+
+/** When and for how long a minted session is valid. */
+export interface MintOptions {
+  /** The issue instant: `iat`. */
+  readonly now: Date;
+  /** Lifetime in whole seconds (> 0): `exp = iat + ttlSeconds`. */
+  readonly ttlSeconds: number;
+  /** `aud`; default {@link SESSION_AUDIENCE}. */
+  readonly audience?: string;
+}
+
+/**
+ * Development/test helper: an HS256 session token with `sub`, `tenant`, `roles`, `aud`,
+ * `iat = now` and `exp = now + ttlSeconds` (whole seconds). Throws a {@link ConfigError} when the
+ * secret is shorter than 32 bytes or the lifetime is not a positive whole number.
+ */
+export async function mintSession(
+  claims: Principal,
+  secret: string,
+  options: MintOptions,
+): Promise<string> {
+  const key = secretBytes(secret);
+  if (!Number.isSafeInteger(options.ttlSeconds) || options.ttlSeconds <= 0) {
+    throw new ConfigError('session minting', [`ttlSeconds must be a whole number > 0`]);
+  }
+  const iat = Math.floor(options.now.getTime() / 1000);
+  return new SignJWT({ tenant: claims.tenant, roles: [...claims.roles] })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(claims.subject)
+    .setAudience(options.audience ?? SESSION_AUDIENCE)
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + options.ttlSeconds)
+    .sign(key);
+}

@@ -1,0 +1,182 @@
+/**
+ * The Cedar entity model (docs/decisions/0001-cedar-entity-model.md). Every uid and attribute is
+ * built from the verified principal, trusted tool configuration and resolved objects, never from
+ * model text; uids go to Cedar as JSON, so no string is ever spliced into policy syntax.
+ */
+import type { CedarValueJson, EntityJson, EntityUidJson } from '@cedar-policy/cedar-wasm/nodejs';
+import type { Principal, ResolvedObject, SideEffect } from '../types.js';
+
+/** The namespace of every Toolgate entity type. */
+export const NAMESPACE = 'Toolgate';
+
+/** Action ids that name groups or the approval, so no tool may be called by these names. */
+export const RESERVED_ACTIONS = ['read', 'write', 'destructive', 'approve'] as const;
+
+/** Entity types the model itself uses, so no resolved object may claim them. */
+export const RESERVED_TYPES = ['User', 'Role', 'Action', 'Tool'] as const;
+
+/** How deep a resolved object's attributes may nest before they are refused. */
+export const MAX_ATTRIBUTE_DEPTH = 32;
+
+/** A tool as authorization sees it: trusted configuration. */
+export interface ToolFacts {
+  readonly name: string;
+  readonly sideEffect: SideEffect;
+}
+
+/** One Cedar request without its policies: the four parts plus the entities it needs. */
+export interface CedarRequest {
+  readonly principal: EntityUidJson;
+  readonly action: EntityUidJson;
+  readonly resource: EntityUidJson;
+  readonly context: Record<string, CedarValueJson>;
+  readonly entities: EntityJson[];
+}
+
+/** A request, or why it cannot be expressed (which fails closed as a policy error). */
+export type RequestOutcome =
+  | { readonly ok: true; readonly request: CedarRequest }
+  | { readonly ok: false; readonly problem: string };
+
+const uid = (type: string, id: string): EntityUidJson => ({ type: `${NAMESPACE}::${type}`, id });
+const IDENTIFIER = /^[_a-zA-Z][_a-zA-Z0-9]*$/;
+
+/**
+ * The request "may `principal` do `action` to `resource`": `action` is the tool's own action (a
+ * member of its side-effect group) or the `approve` action; `resource` an object or, when
+ * undefined, the tool itself. Context: `{ tool, sideEffect }`. Of the object's attributes only
+ * those named in `readable` (what the policies can read) are converted and sent.
+ */
+export function cedarRequest(
+  principal: Principal,
+  tool: ToolFacts,
+  action: 'call' | 'approve',
+  object: ResolvedObject | undefined,
+  readable: ReadonlySet<string>,
+): RequestOutcome {
+  if ((RESERVED_ACTIONS as readonly string[]).includes(tool.name)) {
+    return { ok: false, problem: `tool name ${tool.name} collides with a reserved action` };
+  }
+  const resource = object === undefined ? toolEntity(tool) : objectEntity(object, readable);
+  if (!resource.ok) return resource;
+  const actionEntity = action === 'approve' ? approveEntity() : toolActionEntity(tool);
+  const request: CedarRequest = {
+    principal: uid('User', principal.subject),
+    action: actionEntity.uid,
+    resource: resource.entity.uid,
+    context: { tool: tool.name, sideEffect: tool.sideEffect },
+    entities: [principalEntity(principal), actionEntity, resource.entity],
+  };
+  return { ok: true, request };
+}
+
+function principalEntity(principal: Principal): EntityJson {
+  return {
+    uid: uid('User', principal.subject),
+    attrs: { tenant: principal.tenant },
+    parents: principal.roles.map((role) => uid('Role', role)),
+  };
+}
+
+function toolActionEntity(tool: ToolFacts): EntityJson {
+  return { uid: uid('Action', tool.name), attrs: {}, parents: [uid('Action', tool.sideEffect)] };
+}
+
+function approveEntity(): EntityJson {
+  return { uid: uid('Action', 'approve'), attrs: {}, parents: [] };
+}
+
+type EntityOutcome =
+  | { readonly ok: true; readonly entity: EntityJson }
+  | { readonly ok: false; readonly problem: string };
+
+function toolEntity(tool: ToolFacts): EntityOutcome {
+  const entity = {
+    uid: uid('Tool', tool.name),
+    attrs: { sideEffect: tool.sideEffect },
+    parents: [],
+  };
+  return { ok: true, entity };
+}
+
+/** The object's readable attributes plus `tenant`, which comes from resolution, never the data. */
+function objectEntity(object: ResolvedObject, readable: ReadonlySet<string>): EntityOutcome {
+  if (!IDENTIFIER.test(object.type)) {
+    return {
+      ok: false,
+      problem: `object type ${JSON.stringify(object.type)} is not a Cedar identifier`,
+    };
+  }
+  if ((RESERVED_TYPES as readonly string[]).includes(object.type)) {
+    return { ok: false, problem: `object type ${object.type} collides with the entity model` };
+  }
+  const read = Object.entries(object.attributes).filter(([key]) => readable.has(key));
+  const attrs = cedarRecord(Object.fromEntries(read), `${object.type}/${object.id}`, 0);
+  if (!attrs.ok) return attrs;
+  const entity = {
+    uid: uid(object.type, object.id),
+    attrs: { ...attrs.value, tenant: object.tenant },
+    parents: [],
+  };
+  return { ok: true, entity };
+}
+
+type ValueOutcome<T> =
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly problem: string };
+
+/**
+ * JSON data as Cedar values. `null`/`undefined` members are left out (absent, as `has` sees them);
+ * anything Cedar cannot hold exactly — a non-integer or unsafe number, a record key Cedar's JSON
+ * format would read as an entity or extension escape, deeper nesting than allowed — refuses the
+ * whole request, because dropping it silently could switch a `forbid` off.
+ */
+function cedarRecord(
+  record: Readonly<Record<string, unknown>>,
+  path: string,
+  depth: number,
+): ValueOutcome<Record<string, CedarValueJson>> {
+  const out: Record<string, CedarValueJson> = {};
+  for (const [key, value] of Object.entries(record)) {
+    if (value === null || value === undefined) continue;
+    if (key === '__entity' || key === '__extn' || key === '__expr') {
+      return { ok: false, problem: `attribute ${path}.${key} uses a reserved Cedar JSON key` };
+    }
+    const converted = cedarValue(value, `${path}.${key}`, depth + 1);
+    if (!converted.ok) return converted;
+    out[key] = converted.value;
+  }
+  return { ok: true, value: out };
+}
+
+function cedarValue(value: unknown, path: string, depth: number): ValueOutcome<CedarValueJson> {
+  if (depth > MAX_ATTRIBUTE_DEPTH)
+    return { ok: false, problem: `attribute ${path} nests too deeply` };
+  if (typeof value === 'string' || typeof value === 'boolean') return { ok: true, value };
+  if (typeof value === 'number') {
+    return Number.isSafeInteger(value)
+      ? { ok: true, value }
+      : { ok: false, problem: `attribute ${path} is not a whole number Cedar can hold` };
+  }
+  if (Array.isArray(value)) return cedarSet(value, path, depth);
+  if (typeof value === 'object' && value !== null) {
+    return cedarRecord(value as Record<string, unknown>, path, depth);
+  }
+  return { ok: false, problem: `attribute ${path} has a ${typeof value} value` };
+}
+
+function cedarSet(
+  values: readonly unknown[],
+  path: string,
+  depth: number,
+): ValueOutcome<CedarValueJson> {
+  const out: CedarValueJson[] = [];
+  for (const [index, element] of values.entries()) {
+    if (element === null || element === undefined) {
+      return { ok: false, problem: `attribute ${path}[${index}] is null` };
+    }
+    const converted = cedarValue(element, `${path}[${index}]`, depth + 1);
+    if (!converted.ok) return converted;
+    out.push(converted.value);
+  }
+  return { ok: true, value: out };
+}
