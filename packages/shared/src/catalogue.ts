@@ -152,6 +152,11 @@ export const REJECTION_CODES = {
     ),
   },
   semantics: {
+    empty_query: spec(
+      'repair',
+      'The search query is empty. Say what to search for.',
+      'The model searched for nothing; check the prompt that leads to search.',
+    ),
     empty_value: spec(
       'repair',
       'An argument is empty or blank.',

@@ -1,0 +1,3 @@
+export * from './cli-error.js';
+export * from './command.js';
+export * from './run-cli.js';

@@ -1,0 +1,32 @@
+/**
+ * A deployment: the tools, policies, session keys, object store and ceilings of one Toolgate
+ * installation, as its configuration file declares them. Trusted server configuration.
+ */
+import type { SessionKeys } from './auth/index.js';
+import type { PolicySource } from './authz/index.js';
+import type { Ceilings } from './limits/index.js';
+import type { ObjectStore } from './tool-spec.js';
+import type { AnyToolSpec } from './tools/index.js';
+
+/** What a configuration file (`toolgate.config.ts`) exports as its default. */
+export interface Deployment {
+  /** A short name for logs and metrics. */
+  readonly name: string;
+  /** Every tool the gate knows. */
+  readonly tools: readonly AnyToolSpec[];
+  /** Cedar policies; their hash is the policy version recorded with every decision. */
+  readonly policies: readonly PolicySource[];
+  /** How session tokens are verified: an HS256 secret (development) or a JWKS (production). */
+  readonly sessions: SessionKeys;
+  /** Creates the store objects are resolved from, always under the caller's tenant. */
+  readonly objects: () => ObjectStore;
+  /** Overrides of the default ceilings (DESIGN §7). */
+  readonly ceilings?: Partial<Ceilings>;
+  /** How long a pending confirmation waits for a person, in seconds. Default 1800. */
+  readonly confirmationTtlSeconds?: number;
+}
+
+/** Identity for typing: lets a configuration file declare a deployment with inference. */
+export function defineDeployment(deployment: Deployment): Deployment {
+  return deployment;
+}

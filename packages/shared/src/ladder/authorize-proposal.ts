@@ -1,0 +1,99 @@
+/**
+ * The authorize group of rungs: resolution under the caller's tenant, Cedar authorization,
+ * preconditions and call ceilings. The shell loads the objects and counts the calls; this module
+ * only decides.
+ */
+import { accept, rejecterFor } from '../decision.js';
+import { authorizeCall, type PolicySet } from '../authz/index.js';
+import { checkCallLimits, type Ceilings } from '../limits/index.js';
+import type { Tool, ToolRegistry } from '../tools/index.js';
+import type { ObjectsById } from '../tool-spec.js';
+import type { ObjectRef, ResolvedObject } from '../types.js';
+import {
+  refusal,
+  type AuthorizedProposal,
+  type Step,
+  type ValidatedProposal,
+} from './validated.js';
+
+const rejectResolution = rejecterFor('resolution');
+const rejectPrecondition = rejecterFor('precondition');
+const rejectExecution = rejecterFor('execution');
+
+/** The facts the authorize group needs besides the loaded objects. */
+export interface AuthorizeFacts {
+  readonly registry: ToolRegistry;
+  readonly policies: PolicySet;
+  readonly ceilings: Ceilings;
+  /** Calls counted so far, including this one (the shell's counters). */
+  readonly counts: { readonly callsInRun: number; readonly tenantCallsThisSecond: number };
+}
+
+/** Looks up the validated proposal's tool; a tool that vanished between stages is a fault. */
+export function toolOf(v: ValidatedProposal, registry: ToolRegistry): Step<Tool> {
+  const tool = registry.get(v.tool);
+  if (tool === undefined || tool.spec.version !== v.toolVersion) {
+    return refusal(
+      rejectExecution(
+        'internal_error',
+        undefined,
+        `tool ${v.tool}@${v.toolVersion} is not loaded here`,
+      ),
+    );
+  }
+  return accept(tool);
+}
+
+/** The objects a validated call names, for the shell to load under the caller's tenant. */
+export function referencesOf(v: ValidatedProposal, tool: Tool): readonly ObjectRef[] {
+  return tool.spec.references?.(v.args) ?? [];
+}
+
+/** Indexes resolved objects by id, as tool hooks receive them. */
+export function byId(objects: readonly ResolvedObject[]): ObjectsById {
+  return new Map(objects.map((o) => [o.id, o]));
+}
+
+/**
+ * Decides resolution, authorization, preconditions and ceilings for one validated proposal.
+ * `loaded[i]` is what the store returned for `referencesOf(...)[i]` under the caller's tenant.
+ */
+export function authorizeProposal(
+  v: ValidatedProposal,
+  tool: Tool,
+  loaded: readonly (ResolvedObject | undefined)[],
+  facts: AuthorizeFacts,
+): Step<AuthorizedProposal> {
+  const refs = referencesOf(v, tool);
+  const objects: ResolvedObject[] = [];
+  for (const [i, ref] of refs.entries()) {
+    const found = loaded[i];
+    // Another tenant's object and a missing one get the same answer: the caller learns nothing.
+    if (
+      found === undefined ||
+      found.tenant !== v.context.tenant ||
+      found.type !== ref.type ||
+      found.id !== ref.id
+    ) {
+      return refusal(
+        rejectResolution(
+          'not_found',
+          undefined,
+          `${ref.type} ${ref.id} not found under tenant ${v.context.tenant}`,
+        ),
+      );
+    }
+    objects.push(found);
+  }
+  const allowed = authorizeCall(
+    { principal: v.context, tool: { name: tool.name, sideEffect: tool.spec.sideEffect }, objects },
+    facts.policies,
+  );
+  if (!allowed.ok) return refusal(allowed);
+  const issue = tool.spec.preconditions?.(v.args, byId(objects));
+  if (issue !== undefined)
+    return refusal(rejectPrecondition(issue.code, issue.message, `${tool.name}: ${issue.code}`));
+  const within = checkCallLimits(facts.counts, facts.ceilings);
+  if (!within.ok) return refusal(within);
+  return accept({ ...v, objects, policyVersion: allowed.value.policyVersion });
+}

@@ -1,0 +1,145 @@
+/**
+ * The whole ladder for one proposal, in-process: what `toolgate evaluate` runs, and what an agent
+ * can run in its own process or an offline replay. It never executes a tool. Idempotency records
+ * and call counters live in an `EvaluationState` that the caller keeps for one run.
+ */
+import { accept } from '../decision.js';
+import type { SessionVerifier } from '../auth/index.js';
+import type { PolicySet } from '../authz/index.js';
+import { decideIdempotency, type IdempotencyRecord } from '../idempotency/index.js';
+import type { Ceilings } from '../limits/index.js';
+import type { ToolRegistry } from '../tools/index.js';
+import type { ObjectStore } from '../tool-spec.js';
+import type { Card, Command } from '../types.js';
+import { authorizeProposal, referencesOf, toolOf } from './authorize-proposal.js';
+import { buildCommand, identityOf } from './build-command.js';
+import { planConfirmation } from './plan-confirmation.js';
+import { envelopeIds, validateProposal } from './validate-proposal.js';
+import { refusal, type Refusal, type Step } from './validated.js';
+
+/** Everything the ladder consults, built once from a deployment. */
+export interface Gate {
+  readonly registry: ToolRegistry;
+  readonly policies: PolicySet;
+  readonly verifier: SessionVerifier;
+  readonly objects: ObjectStore;
+  readonly ceilings: Ceilings;
+}
+
+/** Per-run state: idempotency records and call counters, kept for the length of one run. */
+export interface EvaluationState {
+  readonly idempotency: Map<string, IdempotencyRecord>;
+  readonly callsByRun: Map<string, number>;
+  /** Per tenant: the current one-second window and the calls counted in it. */
+  readonly callsByTenantSecond: Map<string, { readonly second: number; readonly calls: number }>;
+}
+
+/** A fresh, empty state for one run. */
+export function createEvaluationState(): EvaluationState {
+  return { idempotency: new Map(), callsByRun: new Map(), callsByTenantSecond: new Map() };
+}
+
+/** One input of `toolgate evaluate`: a proposal and the caller's compact session token. */
+export interface EvaluationInput {
+  readonly session?: string | undefined;
+  readonly proposal: unknown;
+}
+
+/** What the ladder decided for one proposal. */
+export type Evaluation =
+  | {
+      readonly kind: 'execute';
+      readonly proposalId: string;
+      readonly command: Command;
+      readonly replay: boolean;
+    }
+  | {
+      readonly kind: 'confirm';
+      readonly proposalId: string;
+      readonly card: Card;
+      readonly digest: string;
+    }
+  | ({ readonly kind: 'refused'; readonly proposalId: string | null } & Omit<Refusal, 'ok'>);
+
+/** Runs every rung for one proposal. `now` is the only clock. */
+export async function evaluate(
+  input: EvaluationInput,
+  gate: Gate,
+  state: EvaluationState,
+  now: Date,
+): Promise<Evaluation> {
+  const ids = envelopeIds(input.proposal);
+  if (!ids.ok) return { kind: 'refused', proposalId: null, rejected: ids };
+  const proposalId = ids.value.proposalId;
+  const outcome = await climb(input, gate, state, now);
+  return outcome.ok
+    ? { ...outcome.value, proposalId }
+    : {
+        kind: 'refused',
+        proposalId,
+        rejected: outcome.rejected,
+        ...(outcome.repair ? { repair: outcome.repair } : {}),
+      };
+}
+
+type Decided =
+  | { readonly kind: 'execute'; readonly command: Command; readonly replay: boolean }
+  | { readonly kind: 'confirm'; readonly card: Card; readonly digest: string };
+
+async function climb(
+  input: EvaluationInput,
+  gate: Gate,
+  state: EvaluationState,
+  now: Date,
+): Promise<Step<Decided>> {
+  const principal = await gate.verifier.verify(input.session, now);
+  if (!principal.ok) return refusal(principal);
+  const validated = validateProposal(input.proposal, principal.value, {
+    registry: gate.registry,
+    limits: { maxBytes: gate.ceilings.argumentBytes, maxDepth: gate.ceilings.maxDepth },
+    repairBudget: gate.ceilings.repairAttempts,
+  });
+  if (!validated.ok) return validated;
+  const tool = toolOf(validated.value, gate.registry);
+  if (!tool.ok) return tool;
+  const v = validated.value;
+  const loaded = await Promise.all(
+    referencesOf(v, tool.value).map((ref) => gate.objects.load(v.context.tenant, ref)),
+  );
+  const authorized = authorizeProposal(v, tool.value, loaded, {
+    registry: gate.registry,
+    policies: gate.policies,
+    ceilings: gate.ceilings,
+    counts: count(state, v.runId, v.context.tenant, now),
+  });
+  if (!authorized.ok) return authorized;
+  const plan = planConfirmation(authorized.value, tool.value);
+  if (plan.needed) return accept({ kind: 'confirm', card: plan.card, digest: plan.digest });
+  const { key, digest } = identityOf(authorized.value);
+  const token = `evaluate:${v.proposalId}`;
+  const decided = decideIdempotency(state.idempotency.get(key), digest, token);
+  if (!decided.ok) return refusal(decided);
+  if (decided.value.action === 'replay') {
+    const command = decided.value.outcome.observation['command'] as Command;
+    return accept({ kind: 'execute', command, replay: true });
+  }
+  const command = buildCommand(authorized.value, key, { now, timeoutMs: tool.value.timeoutMs });
+  state.idempotency.set(key, {
+    digest,
+    state: 'done',
+    token,
+    commandId: command.commandId,
+    outcome: { outcome: 'result', observation: { command } },
+  });
+  return accept({ kind: 'execute', command, replay: false });
+}
+
+function count(state: EvaluationState, runId: string, tenant: string, now: Date) {
+  const second = Math.floor(now.getTime() / 1000);
+  const window = state.callsByTenantSecond.get(tenant);
+  const tenantCallsThisSecond = window?.second === second ? window.calls + 1 : 1;
+  const callsInRun = (state.callsByRun.get(runId) ?? 0) + 1;
+  state.callsByRun.set(runId, callsInRun);
+  state.callsByTenantSecond.set(tenant, { second, calls: tenantCallsThisSecond });
+  return { callsInRun, tenantCallsThisSecond };
+}
