@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   COMMAND_TOPIC_PREFIX,
@@ -101,5 +102,35 @@ describe('replayHorizonMs', () => {
   it('ignores record topics that no stage replays', () => {
     const recordOnly = DECLARED_TOPICS.filter((t) => t.role === 'record');
     expect(replayHorizonMs(recordOnly)).toBe(0);
+  });
+});
+
+describe('docs/topics.md', () => {
+  const doc = readFileSync(new URL('../../../docs/topics.md', import.meta.url), 'utf8');
+  const rows = [
+    ...doc.matchAll(/^\|\s*`(toolgate\.[^`]+)`\s*\|\s*([^|]+?)\s*\|[^|]*\|[^|]*\|\s*(\d+)\s*\|/gm),
+  ].map(([, name = '', key = '', partitions = '']) => ({
+    name,
+    key: key.trim(),
+    partitions: Number(partitions),
+  }));
+  const documented = (name: string) =>
+    rows.find(
+      (r) =>
+        r.name === (name.startsWith(COMMAND_TOPIC_PREFIX) ? `${COMMAND_TOPIC_PREFIX}<tool>` : name),
+    );
+
+  it('has a row for every declared topic, with its key and partitions', () => {
+    for (const topic of DECLARED_TOPICS) {
+      expect(documented(topic.name), topic.name).toMatchObject({
+        key: topic.key,
+        partitions: topic.partitions,
+      });
+    }
+  });
+
+  it('documents no topic that is not declared', () => {
+    const declared = new Set(DECLARED_TOPICS.map((t) => documented(t.name)?.name));
+    expect(rows.map((r) => r.name).filter((n) => !declared.has(n))).toEqual([]);
   });
 });
