@@ -109,7 +109,8 @@ function driversFor(config: StackConfig): Record<ComponentName, ComponentDriver>
       pidFile: pid('registry'),
       logFile: registryLog(config),
       readyWithinMs: 180_000,
-      stopGraceMs: 20_000,
+      // The first stop writes the JVM's class-data archive (see registryJvmOptions).
+      stopGraceMs: 90_000,
       probe: () => probeRegistry(addresses.schemaRegistryUrl),
       ready: (startedHere) =>
         startedHere ? registryReady(config) : probeRegistry(addresses.schemaRegistryUrl),
