@@ -122,7 +122,7 @@ async function fetchOnce(fetch: Fetch): Promise<void> {
     });
   }
   writeFileSync(stamp, `${fetch.version}\n`);
-  reporter.line(`${component}: ${fetch.what} ready in ${seconds(Date.now() - started)}`);
+  reporter.line(`${component}: fetched ${fetch.what} in ${seconds(Date.now() - started)}`);
 }
 
 function runMaven(
