@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { serverProperties } from './kafka.js';
+import { newClusterId, serverProperties } from './kafka.js';
 import { loadStackConfig } from './stack-config.js';
 
 const properties = (env: Record<string, string> = {}) =>
@@ -39,5 +39,14 @@ describe('serverProperties', () => {
       TOOLGATE_STACK_KAFKA_CONTROLLER_PORT: '19093',
     });
     expect(moved['listeners']).toBe('PLAINTEXT://127.0.0.1:19092,CONTROLLER://127.0.0.1:19093');
+  });
+});
+
+describe('newClusterId', () => {
+  it('makes 22-character URL-safe ids that no argument parser mistakes for an option', () => {
+    for (let i = 0; i < 2_000; i++) {
+      const id = newClusterId();
+      expect(id).toMatch(/^[A-Za-z0-9_][A-Za-z0-9_-]{21}$/);
+    }
   });
 });

@@ -13,7 +13,7 @@ import { findJava } from './java.js';
 import { fetchKafka } from './maven.js';
 import { spawnDetached, type StartedProcess } from './processes.js';
 import { MIN_JAVA, type StackConfig } from './stack-config.js';
-import { StackError } from './stack-error.js';
+import { StackError, problemIn } from './stack-error.js';
 import type { Attempt, Reporter } from './wait.js';
 
 const { Kafka, logLevel, Partitioners } = kafkajs;
@@ -129,8 +129,7 @@ function formatOnce(
   props: string,
 ): void {
   if (existsSync(path.join(kafkaDir(config), 'data', 'meta.properties'))) return;
-  // Kafka's cluster id is 16 random bytes in URL-safe base64 without padding.
-  const clusterId = randomBytes(16).toString('base64url');
+  const clusterId = newClusterId();
   const run = spawnSync(
     java,
     [
@@ -153,10 +152,21 @@ function formatOnce(
   mkdirSync(config.logDir, { recursive: true });
   writeFileSync(`${log}.format`, `${run.stdout}${run.stderr}`);
   if (run.status !== 0) {
-    const last = `${run.stderr}${run.stdout}`.trim().split('\n').pop() ?? 'no output';
-    throw new StackError('kafka', `formatting storage failed: ${last}`, {
+    const why = problemIn(`${run.stdout}${run.stderr}`);
+    throw new StackError('kafka', `formatting storage failed: ${why}`, {
       logFile: `${log}.format`,
     });
+  }
+}
+
+/**
+ * A Kafka cluster id: 16 random bytes in URL-safe base64 without padding. Like Kafka's own
+ * `Uuid.randomUuid`, it never starts with `-`, which command-line parsers take for an option.
+ */
+export function newClusterId(): string {
+  for (;;) {
+    const id = randomBytes(16).toString('base64url');
+    if (!id.startsWith('-')) return id;
   }
 }
 

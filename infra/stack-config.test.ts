@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { addressOf, loadStackConfig } from './stack-config.js';
-import { StackError } from './stack-error.js';
+import { StackError, problemIn } from './stack-error.js';
 
 const root = '/repo';
 
@@ -71,6 +71,20 @@ describe('StackError.oneLine', () => {
     });
     expect(error.oneLine('/repo')).toBe(
       'kafka: port 127.0.0.1:9092 is taken (log: .stack/logs/kafka.log)',
+    );
+  });
+});
+
+describe('problemIn', () => {
+  it('picks the error line, not the last line of chatter', () => {
+    const output = [
+      '[2026-11-29 20:03:09,391] INFO Registered MBean',
+      'usage: kafka-storage format [-h] --config CONFIG --cluster-id CLUSTER_ID',
+      'kafka-storage: error: argument --cluster-id/-t: expected one argument',
+      '[2026-11-29 20:03:09,400] INFO shutting down',
+    ].join('\n');
+    expect(problemIn(output)).toBe(
+      'kafka-storage: error: argument --cluster-id/-t: expected one argument',
     );
   });
 });

@@ -37,7 +37,7 @@ import {
   type ComponentName,
   type StackConfig,
 } from './stack-config.js';
-import { StackError, displayPath } from './stack-error.js';
+import { StackError, displayPath, problemIn } from './stack-error.js';
 import { seconds, waitUntilReady, type Attempt, type Reporter } from './wait.js';
 
 /** How `up` treats one component. */
@@ -240,17 +240,10 @@ async function expectReady(
   throw new StackError(driver.name, reason, { logFile: driver.logFile });
 }
 
-/** The last line of a log that looks like a failure, else its last line: the one-line reason. */
+/** The one-line reason a log gives for a failure (see {@link problemIn}). */
 export function lastProblem(logFile: string): string {
   if (!existsSync(logFile)) return 'no log written';
-  const lines = readFileSync(logFile, 'utf8')
-    .slice(-65_536)
-    .split('\n')
-    .map((l) => l.trim())
-    .filter(Boolean);
-  const problem =
-    lines.filter((l) => /\b(ERROR|FATAL|Exception|Error:)/.test(l)).pop() ?? lines.pop();
-  return (problem ?? 'the log is empty').slice(0, 240);
+  return problemIn(readFileSync(logFile, 'utf8').slice(-65_536));
 }
 
 function note(logFile: string, line: string): void {

@@ -37,3 +37,14 @@ export function displayPath(file: string, cwd: string = process.cwd()): string {
   const relative = path.relative(cwd, file);
   return relative.startsWith('..') || path.isAbsolute(relative) ? file : relative;
 }
+
+/** The last line of `text` that looks like a failure, else its last line: a one-line reason. */
+export function problemIn(text: string): string {
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+  const problem =
+    lines.filter((l) => /\b(ERROR|FATAL|Exception|[Ee]rror:)/.test(l)).pop() ?? lines.pop();
+  return (problem ?? 'no output').slice(0, 240);
+}
