@@ -1,11 +1,13 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import {
+  chmodSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import net from 'node:net';
@@ -13,6 +15,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { onPath } from '../../infra/java.js';
+import { isListening } from '../../infra/ports.js';
 import { processStamp } from '../../infra/processes.js';
 import { within } from '../support/deadline.js';
 import { stackAddresses } from '../support/stack.js';
@@ -135,6 +139,55 @@ describe('stack:up on a machine that cannot run the stack', () => {
       'stack:up failed: kafka: java not found on PATH: install Java 17+ (or set JAVA_HOME)',
     );
     expect(readdirSync(path.join(env['TOOLGATE_STACK_DIR'] ?? '', 'run'))).toEqual([]);
+  });
+
+  it("says the download failed, with Maven's own error and its log, in one line", async () => {
+    const bin = tempDir('bin');
+    const java = onPath('java', process.env);
+    if (java) symlinkSync(java, path.join(bin, 'java'));
+    const mvn = path.join(bin, 'mvn');
+    writeFileSync(
+      mvn,
+      [
+        '#!/bin/sh',
+        'echo "[INFO] Scanning for projects..."',
+        'echo "[ERROR] Failed to execute goal: Could not transfer artifact org.apache.kafka:kafka_2.13:pom:4.4.0: Connection refused"',
+        'exit 1',
+      ].join('\n'),
+    );
+    chmodSync(mvn, 0o755);
+    const env = await isolatedEnv({ PATH: bin });
+    delete env['JAVA_HOME'];
+    const run = await stackCli('up', env);
+
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim()).toMatch(
+      /^stack:up failed: kafka: download failed \(mvn exited 1: Failed to execute goal: Could not transfer artifact .*Connection refused\) \(log: .*maven-kafka\.log\)$/,
+    );
+  });
+});
+
+describe('stack:up and stack:down with a Redis of their own', () => {
+  it('starts redis-server when none answers, and stops only that', async () => {
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      TOOLGATE_STACK_DIR: tempDir('redis'),
+      TOOLGATE_STACK_REDIS_PORT: String(port),
+    };
+    delete env['TOOLGATE_REDIS_URL'];
+
+    const up = await stackCli('up', env);
+    expect(up.code, up.stderr).toBe(0);
+    expect(up.stdout).toMatch(/stack: redis: started \(pid \d+/);
+    expect(await isListening('127.0.0.1', port)).toBe(true);
+
+    const down = await stackCli('down', env);
+    expect(down.stdout).toMatch(/stack: redis: stopped \(pid \d+\)/);
+    expect(down.stdout).toContain('kafka: not started by stack:up, left alone');
+    expect(down.stdout).toContain('registry: not started by stack:up, left alone');
+    expect(await isListening('127.0.0.1', port)).toBe(false);
+    expect((await stackCli('status', process.env)).code).toBe(0);
   });
 });
 
