@@ -10,7 +10,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['packages/*/src/**/*.test.ts', 'examples/**/*.test.ts'],
+          include: ['packages/*/src/**/*.test.ts', 'examples/**/*.test.ts', 'infra/**/*.test.ts'],
           environment: 'node',
         },
       },
@@ -19,6 +19,7 @@ export default defineConfig({
           name: 'integration',
           include: ['test/**/*.test.ts', 'services/*/src/**/*.test.ts'],
           environment: 'node',
+          globalSetup: ['test/global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 180_000,
         },

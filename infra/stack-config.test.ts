@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { addressOf, loadStackConfig } from './stack-config.js';
+import { StackError, problemIn } from './stack-error.js';
+
+const root = '/repo';
+
+describe('loadStackConfig', () => {
+  it('manages every component on loopback by default, under <repo>/.stack', () => {
+    const config = loadStackConfig({}, root);
+    expect(config.addresses).toEqual({
+      kafkaBrokers: ['127.0.0.1:9092'],
+      schemaRegistryUrl: 'http://127.0.0.1:8081/apis/ccompat/v7',
+      redisUrl: 'redis://127.0.0.1:6379',
+    });
+    expect([...config.external]).toEqual([]);
+    expect(config.stackDir).toBe('/repo/.stack');
+  });
+
+  it('treats a component whose address is given as external', () => {
+    const config = loadStackConfig(
+      {
+        TOOLGATE_KAFKA_BROKERS: 'k1:9092, k2:9092',
+        TOOLGATE_SCHEMA_REGISTRY_URL: 'https://registry.example:8443/',
+      },
+      root,
+    );
+    expect(config.addresses.kafkaBrokers).toEqual(['k1:9092', 'k2:9092']);
+    expect(config.addresses.schemaRegistryUrl).toBe('https://registry.example:8443');
+    expect([...config.external].sort()).toEqual(['kafka', 'registry']);
+  });
+
+  it('moves the local stack to the ports it is given', () => {
+    const config = loadStackConfig(
+      { TOOLGATE_STACK_KAFKA_PORT: '19092', TOOLGATE_STACK_REDIS_PORT: '16379' },
+      root,
+    );
+    expect(config.addresses.kafkaBrokers).toEqual(['127.0.0.1:19092']);
+    expect(config.addresses.redisUrl).toBe('redis://127.0.0.1:16379');
+    expect(config.external.size).toBe(0);
+  });
+
+  it('reports every bad value at once', () => {
+    const load = () =>
+      loadStackConfig(
+        {
+          TOOLGATE_STACK_KAFKA_PORT: '99999',
+          TOOLGATE_KAFKA_BROKERS: 'no-port',
+          TOOLGATE_REDIS_URL: 'http://not-redis',
+        },
+        root,
+      );
+    expect(load).toThrow(StackError);
+    expect(load).toThrow(
+      /TOOLGATE_STACK_KAFKA_PORT=99999.*TOOLGATE_KAFKA_BROKERS.*TOOLGATE_REDIS_URL/,
+    );
+  });
+});
+
+describe('addressOf', () => {
+  it('never shows a password from a Redis URL', () => {
+    const config = loadStackConfig({ TOOLGATE_REDIS_URL: 'redis://:s3cret@cache:6379/0' }, root);
+    expect(addressOf(config, 'redis')).not.toContain('s3cret');
+    expect(addressOf(config, 'redis')).toContain('cache:6379');
+  });
+});
+
+describe('StackError.oneLine', () => {
+  it('names component, reason and the log relative to where the user stands', () => {
+    const error = new StackError('kafka', 'port 127.0.0.1:9092 is taken', {
+      logFile: '/repo/.stack/logs/kafka.log',
+    });
+    expect(error.oneLine('/repo')).toBe(
+      'kafka: port 127.0.0.1:9092 is taken (log: .stack/logs/kafka.log)',
+    );
+  });
+});
+
+describe('problemIn', () => {
+  it('picks the error line, not the last line of chatter', () => {
+    const output = [
+      '[2026-11-29 20:03:09,391] INFO Registered MBean',
+      'usage: kafka-storage format [-h] --config CONFIG --cluster-id CLUSTER_ID',
+      'kafka-storage: error: argument --cluster-id/-t: expected one argument',
+      '[2026-11-29 20:03:09,400] INFO shutting down',
+    ].join('\n');
+    expect(problemIn(output)).toBe(
+      'kafka-storage: error: argument --cluster-id/-t: expected one argument',
+    );
+  });
+});
