@@ -10,6 +10,8 @@ const reject = rejecterFor('authentication');
  * for exactly this value on exactly this topic (the full, prefixed name the message was read
  * from). A missing, malformed or wrong tag is `authentication/forged_envelope` (deny): the
  * envelope is never forwarded, and the internal detail says which case it was, never the tag.
+ * Everything in a refused envelope (ids, tenant, subject) is a claim of whoever wrote it: audit
+ * it as such, and publish a terminal observation only under the ids it names.
  *
  * @param key - `TOOLGATE_INTEGRITY_KEY`.
  * @param topic - The topic the message was read from.
