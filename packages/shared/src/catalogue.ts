@@ -123,6 +123,11 @@ export const REJECTION_CODES = {
       'The session has expired. Sign in again.',
       'Normal at token expiry; frequent occurrences mean token lifetimes are shorter than runs.',
     ),
+    forged_envelope: spec(
+      'deny',
+      'The gate refused a message it did not write.',
+      'Something other than the gate wrote to an internal topic (validated, authorized, cleared), or stage instances run with different TOOLGATE_INTEGRITY_KEY values; check the topic ACLs and the key.',
+    ),
   },
   schema: {
     unknown_tool: spec(

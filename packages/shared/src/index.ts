@@ -14,3 +14,4 @@ export * from './repair/index.js';
 export * from './representation/index.js';
 export * from './result/index.js';
 export * from './tools/index.js';
+export * from './messages/index.js';

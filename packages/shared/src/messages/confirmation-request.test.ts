@@ -1,0 +1,120 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { planConfirmation } from '../ladder/index.js';
+import { approval } from './approval.js';
+import {
+  confirmationIdFor,
+  confirmationRequest,
+  pendingConfirmationFor,
+} from './confirmation-request.js';
+import { createMessageChecker } from './create-message-checker.js';
+import { authorized, NOW, pending, refundTool } from './messages.test-support.js';
+import { OBJECT_ID_PATTERN } from './redact-arguments.js';
+
+const check = createMessageChecker();
+
+describe('confirmationIdFor', () => {
+  it('is conf_ and the first 24 hex characters of SHA-256 of the proposalId', () => {
+    const hex = createHash('sha256').update('p-81f2').digest('hex');
+    expect(confirmationIdFor('p-81f2')).toBe(`conf_${hex.slice(0, 24)}`);
+  });
+
+  it('is the same for a redelivered proposal and differs between proposals', () => {
+    expect(confirmationIdFor('p-1')).toBe(confirmationIdFor('p-1'));
+    expect(confirmationIdFor('p-1')).not.toBe(confirmationIdFor('p-2'));
+  });
+
+  it('looks like an object id, so audit redaction keeps it', () => {
+    expect(OBJECT_ID_PATTERN.test(confirmationIdFor('anything at all'))).toBe(true);
+  });
+});
+
+describe('confirmationRequest', () => {
+  it('carries exactly the DESIGN §2 fields of the pending confirmation', () => {
+    const p = pending();
+    const request = confirmationRequest(p);
+    expect(request).toEqual({
+      confirmationId: p.confirmationId,
+      proposalId: 'p-81f2',
+      runId: 'run-7',
+      tenant: 'tenant-a',
+      requestedBy: 'alice',
+      tool: 'refund_payment',
+      card: p.card,
+      digest: p.digest,
+      expiresAt: '2025-03-01T12:30:00.000Z',
+    });
+    expect(check('confirmations', request)).toEqual([]);
+  });
+
+  it('never carries the arguments, objects or policy version', () => {
+    const json = JSON.stringify(confirmationRequest(pending()));
+    expect(json).not.toContain('SECRET');
+    expect(json).not.toContain('policyVersion');
+    expect(json).not.toContain('"version"');
+  });
+
+  it('writes a missing preview as null, so the card keeps all four fields', () => {
+    const p = pending();
+    const { preview: _none, ...rest } = p.card;
+    const request = confirmationRequest({ ...p, card: { ...rest, preview: undefined } });
+    expect(request.card.preview).toBeNull();
+    expect(check('confirmations', request)).toEqual([]);
+  });
+});
+
+describe('pendingConfirmationFor', () => {
+  it('parks what an approval is later checked against, expiring after the TTL', () => {
+    const a = authorized();
+    const plan = {
+      card: { action: 'Refund payment', target: 'pay_11', effect: 'refund', preview: null },
+      digest: 'e'.repeat(64),
+    };
+    const p = pendingConfirmationFor(a, plan, NOW, 60);
+    expect(p).toEqual({
+      confirmationId: confirmationIdFor('p-81f2'),
+      proposalId: 'p-81f2',
+      runId: 'run-7',
+      requestId: 'req-42',
+      callId: 'call_abc',
+      tenant: 'tenant-a',
+      requestedBy: 'alice',
+      tool: 'refund_payment',
+      args: a.args,
+      objects: [{ type: 'Payment', id: 'pay_11', version: 4 }],
+      card: plan.card,
+      digest: plan.digest,
+      policyVersion: a.policyVersion,
+      expiresAt: '2025-03-01T12:01:00.000Z',
+    });
+  });
+
+  it('waits 30 minutes by default', () => {
+    const plan = { card: pending().card, digest: 'e'.repeat(64) };
+    expect(pendingConfirmationFor(authorized(), plan, NOW).expiresAt).toBe(
+      '2025-03-01T12:30:00.000Z',
+    );
+  });
+
+  it('builds a valid request from the real confirmation plan', () => {
+    const a = authorized();
+    const plan = planConfirmation(a, refundTool());
+    if (!plan.needed) throw new Error('a destructive tool always needs confirmation');
+    const request = confirmationRequest(pendingConfirmationFor(a, plan, NOW));
+    expect(request.digest).toBe(plan.digest);
+    expect(request.card).toEqual(plan.card);
+    expect(check('confirmations', request)).toEqual([]);
+  });
+});
+
+describe('approval', () => {
+  it('builds the Approval value the HTTP route publishes', () => {
+    const value = approval('conf_1', 'approve', 'e'.repeat(64));
+    expect(value).toEqual({
+      confirmationId: 'conf_1',
+      decision: 'approve',
+      digest: 'e'.repeat(64),
+    });
+    expect(check('approvals', value)).toEqual([]);
+  });
+});

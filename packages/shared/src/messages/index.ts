@@ -1,0 +1,19 @@
+/**
+ * The gate's messages (issue 4): JSON Schemas of every topic's values, pure builders of
+ * observations, audit events, envelopes and confirmation requests, redaction, and the integrity
+ * tag of internal topics.
+ */
+export * from './approval.js';
+export * from './audit-event.js';
+export * from './audit-facts.js';
+export * from './audit-kinds.js';
+export * from './check-integrity.js';
+export * from './confirmation-request.js';
+export * from './create-message-checker.js';
+export * from './integrity-tag.js';
+export * from './message-headers.js';
+export * from './observations.js';
+export * from './redact-arguments.js';
+export * from './replay-observation.js';
+export * from './schemas.js';
+export * from './stage-envelope.js';
