@@ -5,6 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
+  createMemoryObjectStore,
   checkApproval,
   checkResult,
   createEvaluationState,
@@ -23,8 +24,7 @@ import {
   type Principal,
 } from '@toolgate/shared';
 import deployment, { EXAMPLE_SESSION_SECRET } from './toolgate.config.js';
-import { USERS } from './data.js';
-import { createMemoryStore } from './memory-store.js';
+import { SEED_OBJECTS, USERS } from './data.js';
 import {
   actionJson,
   anthropic,
@@ -300,7 +300,7 @@ describe('evaluate on the billing example', () => {
 
 describe('confirmation against live objects', () => {
   it('refuses an approval when the draft was edited after its card was built', async () => {
-    const store = createMemoryStore();
+    const store = createMemoryObjectStore(SEED_OBJECTS);
     const g = { ...createGate(deployment), objects: store };
     const principal: Principal = USERS.alice;
     const v = validateProposal(

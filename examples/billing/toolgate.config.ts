@@ -6,7 +6,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { defineDeployment } from '@toolgate/shared';
-import { createMemoryStore } from './memory-store.js';
+import { SEED_OBJECTS } from './data.js';
 import { TOOLS } from './tools.js';
 
 /**
@@ -25,6 +25,6 @@ export default defineDeployment({
     .sort()
     .map((name) => ({ name, text: readFileSync(new URL(name, policyDir), 'utf8') })),
   sessions: { secret: process.env['TOOLGATE_SESSION_SECRET'] ?? EXAMPLE_SESSION_SECRET },
-  objects: () => createMemoryStore(),
+  seed: SEED_OBJECTS,
   confirmationTtlSeconds: 30 * 60,
 });

@@ -40,7 +40,11 @@ function shapeProblems(d: unknown): string[] {
   if (!Array.isArray(o['policies'])) problems.push('`policies` must be an array of {name, text}');
   if (typeof o['sessions'] !== 'object' || o['sessions'] === null)
     problems.push('`sessions` must name a secret or a JWKS');
-  if (typeof o['objects'] !== 'function')
-    problems.push('`objects` must be a function returning an object store');
+  if (o['objects'] !== undefined && typeof o['objects'] !== 'function') {
+    problems.push('`objects`, when given, must be a function returning an object store');
+  }
+  if (o['seed'] !== undefined && !Array.isArray(o['seed'])) {
+    problems.push('`seed`, when given, must be an array of objects');
+  }
   return problems;
 }

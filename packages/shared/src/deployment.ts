@@ -6,6 +6,7 @@ import type { SessionKeys } from './auth/index.js';
 import type { PolicySource } from './authz/index.js';
 import type { Ceilings } from './limits/index.js';
 import type { ObjectStore } from './tool-spec.js';
+import type { ResolvedObject } from './types.js';
 import type { AnyToolSpec } from './tools/index.js';
 
 /** What a configuration file (`toolgate.config.ts`) exports as its default. */
@@ -18,8 +19,16 @@ export interface Deployment {
   readonly policies: readonly PolicySource[];
   /** How session tokens are verified: an HS256 secret (development) or a JWKS (production). */
   readonly sessions: SessionKeys;
-  /** Creates the store objects are resolved from, always under the caller's tenant. */
-  readonly objects: () => ObjectStore;
+  /**
+   * The objects this deployment starts with (the example's invoices, drafts, payments). The
+   * services seed them into the shared store when absent; `evaluate` resolves against a copy.
+   */
+  readonly seed?: readonly ResolvedObject[];
+  /**
+   * A store of the deployment's own, for objects that live elsewhere (the deployer's database).
+   * When absent, objects are resolved from the gate's store (seeded with `seed`).
+   */
+  readonly objects?: () => ObjectStore;
   /** Overrides of the default ceilings (DESIGN §7). */
   readonly ceilings?: Partial<Ceilings>;
   /** How long a pending confirmation waits for a person, in seconds. Default 1800. */

@@ -2,6 +2,7 @@ export * from './catalogue.js';
 export * from './catalogue-doc.js';
 export * from './decision.js';
 export * from './deployment.js';
+export * from './memory-object-store.js';
 export * from './tool-spec.js';
 export * from './types.js';
 export * from './auth/index.js';

@@ -8,15 +8,25 @@ import { loadPolicySet } from '../authz/index.js';
 import type { Deployment } from '../deployment.js';
 import { resolveCeilings } from '../limits/index.js';
 import { createToolRegistry } from '../tools/index.js';
+import { createMemoryObjectStore } from '../memory-object-store.js';
+import type { ObjectStore } from '../tool-spec.js';
 import type { Gate } from './evaluate.js';
 
-/** The ladder's facts for `deployment`. */
-export function createGate(deployment: Deployment): Gate {
+/**
+ * The ladder's facts for `deployment`. Objects resolve from `options.objects` when given (the
+ * services pass the shared store), else from the deployment's own store, else from an in-memory
+ * copy of its seed.
+ */
+export function createGate(
+  deployment: Deployment,
+  options: { readonly objects?: ObjectStore } = {},
+): Gate {
   return {
     registry: createToolRegistry(deployment.tools),
     policies: loadPolicySet(deployment.policies),
     verifier: createSessionVerifier(deployment.sessions),
-    objects: deployment.objects(),
+    objects:
+      options.objects ?? deployment.objects?.() ?? createMemoryObjectStore(deployment.seed ?? []),
     ceilings: resolveCeilings(deployment.ceilings ?? {}),
   };
 }
