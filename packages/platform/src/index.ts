@@ -2,3 +2,4 @@ export * from './fault.js';
 export * from './store.js';
 export * from './store-keys.js';
 export * from './redis-object-store.js';
+export * from './config.js';
