@@ -3,3 +3,4 @@ export * from './store.js';
 export * from './store-keys.js';
 export * from './redis-object-store.js';
 export * from './config.js';
+export * from './logger.js';
