@@ -4,3 +4,4 @@ export * from './store-keys.js';
 export * from './redis-object-store.js';
 export * from './config.js';
 export * from './logger.js';
+export * from './metrics.js';
