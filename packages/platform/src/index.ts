@@ -5,3 +5,4 @@ export * from './redis-object-store.js';
 export * from './config.js';
 export * from './logger.js';
 export * from './metrics.js';
+export * from './http.js';
