@@ -6,3 +6,4 @@ export * from './config.js';
 export * from './logger.js';
 export * from './metrics.js';
 export * from './http.js';
+export * from './lifecycle.js';
