@@ -142,8 +142,8 @@ describe('idempotency records', () => {
     await store.claim('acme', key, claimed('p-1'), RETENTION);
     const [a, b] = racers(2);
     const outcomes = await Promise.all([
-      a!.settleRecord('acme', key, { ...claimed('p-1'), state: 'done' }, RETENTION),
-      b!.settleRecord('acme', key, { ...claimed('p-1'), state: 'unknown' }, RETENTION),
+      a!.settleRecord('acme', key, { ...claimed('p-1'), state: 'done' }, RETENTION, 'results@0:1'),
+      b!.settleRecord('acme', key, { ...claimed('p-1'), state: 'unknown' }, RETENTION, 'sweep'),
     ]);
     expect(outcomes.filter((o) => o.settled)).toHaveLength(1);
     const loser = outcomes.find((o) => !o.settled);
@@ -152,15 +152,35 @@ describe('idempotency records', () => {
     expect((await store.getRecord('acme', key))?.state).toBe(winner === 0 ? 'done' : 'unknown');
   });
 
+  it('tells the same settler it settled when it asks again, and any other settler it did not', async () => {
+    const key = `k-${uid()}`;
+    await store.claim('acme', key, claimed('p-1'), RETENTION);
+    const done: IdempotencyRecord = { ...claimed('p-1'), state: 'done', commandId: 'cmd-1' };
+    expect(await store.settleRecord('acme', key, done, RETENTION, 'results@0:7')).toEqual({
+      settled: true,
+      previous: claimed('p-1'),
+    });
+    expect(await store.settleRecord('acme', key, done, RETENTION, 'results@0:7')).toEqual({
+      settled: true,
+      previous: done,
+    });
+    const unknown: IdempotencyRecord = { ...claimed('p-1'), state: 'unknown' };
+    expect(await store.settleRecord('acme', key, unknown, RETENTION, 'sweep:cmd-1')).toEqual({
+      settled: false,
+      previous: done,
+    });
+    expect(await store.getRecord('acme', key)).toEqual(done);
+  });
+
   it('does not settle a claim made under another token, nor a missing record', async () => {
     const key = `k-${uid()}`;
     await store.claim('acme', key, claimed('theirs'), RETENTION);
     const mine = { ...claimed('mine'), state: 'done' } as const;
-    expect(await store.settleRecord('acme', key, mine, RETENTION)).toEqual({
+    expect(await store.settleRecord('acme', key, mine, RETENTION, 'results@0:1')).toEqual({
       settled: false,
       previous: claimed('theirs'),
     });
-    expect(await store.settleRecord('acme', `k-${uid()}`, mine, RETENTION)).toEqual({
+    expect(await store.settleRecord('acme', `k-${uid()}`, mine, RETENTION, 'r')).toEqual({
       settled: false,
       previous: undefined,
     });
@@ -203,10 +223,23 @@ describe('pending commands', () => {
     const id = `cmd-${uid()}`;
     await store.putPendingCommand(pending(id), NOW);
     expect(await deadlineOf(id)).toBe(String(NOW));
-    const taken = await Promise.all(racers(10).map((s) => s.takePendingCommand(id)));
+    const taken = await Promise.all(
+      racers(10).map((s, i) => s.takePendingCommand(id, `result-${i}`)),
+    );
     expect(winners(taken)).toEqual([pending(id)]);
     expect(await deadlineOf(id)).toBeNull();
-    expect(await store.takePendingCommand(id)).toBeUndefined();
+    expect(await store.takePendingCommand(id, 'another result')).toBeUndefined();
+  });
+
+  it('gives a taken command to the same taker again after a lost reply, and to nobody else', async () => {
+    const id = `cmd-${uid()}`;
+    await store.putPendingCommand(pending(id), NOW);
+    expect(await store.takePendingCommand(id, 'results@0:17')).toEqual(pending(id));
+    expect(await store.takePendingCommand(id, 'results@0:17')).toEqual(pending(id));
+    expect(await store.takePendingCommand(id, 'results@1:4')).toBeUndefined();
+    const linger = await admin.pttl(store.keys.pendingCommand(id));
+    expect(linger).toBeGreaterThan(0);
+    expect(linger).toBeLessThanOrEqual(60 * 60 * 1000);
   });
 
   it('claims only commands past their deadline, and hides them for the lease', async () => {
@@ -240,17 +273,18 @@ describe('pending commands', () => {
     await store.claimExpiredCommands(NOW, 1000, 1000);
     expect(await store.finishExpiredCommand(id, { retainMs: 60_000 })).toBe(true);
     expect(await admin.pttl(store.keys.pendingCommand(id))).toBeLessThanOrEqual(60_000);
-    expect(await store.takePendingCommand(id)).toEqual(pending(id));
+    expect(await store.takePendingCommand(id, 'result')).toEqual(pending(id));
   });
 
   it('does not sweep a command whose result took it during the lease', async () => {
     const id = `cmd-${uid()}`;
     await store.putPendingCommand(pending(id), NOW - 10);
     await store.claimExpiredCommands(NOW, 1000, 1000);
-    expect(await store.takePendingCommand(id)).toEqual(pending(id));
+    expect(await store.takePendingCommand(id, 'result')).toEqual(pending(id));
     const later = await store.claimExpiredCommands(NOW + 5000, 1000, 1000);
     expect(later.map((p) => p.commandId)).not.toContain(id);
     expect(await store.finishExpiredCommand(id)).toBe(false);
+    expect(await store.takePendingCommand(id, 'result')).toEqual(pending(id));
   });
 
   it('drops an index entry whose command is gone instead of claiming it forever', async () => {
@@ -309,17 +343,28 @@ describe('pending confirmations', () => {
   it('gives a confirmation to exactly one of ten concurrent approvals', async () => {
     const id = `conf-${uid()}`;
     await store.parkConfirmation(pending(id), TTL);
-    const taken = await Promise.all(racers(10).map((s) => s.takeConfirmation('acme', id)));
+    const taken = await Promise.all(
+      racers(10).map((s, i) => s.takeConfirmation('acme', id, `approval-${i}`)),
+    );
     expect(winners(taken)).toEqual([pending(id)]);
+  });
+
+  it('gives a taken confirmation to the same approval again after a lost reply, and to no other', async () => {
+    const id = `conf-${uid()}`;
+    await store.parkConfirmation(pending(id), TTL);
+    expect(await store.takeConfirmation('acme', id, 'approvals@2:9')).toEqual(pending(id));
+    expect(await store.takeConfirmation('acme', id, 'approvals@2:9')).toEqual(pending(id));
+    expect(await store.takeConfirmation('acme', id, 'approvals@2:10')).toBeUndefined();
+    expect(await store.peekConfirmation('acme', id)).toBeUndefined();
   });
 
   it('does not park a decided confirmation again when its message is redelivered', async () => {
     const id = `conf-${uid()}`;
     await store.parkConfirmation(pending(id), TTL);
-    await store.takeConfirmation('acme', id);
+    await store.takeConfirmation('acme', id, 'approval');
     expect(await store.parkConfirmation(pending(id), TTL)).toBe(false);
     expect(await store.peekConfirmation('acme', id)).toBeUndefined();
-    expect(await store.takeConfirmation('acme', id)).toBeUndefined();
+    expect(await store.takeConfirmation('acme', id, 'other approval')).toBeUndefined();
     expect(await admin.pttl(store.keys.confirmation('acme', id))).toBeGreaterThan(0);
   });
 
@@ -327,9 +372,9 @@ describe('pending confirmations', () => {
     const id = `conf-${uid()}`;
     await store.parkConfirmation(pending(id), TTL);
     expect(await store.peekConfirmation('globex', id)).toBeUndefined();
-    expect(await store.takeConfirmation('globex', id)).toBeUndefined();
+    expect(await store.takeConfirmation('globex', id, 'approval')).toBeUndefined();
     expect(await store.listPending('globex', 100)).not.toContainEqual(pending(id));
-    expect(await store.takeConfirmation('acme', id)).toEqual(pending(id));
+    expect(await store.takeConfirmation('acme', id, 'approval')).toEqual(pending(id));
   });
 
   it("lists a tenant's waiting confirmations, soonest expiry first, up to the limit", async () => {
@@ -338,7 +383,7 @@ describe('pending confirmations', () => {
     await store.parkConfirmation(pending(late, tenant, TTL), TTL);
     await store.parkConfirmation(pending(soon, tenant, 1000), 1000);
     await store.parkConfirmation(pending(gone, tenant, 2000), 2000);
-    await store.takeConfirmation(tenant, gone);
+    await store.takeConfirmation(tenant, gone, 'approval');
     const listed = await store.listPending(tenant, 100);
     expect(listed.map((p) => p.confirmationId)).toEqual([soon, late]);
     expect(await store.listPending(tenant, 1)).toEqual([pending(soon, tenant, 1000)]);
@@ -352,7 +397,7 @@ describe('pending confirmations', () => {
     const claimed = await store.claimExpiredConfirmations(NOW, 1000, 1000);
     expect(claimed).toContainEqual(pending(expired, 'acme', -1));
     expect(claimed.map((p) => p.confirmationId)).not.toContain(waiting);
-    expect(await store.takeConfirmation('acme', expired)).toBeUndefined();
+    expect(await store.takeConfirmation('acme', expired, 'approval')).toBeUndefined();
     expect((await store.listPending('acme', 1000)).map((p) => p.confirmationId)).not.toContain(
       expired,
     );
@@ -377,7 +422,7 @@ describe('pending confirmations', () => {
     for (const id of ids) await store.parkConfirmation(pending(id, 'acme', -1), 1);
     const [approver, sweeper] = racers(2);
     const [taken, swept] = await Promise.all([
-      Promise.all(ids.map((id) => approver!.takeConfirmation('acme', id))),
+      Promise.all(ids.map((id) => approver!.takeConfirmation('acme', id, `approval-${id}`))),
       sweeper!.claimExpiredConfirmations(NOW, 60_000, 1000),
     ]);
     for (const [i, id] of ids.entries()) {
@@ -395,27 +440,36 @@ describe('call counters', () => {
 
   it('counts calls per run and per tenant-second, in one step', async () => {
     const [tenant, run] = [`t-${uid()}`, `run-${uid()}`];
-    expect(await store.countCall(tenant, run, NOW)).toEqual({
+    expect(await store.countCall(tenant, run, `call-${uid()}`, NOW)).toEqual({
       callsInRun: 1,
       tenantCallsThisSecond: 1,
     });
-    expect(await store.countCall(tenant, `run-${uid()}`, NOW + 499)).toEqual({
+    expect(await store.countCall(tenant, `run-${uid()}`, `call-${uid()}`, NOW + 499)).toEqual({
       callsInRun: 1,
       tenantCallsThisSecond: 2,
     });
-    expect(await store.countCall(tenant, run, NOW + 500)).toEqual({
+    expect(await store.countCall(tenant, run, `call-${uid()}`, NOW + 500)).toEqual({
       callsInRun: 2,
       tenantCallsThisSecond: 1,
     });
-    expect(await store.countCall(`t-${uid()}`, run, NOW)).toEqual({
+    expect(await store.countCall(`t-${uid()}`, run, `call-${uid()}`, NOW)).toEqual({
       callsInRun: 1,
       tenantCallsThisSecond: 1,
     });
   });
 
+  it('does not count a redelivered call twice in its run, but does in the rate', async () => {
+    const [tenant, run] = [`t-${uid()}`, `run-${uid()}`];
+    await store.countCall(tenant, run, 'validated@0:5', NOW);
+    expect(await store.countCall(tenant, run, 'validated@0:5', NOW)).toEqual({
+      callsInRun: 1,
+      tenantCallsThisSecond: 2,
+    });
+  });
+
   it('lets the run counter live a day and the rate counter two seconds', async () => {
     const [tenant, run] = [`t-${uid()}`, `run-${uid()}`];
-    await store.countCall(tenant, run, NOW);
+    await store.countCall(tenant, run, `call-${uid()}`, NOW);
     expect(await admin.ttl(store.keys.runCounter(tenant, run))).toBeGreaterThan(86_000);
     const rateTtl = await admin.ttl(store.keys.rateCounter(tenant, Math.floor(NOW / 1000)));
     expect(rateTtl).toBeGreaterThan(0);
@@ -426,7 +480,9 @@ describe('call counters', () => {
     const [tenant, run] = [`t-${uid()}`, `run-${uid()}`];
     const stores = racers(5);
     const counts = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => stores[i % 5]!.countCall(tenant, run, NOW)),
+      Array.from({ length: 50 }, (_, i) =>
+        stores[i % 5]!.countCall(tenant, run, `call-${uid()}`, NOW),
+      ),
     );
     expect(counts.map((c) => c.callsInRun).sort((a, b) => a - b)).toEqual(
       Array.from({ length: 50 }, (_, i) => i + 1),
@@ -556,18 +612,29 @@ describe('when Redis cannot be reached', () => {
 
   it('fails fast while Redis is down and works again when it returns', async () => {
     const proxy = await redisProxy(new URL(REDIS_URL));
-    const s = openStore({ url: proxy.url });
+    const logged: string[] = [];
+    const logger = {
+      info: (_: object, message: string) => void logged.push(`info: ${message}`),
+      warn: (_: object, message: string) => void logged.push(`warn: ${message}`),
+    };
+    const s = createStore({ url: proxy.url, prefix, logger });
+    opened.push(s);
     await s.ping();
     await proxy.down();
     const started = performance.now();
-    expect(await faultOf(s.countCall('acme', `run-${uid()}`, Date.now()))).toMatchObject({
+    expect(
+      await faultOf(s.countCall('acme', `run-${uid()}`, `call-${uid()}`, Date.now())),
+    ).toMatchObject({
       code: 'redis_unavailable',
       retriable: true,
     });
     expect(performance.now() - started).toBeLessThan(3000);
     await proxy.up();
     await eventually('the store to reconnect through the proxy', () => s.ping());
-    expect((await s.countCall('acme', `run-${uid()}`, Date.now())).callsInRun).toBe(1);
+    expect(logged).toEqual(['warn: redis connection failed', 'info: redis connection restored']);
+    expect(
+      (await s.countCall('acme', `run-${uid()}`, `call-${uid()}`, Date.now())).callsInRun,
+    ).toBe(1);
   });
 
   it('recovers when its connection is killed, failing only with retriable faults meanwhile', async () => {

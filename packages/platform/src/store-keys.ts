@@ -14,11 +14,11 @@ export interface StoreKeys {
   readonly prefix: string;
   /** `<p>idem:{h}:<key>`: an idempotency record (JSON string). */
   idempotency(tenant: string, key: string): string;
-  /** `<p>pending-cmd:<commandId>`: a command waiting for its result (JSON string). */
+  /** `<p>pending-cmd:<commandId>`: a command waiting for its result (hash: `json`, `takenBy`). */
   pendingCommand(commandId: string): string;
   /** `<p>deadlines`: ZSET of commandIds scored by deadline (ms since the epoch) or lease end. */
   readonly deadlines: string;
-  /** `<p>conf:{h}:<confirmationId>`: a pending confirmation (JSON; `''` once decided or swept). */
+  /** `<p>conf:{h}:<confirmationId>`: a confirmation (hash: `json`, `state`, `takenBy`). */
   confirmation(tenant: string, confirmationId: string): string;
   /** `<p>conf-by-tenant:{h}`: ZSET of one tenant's waiting confirmationIds, scored by expiry. */
   confirmationsByTenant(tenant: string): string;
@@ -26,11 +26,11 @@ export interface StoreKeys {
   readonly confirmationExpiry: string;
   /** The `conf-expiry` member of a confirmation: `<h>:<confirmationId>`. */
   confirmationMember(tenant: string, confirmationId: string): string;
-  /** `<p>run:{h}:<runId>`: the calls-per-run counter. */
+  /** `<p>run:{h}:<runId>`: the calls of a run (a set of call tokens; its size is the count). */
   runCounter(tenant: string, runId: string): string;
   /** `<p>rate:{h}:<second>`: a tenant's calls in one second (seconds since the epoch). */
   rateCounter(tenant: string, second: number): string;
-  /** `<p>obj:{h}:<namespace>:<tenant>:<type>:<id>` (parts URI-encoded): an object (a hash). */
+  /** `<p>obj:{h}:<namespace>:<tenant>:<type>:<id>` (parts URI-encoded): an object (hash: `v`, `doc`). */
   object(namespace: string, tenant: string, ref: ObjectRef): string;
 }
 

@@ -40,6 +40,12 @@ export const RATE_COUNTER_TTL_SECONDS = 2;
 /** How long a pending command's JSON lives at most, in seconds (7 days): a guard against leaks. */
 export const PENDING_COMMAND_TTL_SECONDS = 7 * 24 * 60 * 60;
 
+/**
+ * Default time a taken pending command stays readable by its taker's token, in ms (1 h): long
+ * enough for Kafka to redeliver the result after a crash, short enough not to hoard memory.
+ */
+export const DEFAULT_TAKE_LINGER_MS = 60 * 60 * 1000;
+
 /** Default time a confirmation's JSON outlives its expiry, so the sweeper can still read it: 24 h. */
 export const DEFAULT_CONFIRMATION_GRACE_MS = 24 * 60 * 60 * 1000;
 
@@ -99,6 +105,8 @@ export interface StoreOptions {
   readonly timeoutMs?: number;
   /** How long a confirmation's JSON outlives its expiry; ms. Default 24 h. */
   readonly confirmationGraceMs?: number;
+  /** How long a taken pending command answers its taker again; ms. Default 1 h. */
+  readonly takeLingerMs?: number;
 }
 
 /** The gate's Redis operations. Every method rejects with a {@link Fault} when Redis fails. */
@@ -129,26 +137,35 @@ export interface Store {
   /**
    * Replaces the record only while it is `claimed` under `record.token` (Lua), so that of a result
    * and the deadline sweeper exactly one settles a command and publishes its terminal outcome.
+   * `settlerToken` names the settler stably across retries (the result message's coordinates;
+   * `sweep:<commandId>` for the sweeper): asking again with it after success answers settled
+   * again, so a lost reply or a redelivery still publishes the terminal outcome once committed.
    */
   settleRecord(
     tenant: string,
     key: string,
     record: IdempotencyRecord,
     ttlSeconds: number,
+    settlerToken: string,
   ): Promise<Settlement>;
 
   /** Stores `pending` and indexes it under `deadlineMs` (ms since the epoch), atomically. */
   putPendingCommand(pending: PendingCommand, deadlineMs: number): Promise<void>;
-  /** Atomically gets and deletes the pending command (and its deadline): one taker only. */
-  takePendingCommand(commandId: string): Promise<PendingCommand | undefined>;
+  /**
+   * Takes the pending command for a result, once: the first taker gets it (and its deadline is
+   * dropped), the same `takerToken` gets it again (a retry after a lost reply), anyone else gets
+   * undefined. Use a token that is stable across redelivery: the result message's coordinates.
+   */
+  takePendingCommand(commandId: string, takerToken: string): Promise<PendingCommand | undefined>;
   /**
    * Up to `limit` commands past their deadline (or past an earlier claim's lease), each re-leased
    * until `nowMs + leaseMs`: finish them before the lease ends or they are claimed again.
    */
   claimExpiredCommands(nowMs: number, leaseMs: number, limit: number): Promise<PendingCommand[]>;
   /**
-   * Ends a claimed command. Its JSON is deleted, or kept `retainMs` so that a late result can still
-   * be matched (take it with {@link Store.takePendingCommand}). True when it was still indexed.
+   * Ends a claimed command. Unless a result took it meanwhile, its JSON is deleted, or kept
+   * `retainMs` so that a late result can still be matched (take it with
+   * {@link Store.takePendingCommand}). True when it was still indexed.
    */
   finishExpiredCommand(
     commandId: string,
@@ -156,22 +173,25 @@ export interface Store {
   ): Promise<boolean>;
 
   /**
-   * Parks a confirmation (SET NX, PX = ttlMs + grace) and indexes it by tenant and by expiry
-   * (`pending.expiresAt`). False when it already exists or was already decided: a redelivery.
+   * Parks a confirmation (kept for ttlMs + grace) and indexes it by tenant and by expiry
+   * (`pending.expiresAt`). False when it exists in any state, waiting or decided: a redelivery.
    */
   parkConfirmation(pending: PendingConfirmation, ttlMs: number): Promise<boolean>;
-  /** The waiting (or swept but unfinished) confirmation, or undefined; changes nothing. */
+  /** The confirmation while it waits for a person, else undefined; changes nothing. */
   peekConfirmation(
     tenant: string,
     confirmationId: string,
   ): Promise<PendingConfirmation | undefined>;
   /**
-   * Single use: the confirmation for the one approval that takes it, else undefined (already
-   * decided, claimed by the expiry sweeper, unknown, or another tenant's).
+   * Single use: the waiting confirmation for the one approval that takes it; the same
+   * `takerToken` gets it again (a retry after a lost reply; use the approval message's
+   * coordinates); else undefined (decided, claimed by the expiry sweeper, unknown, or another
+   * tenant's).
    */
   takeConfirmation(
     tenant: string,
     confirmationId: string,
+    takerToken: string,
   ): Promise<PendingConfirmation | undefined>;
   /** Up to `limit` of the tenant's waiting confirmations, soonest expiry first. */
   listPending(tenant: string, limit: number): Promise<PendingConfirmation[]>;
@@ -181,11 +201,18 @@ export interface Store {
     leaseMs: number,
     limit: number,
   ): Promise<PendingConfirmation[]>;
-  /** Ends a claimed confirmation (leaves a tombstone). True when it was still indexed. */
+  /**
+   * Ends a claimed confirmation: it becomes `finished` and stays until its TTL, so a redelivered
+   * message cannot park it again. True when it was still indexed.
+   */
   finishExpiredConfirmation(tenant: string, confirmationId: string): Promise<boolean>;
 
-  /** Counts one call: in its run (24 h) and in the tenant's current second (2 s). */
-  countCall(tenant: string, runId: string, nowMs: number): Promise<CallCounts>;
+  /**
+   * Counts one call, in one round trip: in its run (distinct `callToken`s, kept 24 h after the
+   * last) and in the tenant's current second (2 s). Counting by token means a redelivered message
+   * (same token: its coordinates) is not counted twice; a run over its limit is a final denial.
+   */
+  countCall(tenant: string, runId: string, callToken: string, nowMs: number): Promise<CallCounts>;
 
   /** The object under `tenant`, or undefined (including when it is another tenant's). */
   loadObject(
@@ -224,7 +251,7 @@ export function createStore(options: StoreOptions): Store {
     ping: () => conn.run('ping', async (r) => void (await r.ping())),
     close: () => conn.close(),
     ...recordOperations(conn, keys),
-    ...commandOperations(conn, keys),
+    ...commandOperations(conn, keys, options.takeLingerMs ?? DEFAULT_TAKE_LINGER_MS),
     ...confirmationOperations(conn, keys, graceMs),
     ...counterOperations(conn, keys),
     ...objectOperations(conn, keys),
@@ -354,8 +381,9 @@ function unavailable(op: string, why: string, cause?: unknown): Fault {
 }
 
 /**
- * A reply error that a retry cannot fix is `redis_error` (not retriable): a wrong key type or an
- * error inside a script is a bug or foreign data, and pausing the stage forever would not help.
+ * A reply error that a retry cannot fix is `redis_error` (not retriable): a wrong key type, an
+ * unknown command (a Redis older than 6.2) or an error inside a script is a bug, foreign data or
+ * a deployment fault, and pausing the stage forever would not help.
  * Everything else (connection loss, timeouts, LOADING, BUSY, READONLY, OOM, auth, max clients)
  * may pass, so it is `redis_unavailable` and the stage waits.
  */
@@ -365,7 +393,9 @@ function faultOf(error: unknown, op: string): Fault {
   const permanent =
     error instanceof Error &&
     error.name === 'ReplyError' &&
-    /^(WRONGTYPE|ERR .*(script|Script|user_function)|ERR syntax error)/.test(message);
+    /^(WRONGTYPE|ERR (unknown command|wrong number of arguments|syntax error)|ERR .*script)/i.test(
+      message,
+    );
   if (!permanent) return unavailable(op, message, error);
   return new Fault(STORE_FAULTS.error, `redis ${op}: ${message}`, {
     retriable: false,
@@ -398,7 +428,13 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 const hasStrings = (v: Record<string, unknown>, names: readonly string[]) =>
   names.every((name) => typeof v[name] === 'string');
 
-function isRecord(v: unknown): v is IdempotencyRecord {
+/** Decodes a stored record, without the store's own `settledBy` mark. */
+function decodeRecord(text: string, key: string): IdempotencyRecord {
+  const { settledBy: _mark, ...record } = decode(text, 'idempotency record', key, isStoredRecord);
+  return record;
+}
+
+function isStoredRecord(v: unknown): v is IdempotencyRecord & { settledBy?: unknown } {
   return (
     isObject(v) &&
     hasStrings(v, ['digest', 'token']) &&
@@ -438,7 +474,7 @@ function recordOperations(conn: Connection, keys: StoreKeys) {
     async getRecord(tenant: string, key: string) {
       const k = keys.idempotency(tenant, key);
       const text = await conn.run('get record', (r) => r.get(k));
-      return text === null ? undefined : decode(text, 'idempotency record', k, isRecord);
+      return text === null ? undefined : decodeRecord(text, k);
     },
     async claim(tenant: string, key: string, record: IdempotencyRecord, ttlSeconds: number) {
       const [k, json, ex] = [
@@ -457,9 +493,16 @@ function recordOperations(conn: Connection, keys: StoreKeys) {
       ];
       await conn.run('put record', (r) => r.set(k, json, 'EX', ex));
     },
-    async settleRecord(tenant: string, key: string, record: IdempotencyRecord, ttlSeconds: number) {
+    async settleRecord(
+      tenant: string,
+      key: string,
+      record: IdempotencyRecord,
+      ttlSeconds: number,
+      settlerToken: string,
+    ) {
       const k = keys.idempotency(tenant, key);
-      const args = [record.token, JSON.stringify(record), ttl(ttlSeconds)];
+      const json = JSON.stringify({ ...record, settledBy: settlerToken });
+      const args = [record.token, json, ttl(ttlSeconds), settlerToken];
       const reply = await conn.script(scripts.SETTLE_RECORD, [k], args);
       return settlementOf(reply, k);
     },
@@ -471,14 +514,12 @@ function settlementOf(reply: unknown, key: string): Settlement {
   const [flag, previous] = reply as unknown[];
   return {
     settled: flag === 1,
-    previous:
-      typeof previous === 'string'
-        ? decode(previous, 'idempotency record', key, isRecord)
-        : undefined,
+    previous: typeof previous === 'string' ? decodeRecord(previous, key) : undefined,
   };
 }
 
-function commandOperations(conn: Connection, keys: StoreKeys) {
+function commandOperations(conn: Connection, keys: StoreKeys, lingerMs: number) {
+  checkCount('take linger (ms)', lingerMs, 1);
   const decodeAll = (reply: unknown) =>
     strings(reply, keys.deadlines).map((text) =>
       decode(text, 'pending command', keys.deadlines, isPendingCommand),
@@ -495,13 +536,10 @@ function commandOperations(conn: Connection, keys: StoreKeys) {
       ];
       await conn.script(scripts.PUT_PENDING_COMMAND, [k, keys.deadlines], args);
     },
-    async takePendingCommand(commandId: string) {
+    async takePendingCommand(commandId: string, takerToken: string) {
       const k = keys.pendingCommand(commandId);
-      const reply = await conn.script(
-        scripts.TAKE_PENDING_COMMAND,
-        [k, keys.deadlines],
-        [commandId],
-      );
+      const args = [commandId, takerToken, lingerMs];
+      const reply = await conn.script(scripts.TAKE_PENDING_COMMAND, [k, keys.deadlines], args);
       return typeof reply === 'string'
         ? decode(reply, 'pending command', k, isPendingCommand)
         : undefined;
@@ -543,81 +581,68 @@ function confirmationOperations(conn: Connection, keys: StoreKeys, graceMs: numb
     keys.confirmationsByTenant(tenant),
     keys.confirmationExpiry,
   ];
-  const read = (text: string | null, k: string) =>
-    text === null || text === ''
-      ? undefined
-      : decode(text, 'confirmation', k, isPendingConfirmation);
+  const read = (text: unknown, k: string) =>
+    typeof text === 'string' ? decode(text, 'confirmation', k, isPendingConfirmation) : undefined;
+  const waiting = async (k: string) => {
+    const [json, state] = await conn.run('read confirmation', (r) => r.hmget(k, 'json', 'state'));
+    return state === 'waiting' ? read(json, k) : undefined;
+  };
   return {
     async parkConfirmation(pending: PendingConfirmation, ttlMs: number) {
       checkCount('confirmation TTL (ms)', ttlMs, 1);
       const expiresAtMs = Date.parse(pending.expiresAt);
       checkCount('expiresAt (ms)', expiresAtMs, 0);
       const { tenant, confirmationId: id } = pending;
-      const args = [
-        JSON.stringify(pending),
-        ttlMs + graceMs,
-        expiresAtMs,
-        id,
-        keys.confirmationMember(tenant, id),
-      ];
+      const member = keys.confirmationMember(tenant, id);
+      const args = [JSON.stringify(pending), ttlMs + graceMs, expiresAtMs, id, member];
       return (await conn.script(scripts.PARK_CONFIRMATION, keysOf(tenant, id), args)) === 1;
     },
-    async peekConfirmation(tenant: string, id: string) {
-      const k = keys.confirmation(tenant, id);
-      return read(await conn.run('peek confirmation', (r) => r.get(k)), k);
-    },
-    async takeConfirmation(tenant: string, id: string) {
-      const args = [id, keys.confirmationMember(tenant, id)];
+    peekConfirmation: (tenant: string, id: string) => waiting(keys.confirmation(tenant, id)),
+    async takeConfirmation(tenant: string, id: string, takerToken: string) {
+      const args = [id, keys.confirmationMember(tenant, id), takerToken];
       const reply = await conn.script(scripts.TAKE_CONFIRMATION, keysOf(tenant, id), args);
-      return typeof reply === 'string' ? read(reply, keys.confirmation(tenant, id)) : undefined;
+      return read(reply, keys.confirmation(tenant, id));
     },
     async listPending(tenant: string, limit: number) {
       checkCount('limit', limit, 1, MAX_BATCH);
-      const ids = await conn.run('list pending', (r) =>
-        r.zrange(keys.confirmationsByTenant(tenant), 0, limit - 1),
-      );
-      if (ids.length === 0) return [];
-      const ks = ids.map((id) => keys.confirmation(tenant, id));
-      const texts = await conn.run('list pending', (r) => r.mget(ks));
-      return texts.flatMap((text, i) => read(text, ks[i] ?? '') ?? []);
+      const index = keys.confirmationsByTenant(tenant);
+      const ids = await conn.run('list pending', (r) => r.zrange(index, 0, limit - 1));
+      const found = await Promise.all(ids.map((id) => waiting(keys.confirmation(tenant, id))));
+      return found.filter((p): p is PendingConfirmation => p !== undefined);
     },
     async claimExpiredConfirmations(nowMs: number, leaseMs: number, limit: number) {
       const args = claimArgs(nowMs, leaseMs, limit, keys.prefix);
-      const reply = await conn.script(
-        scripts.CLAIM_EXPIRED_CONFIRMATIONS,
-        [keys.confirmationExpiry],
-        args,
-      );
-      return strings(reply, keys.confirmationExpiry).map((text) =>
-        decode(text, 'confirmation', keys.confirmationExpiry, isPendingConfirmation),
+      const index = keys.confirmationExpiry;
+      const reply = await conn.script(scripts.CLAIM_EXPIRED_CONFIRMATIONS, [index], args);
+      return strings(reply, index).map((text) =>
+        decode(text, 'confirmation', index, isPendingConfirmation),
       );
     },
     async finishExpiredConfirmation(tenant: string, id: string) {
       const args = [id, keys.confirmationMember(tenant, id)];
-      return (
-        (await conn.script(scripts.FINISH_EXPIRED_CONFIRMATION, keysOf(tenant, id), args)) === 1
+      const reply = await conn.script(
+        scripts.FINISH_EXPIRED_CONFIRMATION,
+        keysOf(tenant, id),
+        args,
       );
+      return reply === 1;
     },
   };
 }
 
 function counterOperations(conn: Connection, keys: StoreKeys) {
   return {
-    async countCall(tenant: string, runId: string, nowMs: number): Promise<CallCounts> {
+    async countCall(tenant: string, runId: string, callToken: string, nowMs: number) {
       checkCount('now (ms)', nowMs, 0);
-      const ks = [
-        keys.runCounter(tenant, runId),
-        keys.rateCounter(tenant, Math.floor(nowMs / 1000)),
-      ];
-      const reply = await conn.script(scripts.COUNT_CALL, ks, [
-        RUN_COUNTER_TTL_SECONDS,
-        RATE_COUNTER_TTL_SECONDS,
-      ]);
+      const second = Math.floor(nowMs / 1000);
+      const ks = [keys.runCounter(tenant, runId), keys.rateCounter(tenant, second)];
+      const args = [callToken, RUN_COUNTER_TTL_SECONDS, RATE_COUNTER_TTL_SECONDS];
+      const reply = await conn.script(scripts.COUNT_CALL, ks, args);
       const [callsInRun, tenantCallsThisSecond] = Array.isArray(reply) ? (reply as unknown[]) : [];
       if (typeof callsInRun !== 'number' || typeof tenantCallsThisSecond !== 'number') {
         throw corrupt('call counters', ks[0] ?? '');
       }
-      return { callsInRun, tenantCallsThisSecond };
+      return { callsInRun, tenantCallsThisSecond } satisfies CallCounts;
     },
   };
 }
