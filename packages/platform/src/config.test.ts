@@ -37,6 +37,7 @@ describe('loadConfig', () => {
       redisPrefix: 'toolgate:',
       groupPrefix: '',
       integrityKey: KEY,
+      httpHost: '127.0.0.1',
       logLevel: 'info',
       shutdownTimeoutMs: 10_000,
     });

@@ -120,6 +120,14 @@ export const CONFIG_VARIABLES = {
     description:
       'The deployment file (`toolgate.config.ts`): tools, policies, session keys, object store.',
   },
+  HTTP_HOST: {
+    key: 'httpHost',
+    kind: 'string',
+    default: '127.0.0.1',
+    schema: { pattern: '^[A-Za-z0-9.:_-]+$' },
+    description:
+      'Address the HTTP server binds to. The default keeps it off the network; use 0.0.0.0 in a container so probes and Prometheus can reach it.',
+  },
   HTTP_PORT: {
     key: 'httpPort',
     kind: 'integer',
@@ -187,6 +195,8 @@ export interface Config {
   readonly integrityKey: string;
   /** TOOLGATE_CONFIG: the deployment file, if given by environment. */
   readonly deploymentFile?: string;
+  /** TOOLGATE_HTTP_HOST: the address the HTTP server binds to; default `127.0.0.1`. */
+  readonly httpHost: string;
   /** TOOLGATE_HTTP_PORT: health/metrics port; unset = the stage default ({@link httpPortFor}). */
   readonly httpPort?: number;
   /** TOOLGATE_CONFIRMATION_HTTP_PORT: approval API port; unset = the confirm stage's HTTP port. */
