@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { idempotencyKey, idempotencyRedisKey } from './idempotency-key.js';
+import { idempotencyKey, idempotencyRedisKey, tenantHashTag } from './idempotency-key.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
@@ -86,5 +86,15 @@ describe('idempotencyRedisKey', () => {
   it('refuses a prefix with braces, which would capture the hash tag', () => {
     expect(() => idempotencyRedisKey('tg{x}:', 'acme', key)).toThrow(RangeError);
     expect(() => idempotencyRedisKey('tg}', 'acme', key)).toThrow(/must not contain/);
+  });
+});
+
+describe('tenantHashTag', () => {
+  it('is the hash tag idempotencyRedisKey puts between braces', () => {
+    expect(idempotencyRedisKey('tg:', 'acme', 'k')).toBe(`tg:idem:{${tenantHashTag('acme')}}:k`);
+  });
+
+  it('is 16 lowercase hex characters whatever the tenant name holds', () => {
+    expect(tenantHashTag('evil}{tenant')).toMatch(/^[0-9a-f]{16}$/);
   });
 });

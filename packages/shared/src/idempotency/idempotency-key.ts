@@ -42,5 +42,15 @@ export function idempotencyRedisKey(prefix: string, tenant: string, key: string)
   if (/[{}]/.test(prefix)) {
     throw new RangeError(`Redis key prefix ${JSON.stringify(prefix)} must not contain { or }`);
   }
-  return `${prefix}idem:{${sha256Hex(tenant).slice(0, TENANT_TAG_HEX)}}:${key}`;
+  return `${prefix}idem:{${tenantHashTag(tenant)}}:${key}`;
+}
+
+/**
+ * The tenant part of a Redis Cluster hash tag: the first 16 hex characters of SHA-256(tenant),
+ * without the braces. Every tenant-scoped Redis key (idempotency records, confirmations, counters,
+ * objects) puts it between braces, so one tenant's keys share a slot and a tenant name can never
+ * move or break the tag.
+ */
+export function tenantHashTag(tenant: string): string {
+  return sha256Hex(tenant).slice(0, TENANT_TAG_HEX);
 }

@@ -1,0 +1,185 @@
+import { readFileSync } from 'node:fs';
+import { ConfigError } from '@toolgate/shared';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import type { CONFIG_VARIABLES } from './config.js';
+import {
+  describeConfig,
+  httpPortFor,
+  loadConfig,
+  renderConfigurationDoc,
+  unknownVariables,
+  type Config,
+  type ConfigOf,
+} from './config.js';
+
+const KEY = 'k'.repeat(32);
+const docPath = new URL('../../../docs/configuration.md', import.meta.url);
+
+/** The problems of a configuration that must not load. */
+function problemsOf(env: Record<string, string>): readonly string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('the configuration loaded');
+}
+
+describe('loadConfig', () => {
+  it('fills every default when only the integrity key is given', () => {
+    const config = loadConfig({ TOOLGATE_INTEGRITY_KEY: KEY });
+    expect(config).toMatchObject({
+      kafkaBrokers: ['127.0.0.1:9092'],
+      schemaRegistryUrl: 'http://127.0.0.1:8081/apis/ccompat/v7',
+      redisUrl: 'redis://127.0.0.1:6379',
+      topicPrefix: '',
+      redisPrefix: 'toolgate:',
+      groupPrefix: '',
+      integrityKey: KEY,
+      httpHost: '127.0.0.1',
+      logLevel: 'info',
+      shutdownTimeoutMs: 10_000,
+    });
+    expect(config.instanceId).toMatch(/^[A-Za-z0-9._-]+-\d+$/);
+    expect(config.httpPort).toBeUndefined();
+    expect('deploymentFile' in config).toBe(false);
+  });
+
+  it('returns a frozen configuration, lists included', () => {
+    const config = loadConfig({ TOOLGATE_INTEGRITY_KEY: KEY });
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.kafkaBrokers)).toBe(true);
+  });
+
+  it('coerces integers and splits comma-separated lists', () => {
+    const config = loadConfig({
+      TOOLGATE_INTEGRITY_KEY: KEY,
+      TOOLGATE_HTTP_PORT: '0',
+      TOOLGATE_SHUTDOWN_TIMEOUT_MS: '2500',
+      TOOLGATE_KAFKA_BROKERS: 'a:9092, b:9093 ,',
+    });
+    expect(config.httpPort).toBe(0);
+    expect(config.shutdownTimeoutMs).toBe(2500);
+    expect(config.kafkaBrokers).toEqual(['a:9092', 'b:9093']);
+  });
+
+  it('treats an empty variable as unset', () => {
+    const config = loadConfig({ TOOLGATE_INTEGRITY_KEY: KEY, TOOLGATE_REDIS_PREFIX: '' });
+    expect(config.redisPrefix).toBe('toolgate:');
+    expect(problemsOf({ TOOLGATE_INTEGRITY_KEY: '' })).toEqual([
+      'TOOLGATE_INTEGRITY_KEY is required',
+    ]);
+  });
+
+  it('reports every problem at once, each naming its variable', () => {
+    const problems = problemsOf({
+      TOOLGATE_HTTP_PORT: '70000',
+      TOOLGATE_KAFKA_BROKERS: 'ok:9092,no-port',
+      TOOLGATE_LOG_LEVEL: 'loud',
+      TOOLGATE_SHUTDOWN_TIMEOUT_MS: '10s',
+      TOOLGATE_REDIS_URL: 'http://redis',
+      TOOLGATE_REDIS_PREFIX: 'tg{x}:',
+    });
+    expect(problems).toEqual([
+      'TOOLGATE_INTEGRITY_KEY is required',
+      'TOOLGATE_KAFKA_BROKERS item 2 must match pattern "^[^\\s:,]+:[0-9]{1,5}$"',
+      'TOOLGATE_REDIS_URL must match pattern "^rediss?://\\S+$"',
+      'TOOLGATE_REDIS_PREFIX must match pattern "^[^{}\\s]*$"',
+      'TOOLGATE_HTTP_PORT must be <= 65535',
+      'TOOLGATE_LOG_LEVEL must be equal to one of the allowed values (fatal, error, warn, info, debug, trace, silent)',
+      'TOOLGATE_SHUTDOWN_TIMEOUT_MS must be integer',
+    ]);
+  });
+
+  it('says the integrity key is too short without quoting it', () => {
+    const secret = 'short-but-secret-value';
+    const error = (() => {
+      try {
+        return loadConfig({ TOOLGATE_INTEGRITY_KEY: secret });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual([
+      'TOOLGATE_INTEGRITY_KEY must be at least 32 bytes',
+    ]);
+    expect(JSON.stringify(error) + String(error)).not.toContain(secret);
+  });
+
+  it('counts the integrity key in UTF-8 bytes, not characters', () => {
+    expect(loadConfig({ TOOLGATE_INTEGRITY_KEY: 'é'.repeat(16) }).integrityKey).toHaveLength(16);
+    expect(problemsOf({ TOOLGATE_INTEGRITY_KEY: 'k'.repeat(31) })).toHaveLength(1);
+  });
+
+  it("adds a stage's own variables, typed, with the same checks", () => {
+    const extension = {
+      SWEEP_INTERVAL_MS: {
+        key: 'sweepIntervalMs',
+        kind: 'integer',
+        default: 1000,
+        schema: { minimum: 10 },
+        description: 'How often the sweeper runs, in ms.',
+      },
+      APPROVERS: { key: 'approvers', kind: 'list', description: 'Extra approvers.' },
+    } as const;
+    const config = loadConfig(
+      { TOOLGATE_INTEGRITY_KEY: KEY, TOOLGATE_APPROVERS: 'ann,bob' },
+      extension,
+    );
+    expectTypeOf(config.sweepIntervalMs).toEqualTypeOf<number>();
+    expectTypeOf(config.approvers).toEqualTypeOf<readonly string[] | undefined>();
+    expect(config).toMatchObject({ sweepIntervalMs: 1000, approvers: ['ann', 'bob'] });
+    expect(() =>
+      loadConfig({ TOOLGATE_INTEGRITY_KEY: KEY, TOOLGATE_SWEEP_INTERVAL_MS: '1' }, extension),
+    ).toThrow('TOOLGATE_SWEEP_INTERVAL_MS must be >= 10');
+  });
+
+  it('refuses an extension that redefines a shared variable', () => {
+    const clash = { REDIS_URL: { key: 'other', kind: 'string', description: 'x' } } as const;
+    expect(() => loadConfig({ TOOLGATE_INTEGRITY_KEY: KEY }, clash)).toThrow(TypeError);
+  });
+
+  it('declares the Config type as the variable table yields it', () => {
+    expectTypeOf<ConfigOf<typeof CONFIG_VARIABLES>>().toExtend<Config>();
+    expectTypeOf<Config>().toExtend<ConfigOf<typeof CONFIG_VARIABLES>>();
+    expectTypeOf<keyof Config>().toEqualTypeOf<keyof ConfigOf<typeof CONFIG_VARIABLES>>();
+  });
+});
+
+describe('httpPortFor', () => {
+  it("uses the stage's default port unless TOOLGATE_HTTP_PORT is set", () => {
+    expect(httpPortFor(loadConfig({ TOOLGATE_INTEGRITY_KEY: KEY }), 'confirm')).toBe(9103);
+    const set = loadConfig({ TOOLGATE_INTEGRITY_KEY: KEY, TOOLGATE_HTTP_PORT: '8000' });
+    expect(httpPortFor(set, 'confirm')).toBe(8000);
+  });
+});
+
+describe('unknownVariables', () => {
+  it('names TOOLGATE_ variables nobody reads, but not those of the deployment', () => {
+    const env = {
+      TOOLGATE_REDIS_URLL: 'x',
+      TOOLGATE_SESSION_SECRET: 's',
+      TOOLGATE_REDIS_URL: 'redis://x:1',
+      PATH: '/bin',
+    };
+    expect(unknownVariables(env)).toEqual(['TOOLGATE_REDIS_URLL']);
+  });
+});
+
+describe('describeConfig', () => {
+  it('redacts the secrets for the start-up log line', () => {
+    const config = loadConfig({ TOOLGATE_INTEGRITY_KEY: KEY });
+    const described = describeConfig(config);
+    expect(described['integrityKey']).toBe('[redacted]');
+    expect(described['redisPrefix']).toBe('toolgate:');
+    expect(JSON.stringify(described)).not.toContain(KEY);
+  });
+});
+
+describe('docs/configuration.md', () => {
+  it('matches the variable table (run `npx tsx scripts/write-configuration-doc.ts`)', () => {
+    expect(readFileSync(docPath, 'utf8')).toBe(renderConfigurationDoc());
+  });
+});

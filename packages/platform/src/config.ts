@@ -1,0 +1,403 @@
+/**
+ * The process configuration: `TOOLGATE_*` environment variables, validated with ajv (defaults,
+ * integer coercion, every problem at once), returned typed and frozen. The environment is an
+ * argument: only `main.ts` passes `process.env`. `docs/configuration.md` is rendered from the
+ * table below ({@link renderConfigurationDoc}) and a test keeps the two in sync.
+ */
+import { hostname } from 'node:os';
+import { Ajv, type ErrorObject } from 'ajv';
+import { ConfigError } from '@toolgate/shared';
+
+/** Every configuration variable starts with this. */
+export const ENV_PREFIX = 'TOOLGATE_';
+
+/** How a variable's text becomes a value: as is, as an integer, or as a comma-separated list. */
+export type VariableKind = 'string' | 'integer' | 'list';
+
+type ValueOfKind<K extends VariableKind> = K extends 'integer'
+  ? number
+  : K extends 'list'
+    ? readonly string[]
+    : string;
+
+/** One environment variable (its name without the `TOOLGATE_` prefix is the table key). */
+export interface VariableSpec {
+  /** The property of the loaded configuration. */
+  readonly key: string;
+  readonly kind: VariableKind;
+  /** Used when the variable is unset or empty; a function is called once per load. */
+  readonly default?: string | number | readonly string[] | (() => string);
+  /** The default as the documentation shows it, when it is computed. */
+  readonly defaultText?: string;
+  /** Unset (and no default) is a problem. */
+  readonly required?: true;
+  /** Never echoed in problems, logs or {@link describeConfig}. */
+  readonly secret?: true;
+  /** Further JSON Schema keywords for the value (for a list: for each item). */
+  readonly schema?: Readonly<Record<string, unknown>>;
+  /** One or two sentences: what it sets, its unit. */
+  readonly description: string;
+}
+
+/** Variables by name without the prefix. */
+export type VariableTable = Readonly<Record<string, VariableSpec>>;
+
+type Always<S> = S extends { readonly required: true } | { readonly default: unknown } ? S : never;
+
+/** The configuration type a table yields: variables with a default or required are present. */
+export type ConfigOf<T extends VariableTable> = {
+  readonly [N in keyof T as T[N] extends Always<T[N]> ? T[N]['key'] : never]: ValueOfKind<
+    T[N]['kind']
+  >;
+} & {
+  readonly [N in keyof T as T[N] extends Always<T[N]> ? never : T[N]['key']]?: ValueOfKind<
+    T[N]['kind']
+  >;
+};
+
+const PORT = { minimum: 0, maximum: 65_535 } as const;
+const NAME_PART = { pattern: '^[A-Za-z0-9._-]*$', maxLength: 100 } as const;
+
+/** The shared variables of every Toolgate process (plan of issue 4). */
+export const CONFIG_VARIABLES = {
+  KAFKA_BROKERS: {
+    key: 'kafkaBrokers',
+    kind: 'list',
+    default: ['127.0.0.1:9092'],
+    schema: { pattern: '^[^\\s:,]+:[0-9]{1,5}$' },
+    description: 'Kafka bootstrap brokers, comma-separated `host:port`.',
+  },
+  SCHEMA_REGISTRY_URL: {
+    key: 'schemaRegistryUrl',
+    kind: 'string',
+    default: 'http://127.0.0.1:8081/apis/ccompat/v7',
+    schema: { pattern: '^https?://\\S+$' },
+    description: "Confluent-compatible schema registry API (Apicurio's `/apis/ccompat/v7`).",
+  },
+  REDIS_URL: {
+    key: 'redisUrl',
+    kind: 'string',
+    default: 'redis://127.0.0.1:6379',
+    schema: { pattern: '^rediss?://\\S+$' },
+    description:
+      'Redis for idempotency records, confirmations and counters: `redis[s]://[user:pass@]host:port[/db]`.',
+  },
+  TOPIC_PREFIX: {
+    key: 'topicPrefix',
+    kind: 'string',
+    default: '',
+    schema: NAME_PART,
+    description:
+      'Prepended to every topic name (`toolgate.proposals` → `<prefix>toolgate.proposals`).',
+  },
+  REDIS_PREFIX: {
+    key: 'redisPrefix',
+    kind: 'string',
+    default: 'toolgate:',
+    schema: { pattern: '^[^{}\\s]*$', maxLength: 100 },
+    description: 'Prepended to every Redis key. No braces: they would capture the tenant hash tag.',
+  },
+  GROUP_PREFIX: {
+    key: 'groupPrefix',
+    kind: 'string',
+    default: '',
+    schema: NAME_PART,
+    description: 'Prepended to every consumer group (`toolgate.<stage>`) and transactional id.',
+  },
+  INTEGRITY_KEY: {
+    key: 'integrityKey',
+    kind: 'string',
+    required: true,
+    secret: true,
+    schema: { minBytes: 32 },
+    description:
+      'HMAC-SHA256 key of the integrity tag on internal topics; at least 32 bytes (UTF-8). The same in every stage.',
+  },
+  CONFIG: {
+    key: 'deploymentFile',
+    kind: 'string',
+    schema: { minLength: 1 },
+    description:
+      'The deployment file (`toolgate.config.ts`): tools, policies, session keys, object store.',
+  },
+  HTTP_HOST: {
+    key: 'httpHost',
+    kind: 'string',
+    default: '127.0.0.1',
+    schema: { pattern: '^[A-Za-z0-9.:_-]+$' },
+    description:
+      'Address the HTTP server binds to. The default keeps it off the network; use 0.0.0.0 in a container so probes and Prometheus can reach it.',
+  },
+  HTTP_PORT: {
+    key: 'httpPort',
+    kind: 'integer',
+    schema: PORT,
+    description:
+      'Port of /healthz, /readyz and /metrics; 0 picks a free one. Unset: the stage default (validate 9101, authorize 9102, confirm 9103, execute 9104).',
+  },
+  CONFIRMATION_HTTP_PORT: {
+    key: 'confirmationHttpPort',
+    kind: 'integer',
+    schema: PORT,
+    description:
+      "Port of the confirm stage's approval API (/pending, /confirmations/:id/approve|reject); 0 picks a free one. Unset: served on the confirm stage's HTTP_PORT.",
+  },
+  LOG_LEVEL: {
+    key: 'logLevel',
+    kind: 'string',
+    default: 'info',
+    schema: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
+    description: 'Least level logged: fatal, error, warn, info, debug, trace or silent.',
+  },
+  INSTANCE_ID: {
+    key: 'instanceId',
+    kind: 'string',
+    default: () => `${hostname()}-${process.pid}`,
+    defaultText: '`<hostname>-<pid>`',
+    schema: { pattern: '^[A-Za-z0-9._-]{1,100}$' },
+    description:
+      "This process's name in logs and in Kafka transactional ids (`<group>.<instanceId>`). Unique per running instance; keep it stable across restarts of one instance (e.g. the pod name) so Kafka fences a zombie predecessor.",
+  },
+  SHUTDOWN_TIMEOUT_MS: {
+    key: 'shutdownTimeoutMs',
+    kind: 'integer',
+    default: 10_000,
+    schema: { minimum: 100, maximum: 600_000 },
+    description: 'Hard deadline of a graceful stop, in ms; past it the process exits non-zero.',
+  },
+} as const satisfies VariableTable;
+
+/**
+ * Variables read by the deployment file, not by {@link loadConfig}; listed so they are documented
+ * and not reported as unknown.
+ */
+export const DEPLOYMENT_VARIABLES: Readonly<Record<string, string>> = {
+  SESSION_SECRET: 'HS256 secret for session tokens (development); read by the example deployment.',
+  SESSION_JWKS_FILE:
+    'JWKS file for EdDSA/RS256 session tokens (production); read by the deployment.',
+};
+
+/** The loaded configuration of a Toolgate process. */
+export interface Config {
+  /** TOOLGATE_KAFKA_BROKERS: bootstrap brokers, `host:port` each. */
+  readonly kafkaBrokers: readonly string[];
+  /** TOOLGATE_SCHEMA_REGISTRY_URL: the Confluent-compatible registry API. */
+  readonly schemaRegistryUrl: string;
+  /** TOOLGATE_REDIS_URL: the Redis URL. */
+  readonly redisUrl: string;
+  /** TOOLGATE_TOPIC_PREFIX: prepended to every topic name; default empty. */
+  readonly topicPrefix: string;
+  /** TOOLGATE_REDIS_PREFIX: prepended to every Redis key; default `toolgate:`. */
+  readonly redisPrefix: string;
+  /** TOOLGATE_GROUP_PREFIX: prepended to consumer groups and transactional ids; default empty. */
+  readonly groupPrefix: string;
+  /** TOOLGATE_INTEGRITY_KEY: HMAC key of internal envelopes, ≥ 32 bytes. A secret: never log it. */
+  readonly integrityKey: string;
+  /** TOOLGATE_CONFIG: the deployment file, if given by environment. */
+  readonly deploymentFile?: string;
+  /** TOOLGATE_HTTP_HOST: the address the HTTP server binds to; default `127.0.0.1`. */
+  readonly httpHost: string;
+  /** TOOLGATE_HTTP_PORT: health/metrics port; unset = the stage default ({@link httpPortFor}). */
+  readonly httpPort?: number;
+  /** TOOLGATE_CONFIRMATION_HTTP_PORT: approval API port; unset = the confirm stage's HTTP port. */
+  readonly confirmationHttpPort?: number;
+  /** TOOLGATE_LOG_LEVEL: pino level; default `info`. */
+  readonly logLevel: string;
+  /** TOOLGATE_INSTANCE_ID: unique per running instance; default `<hostname>-<pid>`. */
+  readonly instanceId: string;
+  /** TOOLGATE_SHUTDOWN_TIMEOUT_MS: hard stop deadline in ms; default 10 000. */
+  readonly shutdownTimeoutMs: number;
+}
+
+/** Default HTTP ports of the stages (TOOLGATE_HTTP_PORT overrides). */
+export const DEFAULT_HTTP_PORTS = {
+  validate: 9101,
+  authorize: 9102,
+  confirm: 9103,
+  execute: 9104,
+} as const;
+
+/** A stage that runs as a service. */
+export type ServiceStage = keyof typeof DEFAULT_HTTP_PORTS;
+
+/** The HTTP port of `stage`: TOOLGATE_HTTP_PORT if set, else the stage's default. */
+export function httpPortFor(config: Config, stage: ServiceStage): number {
+  return config.httpPort ?? DEFAULT_HTTP_PORTS[stage];
+}
+
+/** Environment as `process.env` has it. */
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Reads the shared variables (and those of `extension`, a stage's own) from `env`: unset or empty
+ * takes the default, integers are coerced, every problem is collected.
+ *
+ * @throws ConfigError listing every problem, each naming its variable (never a secret's value).
+ * @throws TypeError when `extension` redefines a shared variable or key (a programming error).
+ */
+export function loadConfig<X extends VariableTable = Record<never, VariableSpec>>(
+  env: Env,
+  extension?: X,
+): Readonly<Config & ConfigOf<X>> {
+  const table = merged(extension);
+  const input = Object.fromEntries(
+    Object.entries(table).flatMap(([name, spec]) => {
+      const value = valueOf(env[ENV_PREFIX + name], spec);
+      return value === undefined ? [] : [[ENV_PREFIX + name, value]];
+    }),
+  );
+  const validate = validatorFor(table);
+  if (!validate(input)) throw new ConfigError('configuration', problemsOf(validate.errors ?? []));
+  const config = Object.fromEntries(
+    Object.entries(table).flatMap(([name, spec]) => {
+      const value: unknown = input[ENV_PREFIX + name];
+      return value === undefined
+        ? []
+        : [[spec.key, Array.isArray(value) ? Object.freeze(value) : value]];
+    }),
+  );
+  return Object.freeze(config) as Readonly<Config & ConfigOf<X>>;
+}
+
+function merged(extension: VariableTable | undefined): VariableTable {
+  const base: VariableTable = CONFIG_VARIABLES;
+  if (extension === undefined) return base;
+  const keys = new Set(Object.values(base).map((spec) => spec.key));
+  for (const [name, spec] of Object.entries(extension)) {
+    if (name in base || keys.has(spec.key)) {
+      throw new TypeError(`configuration extension redefines ${ENV_PREFIX}${name} (${spec.key})`);
+    }
+  }
+  return { ...base, ...extension };
+}
+
+/** The text of a variable as a value to validate; unset and empty take the default. */
+function valueOf(text: string | undefined, spec: VariableSpec): unknown {
+  if (text === undefined || text === '') {
+    return typeof spec.default === 'function' ? spec.default() : spec.default;
+  }
+  if (spec.kind !== 'list') return text;
+  return text
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}
+
+function validatorFor(table: VariableTable) {
+  const ajv = new Ajv({ allErrors: true, coerceTypes: true, strict: true });
+  ajv.addKeyword({
+    keyword: 'minBytes',
+    type: 'string',
+    schemaType: 'number',
+    validate: (min: number, data: string) => Buffer.byteLength(data, 'utf8') >= min,
+    error: { message: (cxt) => `must be at least ${String(cxt.schemaValue)} bytes` },
+  });
+  const properties = Object.fromEntries(
+    Object.entries(table).map(([name, spec]) => [ENV_PREFIX + name, schemaOf(spec)]),
+  );
+  const required = Object.entries(table)
+    .filter(([, spec]) => spec.required === true)
+    .map(([name]) => ENV_PREFIX + name);
+  return ajv.compile({ type: 'object', properties, required });
+}
+
+function schemaOf(spec: VariableSpec): Record<string, unknown> {
+  const own = spec.schema ?? {};
+  switch (spec.kind) {
+    case 'list':
+      return { type: 'array', minItems: 1, items: { type: 'string', ...own } };
+    case 'integer':
+      return { type: 'integer', ...own };
+    case 'string':
+      return { type: 'string', ...own };
+  }
+}
+
+/** One sentence per problem, naming the variable; ajv's messages never quote the value. */
+function problemsOf(errors: readonly ErrorObject[]): string[] {
+  return errors.map((error) => {
+    if (error.keyword === 'required') {
+      return `${String(error.params['missingProperty'])} is required`;
+    }
+    const [name, item] = error.instancePath.split('/').slice(1);
+    const where = item === undefined ? `${name}` : `${name} item ${Number(item) + 1}`;
+    const allowed =
+      error.keyword === 'enum'
+        ? ` (${(error.params['allowedValues'] as unknown[]).join(', ')})`
+        : '';
+    return `${where} ${error.message ?? 'is invalid'}${allowed}`;
+  });
+}
+
+/**
+ * `TOOLGATE_*` variables in `env` that neither the configuration (with `extension`) nor the
+ * deployment reads: most likely typos. Names only, for a start-up warning.
+ */
+export function unknownVariables(env: Env, extension?: VariableTable): string[] {
+  const known = new Set(
+    [...Object.keys(merged(extension)), ...Object.keys(DEPLOYMENT_VARIABLES)].map(
+      (name) => ENV_PREFIX + name,
+    ),
+  );
+  return Object.keys(env)
+    .filter((name) => name.startsWith(ENV_PREFIX) && !known.has(name))
+    .sort();
+}
+
+/** The configuration with every secret replaced by `[redacted]`, for the start-up log line. */
+export function describeConfig(
+  config: Readonly<Record<string, unknown>>,
+  extension?: VariableTable,
+): Record<string, unknown> {
+  const secrets = new Set(
+    Object.values(merged(extension))
+      .filter((spec) => spec.secret === true)
+      .map((spec) => spec.key),
+  );
+  return Object.fromEntries(
+    Object.entries(config).map(([key, value]) => [key, secrets.has(key) ? '[redacted]' : value]),
+  );
+}
+
+const cell = (text: string) => text.replaceAll('|', '\\|');
+
+function defaultText(spec: VariableSpec): string {
+  if (spec.defaultText !== undefined) return spec.defaultText;
+  if (spec.required === true) return '**required**';
+  if (spec.default === undefined) return '—';
+  if (typeof spec.default === 'function') return 'computed';
+  const text = Array.isArray(spec.default) ? spec.default.join(',') : String(spec.default);
+  return text === '' ? '(empty)' : `\`${text}\``;
+}
+
+/** The Markdown page `docs/configuration.md`. */
+export function renderConfigurationDoc(): string {
+  const rows = Object.entries(CONFIG_VARIABLES as VariableTable).map(
+    ([name, spec]) =>
+      `| \`${ENV_PREFIX}${name}\` | ${spec.kind} | ${cell(defaultText(spec))} | ${cell(spec.description)} |`,
+  );
+  const deployment = Object.entries(DEPLOYMENT_VARIABLES).map(
+    ([name, text]) => `| \`${ENV_PREFIX}${name}\` | ${cell(text)} |`,
+  );
+  return [
+    '# Configuration',
+    '',
+    'Every Toolgate process reads these environment variables once, at start (`loadConfig` in',
+    '`packages/platform/src/config.ts`). Unset or empty takes the default; integers are checked as',
+    'integers; a list is comma-separated. Bad configuration stops the process with one message that',
+    'names every problem. Unknown `TOOLGATE_*` variables are reported as a warning at start.',
+    '',
+    'Generated from the code: `npx tsx scripts/write-configuration-doc.ts`.',
+    '',
+    '| variable | kind | default | meaning |',
+    '|---|---|---|---|',
+    ...rows,
+    '',
+    '## Read by the deployment file',
+    '',
+    '| variable | meaning |',
+    '|---|---|',
+    ...deployment,
+    '',
+  ].join('\n');
+}

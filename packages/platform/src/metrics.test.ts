@@ -1,0 +1,78 @@
+import { register as globalRegistry } from 'prom-client';
+import { rejecterFor } from '@toolgate/shared';
+import { describe, expect, it } from 'vitest';
+import { createMetrics } from './metrics.js';
+
+/** The value of one series in the exposition text, or undefined when absent. */
+function sample(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+describe('createMetrics', () => {
+  it('counts messages and decisions under the plan names, labelled with the stage', async () => {
+    const metrics = createMetrics('authorize', { processMetrics: false });
+    metrics.messageIn('toolgate.validated');
+    metrics.messageIn('toolgate.validated');
+    const refusal = rejecterFor('limits')('rate_limited', undefined, 'detail');
+    if (refusal.ok) throw new Error('a rejecter rejects');
+    metrics.decision(refusal);
+    metrics.decision({ disposition: 'execute', stage: 'authorization' });
+    const text = await metrics.render();
+    expect(
+      sample(text, 'toolgate_messages_in_total{topic="toolgate.validated",stage="authorize"}'),
+    ).toBe(2);
+    expect(
+      sample(
+        text,
+        'toolgate_decisions_total{disposition="retry",rung="limits",code="rate_limited",stage="authorize"}',
+      ),
+    ).toBe(1);
+    expect(
+      sample(
+        text,
+        'toolgate_decisions_total{disposition="execute",rung="authorization",code="none",stage="authorize"}',
+      ),
+    ).toBe(1);
+  });
+
+  it('records handling and batch times, lag and faults', async () => {
+    const metrics = createMetrics('execute', { processMetrics: false });
+    metrics.observeHandle(0.003);
+    const seconds = metrics.startHandleTimer()();
+    metrics.observeBatch(0.2);
+    metrics.lag('toolgate.cleared', 3, 42);
+    metrics.fault('redis_unavailable', true);
+    const text = await metrics.render();
+    expect(seconds).toBeGreaterThanOrEqual(0);
+    expect(sample(text, 'toolgate_handle_seconds_count{stage="execute"}')).toBe(2);
+    expect(sample(text, 'toolgate_handle_seconds_bucket{le="0.005",stage="execute"}')).toBe(2);
+    expect(sample(text, 'toolgate_batch_seconds_sum{stage="execute"}')).toBe(0.2);
+    expect(
+      sample(text, 'toolgate_consumer_lag{topic="toolgate.cleared",partition="3",stage="execute"}'),
+    ).toBe(42);
+    expect(
+      sample(
+        text,
+        'toolgate_faults_total{code="redis_unavailable",retriable="true",stage="execute"}',
+      ),
+    ).toBe(1);
+  });
+
+  it('gives every call its own registry and leaves the global one alone', async () => {
+    const a = createMetrics('validate', { processMetrics: false });
+    const b = createMetrics('validate', { processMetrics: false });
+    a.messageIn('toolgate.proposals');
+    const inB = await b.render();
+    expect(
+      sample(inB, 'toolgate_messages_in_total{topic="toolgate.proposals",stage="validate"}'),
+    ).toBe(undefined);
+    expect(globalRegistry.getSingleMetric('toolgate_messages_in_total')).toBeUndefined();
+  });
+
+  it('includes process metrics unless asked not to', async () => {
+    const text = await createMetrics('confirm').render();
+    expect(text).toContain('process_cpu_user_seconds_total{stage="confirm"}');
+    expect(createMetrics('confirm').contentType).toContain('text/plain');
+  });
+});

@@ -1,0 +1,111 @@
+/**
+ * The process's Prometheus metrics: its own prom-client registry (never the global one), so that
+ * several stages in one process or one test never share counters. Every series carries the
+ * `stage` label of the service that owns the registry.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Disposition, Stage } from '@toolgate/shared';
+
+/** Buckets of one message's handling, in seconds (0.5 ms to 5 s). */
+export const HANDLE_BUCKETS = [
+  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
+] as const;
+
+/** Buckets of one batch (handling plus the transaction), in seconds (1 ms to 30 s). */
+export const BATCH_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30] as const;
+
+/** One decision as the metrics see it; a `Rejected` value fits as it is. */
+export interface DecisionLabels {
+  readonly disposition: Disposition;
+  /** The rung that decided (for a refusal, the one that refused). */
+  readonly stage: Stage;
+  /** The catalogue code; absent for an acceptance. */
+  readonly code?: string;
+}
+
+/** A stage's metrics. */
+export interface Metrics {
+  /** The registry, for the HTTP endpoint or tests. */
+  readonly registry: Registry;
+  /** `Content-Type` of {@link Metrics.render}. */
+  readonly contentType: string;
+  /** The Prometheus text exposition of every metric. */
+  render(): Promise<string>;
+  /** `toolgate_messages_in_total{stage,topic}`: one message consumed from `topic`. */
+  messageIn(topic: string): void;
+  /** `toolgate_decisions_total{stage,disposition,rung,code}`; `code` is `none` for an acceptance. */
+  decision(labels: DecisionLabels): void;
+  /** `toolgate_handle_seconds`: one message's handling took `seconds`. */
+  observeHandle(seconds: number): void;
+  /** `toolgate_batch_seconds`: one batch (handling and transaction) took `seconds`. */
+  observeBatch(seconds: number): void;
+  /** Starts a timer; the returned function records into `toolgate_handle_seconds` and returns seconds. */
+  startHandleTimer(): () => number;
+  /** `toolgate_consumer_lag{stage,topic,partition}`: messages behind the end of the partition. */
+  lag(topic: string, partition: number, lag: number): void;
+  /** `toolgate_faults_total{stage,code,retriable}`: a fault was thrown by a handler or adapter. */
+  fault(code: string, retriable: boolean): void;
+}
+
+/** Options of {@link createMetrics}. */
+export interface MetricsOptions {
+  /** Also collect prom-client's process metrics (CPU, memory, event loop); default true. */
+  readonly processMetrics?: boolean;
+}
+
+/** A fresh registry with the plan's metric names for `stage`. */
+export function createMetrics(stage: string, options: MetricsOptions = {}): Metrics {
+  const registry = new Registry();
+  registry.setDefaultLabels({ stage });
+  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  const messages = new Counter({
+    name: 'toolgate_messages_in_total',
+    help: 'Messages consumed, by topic.',
+    labelNames: ['topic'],
+    registers,
+  });
+  const decisions = new Counter({
+    name: 'toolgate_decisions_total',
+    help: 'Decisions, by disposition, the rung that decided, and catalogue code (none = accepted).',
+    labelNames: ['disposition', 'rung', 'code'],
+    registers,
+  });
+  const handle = new Histogram({
+    name: 'toolgate_handle_seconds',
+    help: 'Time to handle one message, in seconds.',
+    buckets: [...HANDLE_BUCKETS],
+    registers,
+  });
+  const batch = new Histogram({
+    name: 'toolgate_batch_seconds',
+    help: 'Time to handle one batch and commit its transaction, in seconds.',
+    buckets: [...BATCH_BUCKETS],
+    registers,
+  });
+  const lag = new Gauge({
+    name: 'toolgate_consumer_lag',
+    help: 'Messages between the committed position and the end of the partition.',
+    labelNames: ['topic', 'partition'],
+    registers,
+  });
+  const faults = new Counter({
+    name: 'toolgate_faults_total',
+    help: 'Faults thrown while handling, by code and whether they are retriable.',
+    labelNames: ['code', 'retriable'],
+    registers,
+  });
+  return {
+    registry,
+    contentType: registry.contentType,
+    render: () => registry.metrics(),
+    messageIn: (topic) => messages.inc({ topic }),
+    decision: (d) =>
+      decisions.inc({ disposition: d.disposition, rung: d.stage, code: d.code ?? 'none' }),
+    observeHandle: (seconds) => handle.observe(seconds),
+    observeBatch: (seconds) => batch.observe(seconds),
+    startHandleTimer: () => handle.startTimer(),
+    lag: (topic, partition, value) => lag.set({ topic, partition: String(partition) }, value),
+    fault: (code, retriable) => faults.inc({ code, retriable: String(retriable) }),
+  };
+}

@@ -1,0 +1,60 @@
+import { idempotencyRedisKey, tenantHashTag } from '@toolgate/shared';
+import { describe, expect, it } from 'vitest';
+import { storeKeys } from './store-keys.js';
+
+const keys = storeKeys('tg:');
+const h = tenantHashTag('acme');
+
+/** The hash tag Redis Cluster would take: the text between the first `{` and the next `}`. */
+const slotTag = (key: string) => /\{(.*?)\}/.exec(key)?.[1];
+
+describe('storeKeys', () => {
+  it('lays the keys out as the plan names them', () => {
+    expect(keys.idempotency('acme', 'k')).toBe(idempotencyRedisKey('tg:', 'acme', 'k'));
+    expect(keys.pendingCommand('cmd-1')).toBe('tg:pending-cmd:cmd-1');
+    expect(keys.deadlines).toBe('tg:deadlines');
+    expect(keys.confirmation('acme', 'c-1')).toBe(`tg:conf:{${h}}:c-1`);
+    expect(keys.confirmationsByTenant('acme')).toBe(`tg:conf-by-tenant:{${h}}`);
+    expect(keys.confirmationExpiry).toBe('tg:conf-expiry');
+    expect(keys.runCounter('acme', 'run-7')).toBe(`tg:run:{${h}}:run-7`);
+    expect(keys.rateCounter('acme', 1_700_000_000)).toBe(`tg:rate:{${h}}:1700000000`);
+  });
+
+  it("puts every tenant-scoped key of a tenant in that tenant's slot", () => {
+    const ref = { type: 'invoice', id: 'inv-1' };
+    const scoped = [
+      keys.idempotency('acme', 'k'),
+      keys.confirmation('acme', 'c'),
+      keys.confirmationsByTenant('acme'),
+      keys.runCounter('acme', 'r'),
+      keys.rateCounter('acme', 1),
+      keys.object('billing', 'acme', ref),
+    ];
+    expect(new Set(scoped.map(slotTag))).toEqual(new Set([h]));
+    expect(slotTag(keys.runCounter('globex', 'r'))).not.toBe(h);
+  });
+
+  it('names a confirmation in the expiry index by the tag and id the sweeper script splits', () => {
+    const member = keys.confirmationMember('acme', 'c:with:colons');
+    expect(member).toBe(`${h}:c:with:colons`);
+    // The Lua sweeper reads characters 1–16 as the tag and 18 onwards as the id.
+    expect(member.slice(0, 16)).toBe(h);
+    expect(member.slice(17)).toBe('c:with:colons');
+  });
+
+  it('keeps object keys apart when a separator moves between tenant, type and id', () => {
+    const a = keys.object('ns', 'acme', { type: 'a:b', id: 'c' });
+    const b = keys.object('ns', 'acme', { type: 'a', id: 'b:c' });
+    const c = keys.object('ns', 'acme:a', { type: 'b', id: 'c' });
+    expect(new Set([a, b, c]).size).toBe(3);
+  });
+
+  it('refuses a prefix with braces, which would capture the hash tag', () => {
+    expect(() => storeKeys('tg{x}:')).toThrow(RangeError);
+  });
+
+  it('refuses an object namespace with a separator', () => {
+    expect(() => keys.object('a:b', 'acme', { type: 't', id: 'i' })).toThrow(RangeError);
+    expect(() => keys.object('', 'acme', { type: 't', id: 'i' })).toThrow(RangeError);
+  });
+});

@@ -1,0 +1,68 @@
+/**
+ * The Redis key layout of the gate (plan of issue 4), in one place. Every tenant-scoped key carries
+ * the tenant's hash tag `{h}` ({@link tenantHashTag}), so one tenant's keys share a Redis Cluster
+ * slot; the two sweeper indexes (`deadlines`, `conf-expiry`) are global.
+ */
+import { idempotencyRedisKey, tenantHashTag, type ObjectRef } from '@toolgate/shared';
+
+/** Object-store namespaces: letters, digits, `_`, `-`, `.`; 1 to 64 characters. */
+const NAMESPACE = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/** The keys of one deployment, all under one prefix. */
+export interface StoreKeys {
+  /** The prefix every key starts with (e.g. `toolgate:`). */
+  readonly prefix: string;
+  /** `<p>idem:{h}:<key>`: an idempotency record (JSON string). */
+  idempotency(tenant: string, key: string): string;
+  /** `<p>pending-cmd:<commandId>`: a command waiting for its result (hash: `json`, `takenBy`). */
+  pendingCommand(commandId: string): string;
+  /** `<p>deadlines`: ZSET of commandIds scored by deadline (ms since the epoch) or lease end. */
+  readonly deadlines: string;
+  /** `<p>conf:{h}:<confirmationId>`: a confirmation (hash: `json`, `state`, `takenBy`). */
+  confirmation(tenant: string, confirmationId: string): string;
+  /** `<p>conf-by-tenant:{h}`: ZSET of one tenant's waiting confirmationIds, scored by expiry. */
+  confirmationsByTenant(tenant: string): string;
+  /** `<p>conf-expiry`: ZSET of `<h>:<confirmationId>` scored by expiry (ms) or lease end. */
+  readonly confirmationExpiry: string;
+  /** The `conf-expiry` member of a confirmation: `<h>:<confirmationId>`. */
+  confirmationMember(tenant: string, confirmationId: string): string;
+  /** `<p>run:{h}:<runId>`: the calls of a run (a set of call tokens; its size is the count). */
+  runCounter(tenant: string, runId: string): string;
+  /** `<p>rate:{h}:<second>`: a tenant's calls in one second (seconds since the epoch). */
+  rateCounter(tenant: string, second: number): string;
+  /** `<p>obj:{h}:<namespace>:<tenant>:<type>:<id>` (parts URI-encoded): an object (hash: `v`, `doc`). */
+  object(namespace: string, tenant: string, ref: ObjectRef): string;
+}
+
+/**
+ * The key layout under `prefix`.
+ *
+ * @throws RangeError when `prefix` contains `{` or `}` (it would capture the hash tag and put every
+ *   tenant in one slot) — a configuration fault, raised at start-up.
+ */
+export function storeKeys(prefix: string): StoreKeys {
+  // Fails at once for a prefix with braces rather than on the first record.
+  idempotencyRedisKey(prefix, '', '');
+  const tagged = (name: string, tenant: string) => `${prefix}${name}:{${tenantHashTag(tenant)}}`;
+  return Object.freeze({
+    prefix,
+    idempotency: (tenant: string, key: string) => idempotencyRedisKey(prefix, tenant, key),
+    pendingCommand: (commandId: string) => `${prefix}pending-cmd:${commandId}`,
+    deadlines: `${prefix}deadlines`,
+    confirmation: (tenant: string, id: string) => `${tagged('conf', tenant)}:${id}`,
+    confirmationsByTenant: (tenant: string) => tagged('conf-by-tenant', tenant),
+    confirmationExpiry: `${prefix}conf-expiry`,
+    confirmationMember: (tenant: string, id: string) => `${tenantHashTag(tenant)}:${id}`,
+    runCounter: (tenant: string, runId: string) => `${tagged('run', tenant)}:${runId}`,
+    rateCounter: (tenant: string, second: number) => `${tagged('rate', tenant)}:${second}`,
+    object: (namespace: string, tenant: string, ref: ObjectRef) =>
+      `${tagged('obj', tenant)}:${checkedNamespace(namespace)}:${[tenant, ref.type, ref.id].map(encodeURIComponent).join(':')}`,
+  });
+}
+
+function checkedNamespace(namespace: string): string {
+  if (!NAMESPACE.test(namespace)) {
+    throw new RangeError(`object namespace ${JSON.stringify(namespace)} must match ${NAMESPACE}`);
+  }
+  return namespace;
+}

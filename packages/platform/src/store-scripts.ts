@@ -1,0 +1,238 @@
+/**
+ * The store's Lua scripts: each runs atomically in Redis, which is why it exists. Plain text here
+ * (no client), run by `store.ts` with EVALSHA and an EVAL fallback. Numbers that Redis stores
+ * (scores, versions, TTLs) are computed in TypeScript and passed as decimal strings, so no Lua
+ * number formatting ever reaches a key or a score.
+ *
+ * Takes are idempotent per taker: a pending command or confirmation remembers the token of whoever
+ * took it, and the same token gets the same answer again. A reply lost with a dropped connection
+ * is then harmless: Kafka redelivers the message, the handler takes again with the same token
+ * (its message's coordinates) and carries on, where a plain GETDEL would answer "gone" and the
+ * proposal would never get its terminal observation.
+ */
+import { createHash } from 'node:crypto';
+
+/** A script and its SHA-1 (the EVALSHA handle). */
+export interface StoreScript {
+  /** For fault messages. */
+  readonly name: string;
+  readonly lua: string;
+  readonly sha: string;
+}
+
+function script(name: string, lua: string): StoreScript {
+  return Object.freeze({ name, lua, sha: createHash('sha1').update(lua).digest('hex') });
+}
+
+/**
+ * Replaces an idempotency record only while it is still `claimed` under the given token, so that a
+ * result and the deadline sweeper cannot both settle one command. The written record carries
+ * `settledBy`, the settler's own token: the same settler asking again (a retry after a lost reply,
+ * or its message redelivered) is told it settled, so it publishes the terminal outcome it owes.
+ * Returns `{1, previous}` when settled by this settler, `{0, previous}` (or `{0}`) otherwise.
+ * KEYS: record. ARGV: claim token, next JSON (with settledBy), TTL seconds, settler token.
+ */
+export const SETTLE_RECORD = script(
+  'settle_record',
+  `local current = redis.call('GET', KEYS[1])
+if not current then return {0} end
+local ok, record = pcall(cjson.decode, current)
+if not ok or type(record) ~= 'table' then return {0, current} end
+if record.state == 'claimed' and record.token == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
+  return {1, current}
+end
+if record.settledBy == ARGV[4] then return {1, current} end
+return {0, current}`,
+);
+
+/**
+ * Stores a pending command (a hash: `json`, and `takenBy` once a result took it) and indexes its
+ * deadline together, so a crash cannot leave a command the deadline sweeper never sees. Replaces
+ * any earlier state of the same command.
+ * KEYS: pending, deadlines. ARGV: JSON, TTL seconds, deadline ms, commandId.
+ */
+export const PUT_PENDING_COMMAND = script(
+  'put_pending_command',
+  `redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'json', ARGV[1])
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4])
+return 1`,
+);
+
+/**
+ * Takes a pending command for a result: the first taker marks it with its token and removes the
+ * deadline; the same token gets the JSON again, any other gets false. The taken hash lingers
+ * `linger` ms for such retries. KEYS: pending, deadlines. ARGV: commandId, token, linger ms.
+ */
+export const TAKE_PENDING_COMMAND = script(
+  'take_pending_command',
+  `local found = redis.call('HMGET', KEYS[1], 'json', 'takenBy')
+local json, by = found[1], found[2]
+if not json then return false end
+if by then
+  if by == ARGV[2] then return json end
+  return false
+end
+redis.call('HSET', KEYS[1], 'takenBy', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('ZREM', KEYS[2], ARGV[1])
+return json`,
+);
+
+/**
+ * Claims up to `limit` commands whose deadline (or earlier lease) has passed: each is re-scored to
+ * the lease end, so if the sweeper dies before finishing it, it becomes due again. Index entries
+ * of commands that are gone or taken by a result are dropped. Returns the pending JSONs.
+ * KEYS: deadlines. ARGV: now ms, lease end ms, limit, pending-key prefix.
+ */
+export const CLAIM_EXPIRED_COMMANDS = script(
+  'claim_expired_commands',
+  `local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
+local out = {}
+for _, id in ipairs(ids) do
+  local found = redis.call('HMGET', ARGV[4] .. id, 'json', 'takenBy')
+  if found[1] and not found[2] then
+    redis.call('ZADD', KEYS[1], ARGV[2], id)
+    out[#out + 1] = found[1]
+  else
+    redis.call('ZREM', KEYS[1], id)
+  end
+end
+return out`,
+);
+
+/**
+ * Ends a swept command: leaves the deadline index; unless a result took it meanwhile, the pending
+ * hash is deleted, or kept `retain` ms so that a late result can still be matched to its tenant
+ * and key. Returns 1 when the command was still indexed.
+ * KEYS: pending, deadlines. ARGV: commandId, retain ms.
+ */
+export const FINISH_EXPIRED_COMMAND = script(
+  'finish_expired_command',
+  `local removed = redis.call('ZREM', KEYS[2], ARGV[1])
+if redis.call('HEXISTS', KEYS[1], 'takenBy') == 1 then return removed end
+if tonumber(ARGV[2]) > 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+else
+  redis.call('DEL', KEYS[1])
+end
+return removed`,
+);
+
+/**
+ * Parks a confirmation once and indexes it by tenant and by expiry in the same step. The hash holds
+ * `json` and `state`: `waiting` → `taken` (an approval, with `takenBy`) or `swept` (the expiry
+ * sweeper) → `finished`. A hash in any state blocks parking again, so a redelivered message can
+ * never revive a decided confirmation. Returns 1 when parked, 0 when it existed.
+ * KEYS: confirmation, by-tenant, expiry. ARGV: JSON, PX ms, expiry ms, id, expiry member.
+ */
+export const PARK_CONFIRMATION = script(
+  'park_confirmation',
+  `if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'json', ARGV[1], 'state', 'waiting')
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4])
+redis.call('ZADD', KEYS[3], ARGV[3], ARGV[5])
+return 1`,
+);
+
+/**
+ * Takes a waiting confirmation for one approval: it becomes `taken` by `token` and leaves both
+ * indexes. The same token gets the JSON again; anything else (taken by another, swept, finished,
+ * unknown) gets false. KEYS: confirmation, by-tenant, expiry. ARGV: id, expiry member, token.
+ */
+export const TAKE_CONFIRMATION = script(
+  'take_confirmation',
+  `local found = redis.call('HMGET', KEYS[1], 'json', 'state', 'takenBy')
+local json, state, by = found[1], found[2], found[3]
+if state == 'taken' and by == ARGV[3] then return json end
+if state ~= 'waiting' then return false end
+redis.call('HSET', KEYS[1], 'state', 'taken', 'takenBy', ARGV[3])
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[2])
+return json`,
+);
+
+/**
+ * Claims up to `limit` confirmations whose expiry (or earlier lease) has passed: each becomes
+ * `swept` (no approval can take it any more), leaves its tenant index and is re-scored to the lease
+ * end. Entries that are gone, taken or finished are dropped. Returns the pending JSONs.
+ * KEYS: expiry. ARGV: now ms, lease end ms, limit, key prefix.
+ */
+export const CLAIM_EXPIRED_CONFIRMATIONS = script(
+  'claim_expired_confirmations',
+  `local members = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
+local out = {}
+for _, member in ipairs(members) do
+  local tag = '{' .. string.sub(member, 1, 16) .. '}'
+  local id = string.sub(member, 18)
+  local key = ARGV[4] .. 'conf:' .. tag .. ':' .. id
+  local found = redis.call('HMGET', key, 'json', 'state')
+  if found[1] and (found[2] == 'waiting' or found[2] == 'swept') then
+    redis.call('HSET', key, 'state', 'swept')
+    redis.call('ZREM', ARGV[4] .. 'conf-by-tenant:' .. tag, id)
+    redis.call('ZADD', KEYS[1], ARGV[2], member)
+    out[#out + 1] = found[1]
+  else
+    redis.call('ZREM', KEYS[1], member)
+  end
+end
+return out`,
+);
+
+/**
+ * Ends a swept confirmation: it leaves the expiry index and becomes `finished` (kept until its
+ * TTL, blocking a re-park). Returns 1 when it was still indexed.
+ * KEYS: confirmation, by-tenant, expiry. ARGV: id, expiry member.
+ */
+export const FINISH_EXPIRED_CONFIRMATION = script(
+  'finish_expired_confirmation',
+  `local removed = redis.call('ZREM', KEYS[3], ARGV[2])
+redis.call('ZREM', KEYS[2], ARGV[1])
+if redis.call('HGET', KEYS[1], 'state') == 'swept' then
+  redis.call('HSET', KEYS[1], 'state', 'finished')
+end
+return removed`,
+);
+
+/**
+ * Counts one call, in one round trip: adds `token` to the run's set (so a redelivered message
+ * is not counted twice: a run over its limit is a final denial) and increments the tenant's
+ * per-second counter. Returns {calls in run, tenant calls this second}.
+ * KEYS: run set, rate counter. ARGV: token, run TTL seconds, rate TTL seconds.
+ */
+export const COUNT_CALL = script(
+  'count_call',
+  `redis.call('SADD', KEYS[1], ARGV[1])
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+local rate = redis.call('INCR', KEYS[2])
+redis.call('EXPIRE', KEYS[2], ARGV[3])
+return {redis.call('SCARD', KEYS[1]), rate}`,
+);
+
+/**
+ * Writes an object only if it is absent (a hash: `v` version, `doc` JSON). Returns 1 when written.
+ * KEYS: object. ARGV: version, JSON.
+ */
+export const SEED_OBJECT = script(
+  'seed_object',
+  `if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'v', ARGV[1], 'doc', ARGV[2])
+return 1`,
+);
+
+/**
+ * Compare-and-set of an object: writes the next version only if the stored version is the
+ * expected one. Returns 1 written, 0 version mismatch, -1 no such object.
+ * KEYS: object. ARGV: expected version, next version, next JSON.
+ */
+export const COMPARE_AND_SET_OBJECT = script(
+  'compare_and_set_object',
+  `local v = redis.call('HGET', KEYS[1], 'v')
+if not v then return -1 end
+if v ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 'doc', ARGV[3])
+return 1`,
+);

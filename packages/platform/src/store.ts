@@ -1,0 +1,698 @@
+/**
+ * The Redis store adapter: the ONLY module that imports ioredis. Typed operations for the stages
+ * (idempotency records, pending commands, pending confirmations, call counters, objects), each
+ * failing fast with a {@link Fault} while Redis cannot be reached, never hanging and never
+ * answering "no record" for "could not ask".
+ */
+import { Redis } from 'ioredis';
+import {
+  IDEMPOTENCY_STATES,
+  type CallCounts,
+  type IdempotencyRecord,
+  type ObjectRef,
+  type PendingConfirmation,
+  type ResolvedObject,
+} from '@toolgate/shared';
+import { Fault } from './fault.js';
+import { storeKeys, type StoreKeys } from './store-keys.js';
+import * as scripts from './store-scripts.js';
+import type { StoreScript } from './store-scripts.js';
+
+/** Fault codes the store throws. */
+export const STORE_FAULTS = {
+  /** Redis could not be reached or did not answer in time (retriable: pause and try again). */
+  unavailable: 'redis_unavailable',
+  /** Redis refused a command for a reason that a retry cannot fix (wrong type, script error). */
+  error: 'redis_error',
+  /** A stored value is not what the gate wrote (not retriable). */
+  corrupt: 'store_corrupt',
+} as const;
+
+/** The least TTL of an idempotency record, in seconds: DESIGN §5 keeps records at least 24 h. */
+export const MIN_RECORD_TTL_SECONDS = 24 * 60 * 60;
+
+/** How long a calls-per-run counter lives after its last call, in seconds (24 h). */
+export const RUN_COUNTER_TTL_SECONDS = 24 * 60 * 60;
+
+/** How long a per-second rate counter lives, in seconds (its second plus one). */
+export const RATE_COUNTER_TTL_SECONDS = 2;
+
+/** How long a pending command's JSON lives at most, in seconds (7 days): a guard against leaks. */
+export const PENDING_COMMAND_TTL_SECONDS = 7 * 24 * 60 * 60;
+
+/**
+ * Default time a taken pending command stays readable by its taker's token, in ms (1 h): long
+ * enough for Kafka to redeliver the result after a crash, short enough not to hoard memory.
+ */
+export const DEFAULT_TAKE_LINGER_MS = 60 * 60 * 1000;
+
+/** Default time a confirmation's JSON outlives its expiry, so the sweeper can still read it: 24 h. */
+export const DEFAULT_CONFIRMATION_GRACE_MS = 24 * 60 * 60 * 1000;
+
+/** Default bound on connecting and on each command, in milliseconds. */
+export const DEFAULT_STORE_TIMEOUT_MS = 2000;
+
+/** Most entries a sweeper claim or a listing returns at once. */
+export const MAX_BATCH = 1000;
+
+/** A command published to a tool and waiting for its result (execute stage). */
+export interface PendingCommand {
+  readonly commandId: string;
+  readonly idempotencyKey: string;
+  readonly tenant: string;
+  readonly subject: string;
+  readonly tool: string;
+  readonly proposalId: string;
+  readonly runId: string;
+  readonly requestId: string;
+  readonly callId: string;
+  /** The claim token of the idempotency record (the plan uses the proposalId). */
+  readonly token: string;
+  /** `commandDigest` of the command, as stored in the record. */
+  readonly digest: string;
+  /** ISO-8601 instant after which the outcome is unknown. */
+  readonly deadline: string;
+}
+
+/** What {@link Store.settleRecord} found and did. */
+export interface Settlement {
+  /** True when this call replaced the claimed record: the caller publishes the terminal outcome. */
+  readonly settled: boolean;
+  /** The record as it was before (undefined when there was none). */
+  readonly previous: IdempotencyRecord | undefined;
+}
+
+/** The result of a compare-and-set on an object. */
+export type CompareAndSetResult = ResolvedObject | 'conflict' | 'not_found';
+
+/** The logger calls the store makes (a pino logger fits). */
+export interface StoreLogger {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+}
+
+/** Options of {@link createStore}. */
+export interface StoreOptions {
+  /** `redis://host:port/db` (TOOLGATE_REDIS_URL). */
+  readonly url: string;
+  /** Prefix of every key (TOOLGATE_REDIS_PREFIX); no braces. */
+  readonly prefix: string;
+  /** Connection state changes are logged here (an outage once, its end once). */
+  readonly logger?: StoreLogger;
+  /** CLIENT SETNAME of the connection, for `CLIENT LIST`. */
+  readonly connectionName?: string;
+  /** Bound on connecting, on waiting for the connection, and on each command; ms. Default 2000. */
+  readonly timeoutMs?: number;
+  /** How long a confirmation's JSON outlives its expiry; ms. Default 24 h. */
+  readonly confirmationGraceMs?: number;
+  /** How long a taken pending command answers its taker again; ms. Default 1 h. */
+  readonly takeLingerMs?: number;
+}
+
+/** The gate's Redis operations. Every method rejects with a {@link Fault} when Redis fails. */
+export interface Store {
+  /** The key layout in use. */
+  readonly keys: StoreKeys;
+  /** Resolves when Redis answers PING. */
+  ping(): Promise<void>;
+  /** Closes the connection; idempotent. Later operations fail with a retriable fault. */
+  close(): Promise<void>;
+
+  /** The idempotency record under `key` for `tenant`, or undefined. */
+  getRecord(tenant: string, key: string): Promise<IdempotencyRecord | undefined>;
+  /** SET NX EX: true when this call created the record, false when one existed. */
+  claim(
+    tenant: string,
+    key: string,
+    record: IdempotencyRecord,
+    ttlSeconds: number,
+  ): Promise<boolean>;
+  /** Overwrites the record (SET EX), e.g. a late result recorded after the deadline sweeper. */
+  putRecord(
+    tenant: string,
+    key: string,
+    record: IdempotencyRecord,
+    ttlSeconds: number,
+  ): Promise<void>;
+  /**
+   * Replaces the record only while it is `claimed` under `record.token` (Lua), so that of a result
+   * and the deadline sweeper exactly one settles a command and publishes its terminal outcome.
+   * `settlerToken` names the settler stably across retries (the result message's coordinates;
+   * `sweep:<commandId>` for the sweeper): asking again with it after success answers settled
+   * again, so a lost reply or a redelivery still publishes the terminal outcome once committed.
+   */
+  settleRecord(
+    tenant: string,
+    key: string,
+    record: IdempotencyRecord,
+    ttlSeconds: number,
+    settlerToken: string,
+  ): Promise<Settlement>;
+
+  /** Stores `pending` and indexes it under `deadlineMs` (ms since the epoch), atomically. */
+  putPendingCommand(pending: PendingCommand, deadlineMs: number): Promise<void>;
+  /**
+   * Takes the pending command for a result, once: the first taker gets it (and its deadline is
+   * dropped), the same `takerToken` gets it again (a retry after a lost reply), anyone else gets
+   * undefined. Use a token that is stable across redelivery: the result message's coordinates.
+   */
+  takePendingCommand(commandId: string, takerToken: string): Promise<PendingCommand | undefined>;
+  /**
+   * Up to `limit` commands past their deadline (or past an earlier claim's lease), each re-leased
+   * until `nowMs + leaseMs`: finish them before the lease ends or they are claimed again.
+   */
+  claimExpiredCommands(nowMs: number, leaseMs: number, limit: number): Promise<PendingCommand[]>;
+  /**
+   * Ends a claimed command. Unless a result took it meanwhile, its JSON is deleted, or kept
+   * `retainMs` so that a late result can still be matched (take it with
+   * {@link Store.takePendingCommand}). True when it was still indexed.
+   */
+  finishExpiredCommand(
+    commandId: string,
+    options?: { readonly retainMs?: number },
+  ): Promise<boolean>;
+
+  /**
+   * Parks a confirmation (kept for ttlMs + grace) and indexes it by tenant and by expiry
+   * (`pending.expiresAt`). False when it exists in any state, waiting or decided: a redelivery.
+   */
+  parkConfirmation(pending: PendingConfirmation, ttlMs: number): Promise<boolean>;
+  /** The confirmation while it waits for a person, else undefined; changes nothing. */
+  peekConfirmation(
+    tenant: string,
+    confirmationId: string,
+  ): Promise<PendingConfirmation | undefined>;
+  /**
+   * Single use: the waiting confirmation for the one approval that takes it; the same
+   * `takerToken` gets it again (a retry after a lost reply; use the approval message's
+   * coordinates); else undefined (decided, claimed by the expiry sweeper, unknown, or another
+   * tenant's).
+   */
+  takeConfirmation(
+    tenant: string,
+    confirmationId: string,
+    takerToken: string,
+  ): Promise<PendingConfirmation | undefined>;
+  /** Up to `limit` of the tenant's waiting confirmations, soonest expiry first. */
+  listPending(tenant: string, limit: number): Promise<PendingConfirmation[]>;
+  /** Like {@link Store.claimExpiredCommands}; a claimed confirmation can no longer be taken. */
+  claimExpiredConfirmations(
+    nowMs: number,
+    leaseMs: number,
+    limit: number,
+  ): Promise<PendingConfirmation[]>;
+  /**
+   * Ends a claimed confirmation: it becomes `finished` and stays until its TTL, so a redelivered
+   * message cannot park it again. True when it was still indexed.
+   */
+  finishExpiredConfirmation(tenant: string, confirmationId: string): Promise<boolean>;
+
+  /**
+   * Counts one call, in one round trip: in its run (distinct `callToken`s, kept 24 h after the
+   * last) and in the tenant's current second (2 s). Counting by token means a redelivered message
+   * (same token: its coordinates) is not counted twice; a run over its limit is a final denial.
+   */
+  countCall(tenant: string, runId: string, callToken: string, nowMs: number): Promise<CallCounts>;
+
+  /** The object under `tenant`, or undefined (including when it is another tenant's). */
+  loadObject(
+    namespace: string,
+    tenant: string,
+    ref: ObjectRef,
+  ): Promise<ResolvedObject | undefined>;
+  /** Writes `object` only if absent; true when written. */
+  seedObject(namespace: string, object: ResolvedObject): Promise<boolean>;
+  /** Writes `object` as given, version included. */
+  putObject(namespace: string, object: ResolvedObject): Promise<void>;
+  /** Replaces the attributes and bumps the version by one, if the version is still `expectedVersion`. */
+  compareAndSetObject(
+    namespace: string,
+    ref: ObjectRef,
+    tenant: string,
+    expectedVersion: number,
+    attributes: Readonly<Record<string, unknown>>,
+  ): Promise<CompareAndSetResult>;
+}
+
+/**
+ * Connects to Redis (the connection starts at once) and returns the store. Commands issued while
+ * the connection is (re)opening wait for it up to `timeoutMs`; while Redis is down they fail
+ * within that bound with a retriable `redis_unavailable` fault, and work again once it is back
+ * (reconnects back off from 200 ms, doubling, capped at 2 s).
+ *
+ * @throws RangeError for a prefix with braces (see {@link storeKeys}).
+ */
+export function createStore(options: StoreOptions): Store {
+  const keys = storeKeys(options.prefix);
+  const conn = connect(options);
+  const graceMs = options.confirmationGraceMs ?? DEFAULT_CONFIRMATION_GRACE_MS;
+  return {
+    keys,
+    ping: () => conn.run('ping', async (r) => void (await r.ping())),
+    close: () => conn.close(),
+    ...recordOperations(conn, keys),
+    ...commandOperations(conn, keys, options.takeLingerMs ?? DEFAULT_TAKE_LINGER_MS),
+    ...confirmationOperations(conn, keys, graceMs),
+    ...counterOperations(conn, keys),
+    ...objectOperations(conn, keys),
+  };
+}
+
+/** A connection that turns every failure into a Fault. */
+interface Connection {
+  run<T>(op: string, fn: (redis: Redis) => Promise<T>): Promise<T>;
+  script(
+    s: StoreScript,
+    keys: readonly string[],
+    args: readonly (string | number)[],
+  ): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+function connect(options: StoreOptions): Connection {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
+  const redis = new Redis(options.url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: timeoutMs,
+    commandTimeout: timeoutMs,
+    retryStrategy: (times) => Math.min(100 * 2 ** Math.min(times, 5), 2000),
+    // After a failover the old primary answers READONLY: reconnect and resend.
+    reconnectOnError: (error) => error.message.startsWith('READONLY'),
+    ...(options.connectionName === undefined ? {} : { connectionName: options.connectionName }),
+  });
+  const waiters = new Set<(ok: boolean) => void>();
+  watchHealth(redis, options.logger, waiters);
+  let closing: Promise<void> | undefined;
+
+  const run = async <T>(op: string, fn: (r: Redis) => Promise<T>): Promise<T> => {
+    if (closing !== undefined) throw unavailable(op, 'the store is closed');
+    await whenReady(redis, waiters, timeoutMs, op);
+    try {
+      return await fn(redis);
+    } catch (error) {
+      throw faultOf(error, op);
+    }
+  };
+  return {
+    run,
+    script: (s, keys, args) => run(s.name, (r) => evalScript(r, s, keys, args)),
+    close: () => (closing ??= closeRedis(redis, waiters)),
+  };
+}
+
+function watchHealth(
+  redis: Redis,
+  logger: StoreLogger | undefined,
+  waiters: Set<(ok: boolean) => void>,
+): void {
+  let healthy = true;
+  const wakeAll = (ok: boolean) => {
+    for (const wake of waiters) wake(ok);
+  };
+  redis.on('ready', () => {
+    if (!healthy) logger?.info({ event: 'redis_ready' }, 'redis connection restored');
+    healthy = true;
+    wakeAll(true);
+  });
+  // Without a listener ioredis would crash the process on a connection error.
+  redis.on('error', (error: Error) => {
+    if (healthy) logger?.warn({ event: 'redis_error', err: error }, 'redis connection failed');
+    healthy = false;
+  });
+  // A failed attempt answers the commands waiting for it at once: Redis is down, say so.
+  redis.on('close', () => wakeAll(false));
+}
+
+/** States in which a connection attempt is under way and worth waiting for. */
+const OPENING = new Set(['wait', 'connecting', 'connect']);
+
+/** Waits for the connection to be ready, at most `timeoutMs`. */
+async function whenReady(
+  redis: Redis,
+  waiters: Set<(ok: boolean) => void>,
+  timeoutMs: number,
+  op: string,
+): Promise<void> {
+  if (redis.status === 'ready') return;
+  if (!OPENING.has(redis.status)) throw unavailable(op, `not connected (${redis.status})`);
+  const ok = await new Promise<boolean>((resolve) => {
+    const wake = (value: boolean) => {
+      clearTimeout(timer);
+      waiters.delete(wake);
+      resolve(value);
+    };
+    const timer = setTimeout(() => wake(false), timeoutMs);
+    waiters.add(wake);
+  });
+  if (!ok) throw unavailable(op, `not connected (${redis.status}) after ${timeoutMs} ms`);
+}
+
+async function closeRedis(redis: Redis, waiters: Set<(ok: boolean) => void>): Promise<void> {
+  for (const wake of waiters) wake(false);
+  if (redis.status !== 'ready') {
+    redis.disconnect();
+    return;
+  }
+  try {
+    await redis.quit();
+  } catch {
+    redis.disconnect();
+  }
+}
+
+/** EVALSHA, loading the script with EVAL when Redis does not know it yet. */
+async function evalScript(
+  redis: Redis,
+  s: StoreScript,
+  keys: readonly string[],
+  args: readonly (string | number)[],
+): Promise<unknown> {
+  try {
+    return await redis.evalsha(s.sha, keys.length, ...keys, ...args);
+  } catch (error) {
+    if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+    return redis.eval(s.lua, keys.length, ...keys, ...args);
+  }
+}
+
+function unavailable(op: string, why: string, cause?: unknown): Fault {
+  return new Fault(STORE_FAULTS.unavailable, `redis ${op}: ${why}`, { retriable: true, cause });
+}
+
+/**
+ * A reply error that a retry cannot fix is `redis_error` (not retriable): a wrong key type, an
+ * unknown command (a Redis older than 6.2) or an error inside a script is a bug, foreign data or
+ * a deployment fault, and pausing the stage forever would not help.
+ * Everything else (connection loss, timeouts, LOADING, BUSY, READONLY, OOM, auth, max clients)
+ * may pass, so it is `redis_unavailable` and the stage waits.
+ */
+function faultOf(error: unknown, op: string): Fault {
+  if (error instanceof Fault) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  const permanent =
+    error instanceof Error &&
+    error.name === 'ReplyError' &&
+    /^(WRONGTYPE|ERR (unknown command|wrong number of arguments|syntax error)|ERR .*script)/i.test(
+      message,
+    );
+  if (!permanent) return unavailable(op, message, error);
+  return new Fault(STORE_FAULTS.error, `redis ${op}: ${message}`, {
+    retriable: false,
+    cause: error,
+  });
+}
+
+function corrupt(what: string, key: string, cause?: unknown): Fault {
+  return new Fault(STORE_FAULTS.corrupt, `${what} under ${key} is not what the gate wrote`, {
+    retriable: false,
+    cause,
+  });
+}
+
+/** Parses a stored JSON value and checks its shape. */
+function decode<T>(text: string, what: string, key: string, isT: (v: unknown) => v is T): T {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (cause) {
+    throw corrupt(what, key, cause);
+  }
+  if (!isT(value)) throw corrupt(what, key);
+  return value;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const hasStrings = (v: Record<string, unknown>, names: readonly string[]) =>
+  names.every((name) => typeof v[name] === 'string');
+
+/** Decodes a stored record, without the store's own `settledBy` mark. */
+function decodeRecord(text: string, key: string): IdempotencyRecord {
+  const { settledBy: _mark, ...record } = decode(text, 'idempotency record', key, isStoredRecord);
+  return record;
+}
+
+function isStoredRecord(v: unknown): v is IdempotencyRecord & { settledBy?: unknown } {
+  return (
+    isObject(v) &&
+    hasStrings(v, ['digest', 'token']) &&
+    (IDEMPOTENCY_STATES as readonly unknown[]).includes(v['state'])
+  );
+}
+
+function isPendingCommand(v: unknown): v is PendingCommand {
+  return isObject(v) && hasStrings(v, ['commandId', 'idempotencyKey', 'tenant', 'token']);
+}
+
+function isPendingConfirmation(v: unknown): v is PendingConfirmation {
+  return isObject(v) && hasStrings(v, ['confirmationId', 'tenant', 'proposalId', 'expiresAt']);
+}
+
+function isResolvedObject(v: unknown): v is ResolvedObject {
+  return (
+    isObject(v) &&
+    hasStrings(v, ['type', 'id', 'tenant']) &&
+    Number.isSafeInteger(v['version']) &&
+    isObject(v['attributes'])
+  );
+}
+
+function checkCount(name: string, value: number, least: number, most = Number.MAX_SAFE_INTEGER) {
+  if (!Number.isSafeInteger(value) || value < least || value > most) {
+    throw new RangeError(`${name} must be an integer from ${least} to ${most}, got ${value}`);
+  }
+}
+
+function recordOperations(conn: Connection, keys: StoreKeys) {
+  const ttl = (ttlSeconds: number) => {
+    checkCount('record TTL (s)', ttlSeconds, MIN_RECORD_TTL_SECONDS);
+    return ttlSeconds;
+  };
+  return {
+    async getRecord(tenant: string, key: string) {
+      const k = keys.idempotency(tenant, key);
+      const text = await conn.run('get record', (r) => r.get(k));
+      return text === null ? undefined : decodeRecord(text, k);
+    },
+    async claim(tenant: string, key: string, record: IdempotencyRecord, ttlSeconds: number) {
+      const [k, json, ex] = [
+        keys.idempotency(tenant, key),
+        JSON.stringify(record),
+        ttl(ttlSeconds),
+      ];
+      const done = await conn.run('claim', (r) => r.set(k, json, 'EX', ex, 'NX'));
+      return done === 'OK';
+    },
+    async putRecord(tenant: string, key: string, record: IdempotencyRecord, ttlSeconds: number) {
+      const [k, json, ex] = [
+        keys.idempotency(tenant, key),
+        JSON.stringify(record),
+        ttl(ttlSeconds),
+      ];
+      await conn.run('put record', (r) => r.set(k, json, 'EX', ex));
+    },
+    async settleRecord(
+      tenant: string,
+      key: string,
+      record: IdempotencyRecord,
+      ttlSeconds: number,
+      settlerToken: string,
+    ) {
+      const k = keys.idempotency(tenant, key);
+      const json = JSON.stringify({ ...record, settledBy: settlerToken });
+      const args = [record.token, json, ttl(ttlSeconds), settlerToken];
+      const reply = await conn.script(scripts.SETTLE_RECORD, [k], args);
+      return settlementOf(reply, k);
+    },
+  };
+}
+
+function settlementOf(reply: unknown, key: string): Settlement {
+  if (!Array.isArray(reply)) throw corrupt('settle reply', key);
+  const [flag, previous] = reply as unknown[];
+  return {
+    settled: flag === 1,
+    previous: typeof previous === 'string' ? decodeRecord(previous, key) : undefined,
+  };
+}
+
+function commandOperations(conn: Connection, keys: StoreKeys, lingerMs: number) {
+  checkCount('take linger (ms)', lingerMs, 1);
+  const decodeAll = (reply: unknown) =>
+    strings(reply, keys.deadlines).map((text) =>
+      decode(text, 'pending command', keys.deadlines, isPendingCommand),
+    );
+  return {
+    async putPendingCommand(pending: PendingCommand, deadlineMs: number) {
+      checkCount('deadline (ms)', deadlineMs, 0);
+      const k = keys.pendingCommand(pending.commandId);
+      const args = [
+        JSON.stringify(pending),
+        PENDING_COMMAND_TTL_SECONDS,
+        deadlineMs,
+        pending.commandId,
+      ];
+      await conn.script(scripts.PUT_PENDING_COMMAND, [k, keys.deadlines], args);
+    },
+    async takePendingCommand(commandId: string, takerToken: string) {
+      const k = keys.pendingCommand(commandId);
+      const args = [commandId, takerToken, lingerMs];
+      const reply = await conn.script(scripts.TAKE_PENDING_COMMAND, [k, keys.deadlines], args);
+      return typeof reply === 'string'
+        ? decode(reply, 'pending command', k, isPendingCommand)
+        : undefined;
+    },
+    async claimExpiredCommands(nowMs: number, leaseMs: number, limit: number) {
+      const args = claimArgs(nowMs, leaseMs, limit, keys.pendingCommand(''));
+      return decodeAll(await conn.script(scripts.CLAIM_EXPIRED_COMMANDS, [keys.deadlines], args));
+    },
+    async finishExpiredCommand(commandId: string, options: { readonly retainMs?: number } = {}) {
+      const retainMs = options.retainMs ?? 0;
+      checkCount('retain (ms)', retainMs, 0);
+      const k = keys.pendingCommand(commandId);
+      const reply = await conn.script(
+        scripts.FINISH_EXPIRED_COMMAND,
+        [k, keys.deadlines],
+        [commandId, retainMs],
+      );
+      return reply === 1;
+    },
+  };
+}
+
+function claimArgs(nowMs: number, leaseMs: number, limit: number, prefix: string) {
+  checkCount('now (ms)', nowMs, 0);
+  checkCount('lease (ms)', leaseMs, 1);
+  checkCount('limit', limit, 1, MAX_BATCH);
+  return [nowMs, nowMs + leaseMs, limit, prefix];
+}
+
+function strings(reply: unknown, key: string): string[] {
+  const list: unknown[] = Array.isArray(reply) ? reply : [null];
+  if (!list.every((x): x is string => typeof x === 'string')) throw corrupt('script reply', key);
+  return list;
+}
+
+function confirmationOperations(conn: Connection, keys: StoreKeys, graceMs: number) {
+  const keysOf = (tenant: string, id: string) => [
+    keys.confirmation(tenant, id),
+    keys.confirmationsByTenant(tenant),
+    keys.confirmationExpiry,
+  ];
+  const read = (text: unknown, k: string) =>
+    typeof text === 'string' ? decode(text, 'confirmation', k, isPendingConfirmation) : undefined;
+  const waiting = async (k: string) => {
+    const [json, state] = await conn.run('read confirmation', (r) => r.hmget(k, 'json', 'state'));
+    return state === 'waiting' ? read(json, k) : undefined;
+  };
+  return {
+    async parkConfirmation(pending: PendingConfirmation, ttlMs: number) {
+      checkCount('confirmation TTL (ms)', ttlMs, 1);
+      const expiresAtMs = Date.parse(pending.expiresAt);
+      checkCount('expiresAt (ms)', expiresAtMs, 0);
+      const { tenant, confirmationId: id } = pending;
+      const member = keys.confirmationMember(tenant, id);
+      const args = [JSON.stringify(pending), ttlMs + graceMs, expiresAtMs, id, member];
+      return (await conn.script(scripts.PARK_CONFIRMATION, keysOf(tenant, id), args)) === 1;
+    },
+    peekConfirmation: (tenant: string, id: string) => waiting(keys.confirmation(tenant, id)),
+    async takeConfirmation(tenant: string, id: string, takerToken: string) {
+      const args = [id, keys.confirmationMember(tenant, id), takerToken];
+      const reply = await conn.script(scripts.TAKE_CONFIRMATION, keysOf(tenant, id), args);
+      return read(reply, keys.confirmation(tenant, id));
+    },
+    async listPending(tenant: string, limit: number) {
+      checkCount('limit', limit, 1, MAX_BATCH);
+      const index = keys.confirmationsByTenant(tenant);
+      const ids = await conn.run('list pending', (r) => r.zrange(index, 0, limit - 1));
+      const found = await Promise.all(ids.map((id) => waiting(keys.confirmation(tenant, id))));
+      return found.filter((p): p is PendingConfirmation => p !== undefined);
+    },
+    async claimExpiredConfirmations(nowMs: number, leaseMs: number, limit: number) {
+      const args = claimArgs(nowMs, leaseMs, limit, keys.prefix);
+      const index = keys.confirmationExpiry;
+      const reply = await conn.script(scripts.CLAIM_EXPIRED_CONFIRMATIONS, [index], args);
+      return strings(reply, index).map((text) =>
+        decode(text, 'confirmation', index, isPendingConfirmation),
+      );
+    },
+    async finishExpiredConfirmation(tenant: string, id: string) {
+      const args = [id, keys.confirmationMember(tenant, id)];
+      const reply = await conn.script(
+        scripts.FINISH_EXPIRED_CONFIRMATION,
+        keysOf(tenant, id),
+        args,
+      );
+      return reply === 1;
+    },
+  };
+}
+
+function counterOperations(conn: Connection, keys: StoreKeys) {
+  return {
+    async countCall(tenant: string, runId: string, callToken: string, nowMs: number) {
+      checkCount('now (ms)', nowMs, 0);
+      const second = Math.floor(nowMs / 1000);
+      const ks = [keys.runCounter(tenant, runId), keys.rateCounter(tenant, second)];
+      const args = [callToken, RUN_COUNTER_TTL_SECONDS, RATE_COUNTER_TTL_SECONDS];
+      const reply = await conn.script(scripts.COUNT_CALL, ks, args);
+      const [callsInRun, tenantCallsThisSecond] = Array.isArray(reply) ? (reply as unknown[]) : [];
+      if (typeof callsInRun !== 'number' || typeof tenantCallsThisSecond !== 'number') {
+        throw corrupt('call counters', ks[0] ?? '');
+      }
+      return { callsInRun, tenantCallsThisSecond } satisfies CallCounts;
+    },
+  };
+}
+
+function objectOperations(conn: Connection, keys: StoreKeys) {
+  const docOf = (object: ResolvedObject) => {
+    checkCount('object version', object.version, 0);
+    const { type, id, tenant, version, attributes } = object;
+    return JSON.stringify({ type, id, tenant, version, attributes });
+  };
+  return {
+    async loadObject(namespace: string, tenant: string, ref: ObjectRef) {
+      const k = keys.object(namespace, tenant, ref);
+      const text = await conn.run('load object', (r) => r.hget(k, 'doc'));
+      if (text === null) return undefined;
+      const object = decode(text, 'object', k, isResolvedObject);
+      // The key already holds the tenant; checking again costs nothing and fails closed.
+      return object.tenant === tenant && object.type === ref.type && object.id === ref.id
+        ? object
+        : undefined;
+    },
+    async seedObject(namespace: string, object: ResolvedObject) {
+      const k = keys.object(namespace, object.tenant, object);
+      return (await conn.script(scripts.SEED_OBJECT, [k], [object.version, docOf(object)])) === 1;
+    },
+    async putObject(namespace: string, object: ResolvedObject) {
+      const k = keys.object(namespace, object.tenant, object);
+      const doc = docOf(object);
+      await conn.run('put object', (r) => r.hset(k, 'v', String(object.version), 'doc', doc));
+    },
+    async compareAndSetObject(
+      namespace: string,
+      ref: ObjectRef,
+      tenant: string,
+      expectedVersion: number,
+      attributes: Readonly<Record<string, unknown>>,
+    ): Promise<CompareAndSetResult> {
+      checkCount('expected version', expectedVersion, 0);
+      const next: ResolvedObject = {
+        type: ref.type,
+        id: ref.id,
+        tenant,
+        version: expectedVersion + 1,
+        attributes,
+      };
+      const k = keys.object(namespace, tenant, ref);
+      const args = [expectedVersion, next.version, docOf(next)];
+      const reply = await conn.script(scripts.COMPARE_AND_SET_OBJECT, [k], args);
+      if (reply === 1) return next;
+      return reply === 0 ? 'conflict' : 'not_found';
+    },
+  };
+}

@@ -1,0 +1,667 @@
+/**
+ * The Redis store adapter against the real Redis: every operation, the races it exists to settle
+ * (claims, takes, sweeps), and failing fast while Redis cannot be reached. Every key lives under a
+ * random prefix that is dropped afterwards. An independent ioredis connection (`admin`) looks at
+ * TTLs, plants foreign data and kills the store's connection.
+ */
+import { randomUUID } from 'node:crypto';
+import net from 'node:net';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createRedisObjectStore,
+  createStore,
+  Fault,
+  MIN_RECORD_TTL_SECONDS,
+  type PendingCommand,
+  type Store,
+} from '@toolgate/platform';
+import type { IdempotencyRecord, PendingConfirmation, ResolvedObject } from '@toolgate/shared';
+
+const REDIS_URL = process.env['TOOLGATE_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+const prefix = `tgtest:store:${randomUUID()}:`;
+const RETENTION = MIN_RECORD_TTL_SECONDS;
+const opened: Store[] = [];
+let admin: Redis;
+let store: Store;
+
+function openStore(options: { url?: string; name?: string; timeoutMs?: number } = {}): Store {
+  const s = createStore({
+    url: options.url ?? REDIS_URL,
+    prefix,
+    connectionName: options.name ?? `tgtest-store-${randomUUID()}`,
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+  });
+  opened.push(s);
+  return s;
+}
+
+/** Several independent connections, so concurrent calls really race inside Redis. */
+const racers = (n: number) => Array.from({ length: n }, () => openStore());
+
+beforeAll(async () => {
+  admin = new Redis(REDIS_URL);
+  store = openStore();
+  await store.ping();
+});
+
+afterAll(async () => {
+  await Promise.all(opened.map((s) => s.close()));
+  let cursor = '0';
+  do {
+    const [next, keys] = await admin.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    if (keys.length > 0) await admin.del(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+  await admin.quit();
+});
+
+/** Polls `probe` until it resolves, failing with `what` after `ms`. */
+async function eventually<T>(what: string, probe: () => Promise<T>, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      return await probe();
+    } catch (error) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`, { cause: error });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+async function faultOf(promise: Promise<unknown>): Promise<Fault> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof Fault) return error;
+    throw error;
+  }
+  throw new Error('expected a Fault, got a value');
+}
+
+const uid = () => randomUUID().slice(0, 8);
+const winners = (results: readonly unknown[]) =>
+  results.filter((r) => r !== undefined && r !== false);
+
+describe('idempotency records', () => {
+  const claimed = (token: string): IdempotencyRecord => ({ digest: 'd1', state: 'claimed', token });
+
+  it('finds no record under a key nobody claimed', async () => {
+    expect(await store.getRecord('acme', `k-${uid()}`)).toBeUndefined();
+  });
+
+  it('claims a key once and keeps the record for the retention it was given', async () => {
+    const key = `k-${uid()}`;
+    expect(await store.claim('acme', key, claimed('p-1'), RETENTION)).toBe(true);
+    expect(await store.claim('acme', key, claimed('p-2'), RETENTION)).toBe(false);
+    expect(await store.getRecord('acme', key)).toEqual(claimed('p-1'));
+    const ttl = await admin.ttl(store.keys.idempotency('acme', key));
+    expect(ttl).toBeGreaterThan(RETENTION - 5);
+    expect(ttl).toBeLessThanOrEqual(RETENTION);
+  });
+
+  it('lets exactly one of ten concurrent claims win', async () => {
+    const key = `k-${uid()}`;
+    const results = await Promise.all(
+      racers(10).map((s, i) => s.claim('acme', key, claimed(`p-${i}`), RETENTION)),
+    );
+    expect(results.filter(Boolean)).toHaveLength(1);
+    const winner = results.indexOf(true);
+    expect(await store.getRecord('acme', key)).toEqual(claimed(`p-${winner}`));
+  });
+
+  it('keeps tenants apart: the same key of another tenant is another record', async () => {
+    const key = `k-${uid()}`;
+    await store.claim('acme', key, claimed('p-1'), RETENTION);
+    expect(await store.getRecord('globex', key)).toBeUndefined();
+    expect(await store.claim('globex', key, claimed('p-9'), RETENTION)).toBe(true);
+  });
+
+  it('overwrites a record with putRecord and renews its retention', async () => {
+    const key = `k-${uid()}`;
+    await store.claim('acme', key, claimed('p-1'), RETENTION);
+    const done: IdempotencyRecord = {
+      ...claimed('p-1'),
+      state: 'done',
+      commandId: 'cmd-1',
+      outcome: { outcome: 'result', observation: { message: 'ok' } },
+    };
+    await store.putRecord('acme', key, done, 2 * RETENTION);
+    expect(await store.getRecord('acme', key)).toEqual(done);
+    expect(await admin.ttl(store.keys.idempotency('acme', key))).toBeGreaterThan(RETENTION);
+  });
+
+  it('refuses a retention below 24 hours before writing anything', async () => {
+    const key = `k-${uid()}`;
+    await expect(store.claim('acme', key, claimed('p'), RETENTION - 1)).rejects.toThrow(RangeError);
+    expect(await admin.exists(store.keys.idempotency('acme', key))).toBe(0);
+  });
+
+  it('settles a claim once when a result and the deadline sweeper race', async () => {
+    const key = `k-${uid()}`;
+    await store.claim('acme', key, claimed('p-1'), RETENTION);
+    const [a, b] = racers(2);
+    const outcomes = await Promise.all([
+      a!.settleRecord('acme', key, { ...claimed('p-1'), state: 'done' }, RETENTION, 'results@0:1'),
+      b!.settleRecord('acme', key, { ...claimed('p-1'), state: 'unknown' }, RETENTION, 'sweep'),
+    ]);
+    expect(outcomes.filter((o) => o.settled)).toHaveLength(1);
+    const loser = outcomes.find((o) => !o.settled);
+    expect(loser?.previous?.state).not.toBe('claimed');
+    const winner = outcomes.findIndex((o) => o.settled);
+    expect((await store.getRecord('acme', key))?.state).toBe(winner === 0 ? 'done' : 'unknown');
+  });
+
+  it('tells the same settler it settled when it asks again, and any other settler it did not', async () => {
+    const key = `k-${uid()}`;
+    await store.claim('acme', key, claimed('p-1'), RETENTION);
+    const done: IdempotencyRecord = { ...claimed('p-1'), state: 'done', commandId: 'cmd-1' };
+    expect(await store.settleRecord('acme', key, done, RETENTION, 'results@0:7')).toEqual({
+      settled: true,
+      previous: claimed('p-1'),
+    });
+    expect(await store.settleRecord('acme', key, done, RETENTION, 'results@0:7')).toEqual({
+      settled: true,
+      previous: done,
+    });
+    const unknown: IdempotencyRecord = { ...claimed('p-1'), state: 'unknown' };
+    expect(await store.settleRecord('acme', key, unknown, RETENTION, 'sweep:cmd-1')).toEqual({
+      settled: false,
+      previous: done,
+    });
+    expect(await store.getRecord('acme', key)).toEqual(done);
+  });
+
+  it('does not settle a claim made under another token, nor a missing record', async () => {
+    const key = `k-${uid()}`;
+    await store.claim('acme', key, claimed('theirs'), RETENTION);
+    const mine = { ...claimed('mine'), state: 'done' } as const;
+    expect(await store.settleRecord('acme', key, mine, RETENTION, 'results@0:1')).toEqual({
+      settled: false,
+      previous: claimed('theirs'),
+    });
+    expect(await store.settleRecord('acme', `k-${uid()}`, mine, RETENTION, 'r')).toEqual({
+      settled: false,
+      previous: undefined,
+    });
+  });
+
+  it('reports a value the gate did not write as a fault that retrying cannot fix', async () => {
+    const key = `k-${uid()}`;
+    await admin.set(store.keys.idempotency('acme', key), '{"digest":1}');
+    const fault = await faultOf(store.getRecord('acme', key));
+    expect(fault).toMatchObject({ code: 'store_corrupt', retriable: false });
+  });
+
+  it('reports a key of the wrong type as a redis_error that retrying cannot fix', async () => {
+    const key = `k-${uid()}`;
+    await admin.lpush(store.keys.idempotency('acme', key), 'x');
+    const fault = await faultOf(store.getRecord('acme', key));
+    expect(fault).toMatchObject({ code: 'redis_error', retriable: false });
+  });
+});
+
+describe('pending commands', () => {
+  const NOW = 1_800_000_000_000;
+  const pending = (commandId: string): PendingCommand => ({
+    commandId,
+    idempotencyKey: `key-${commandId}`,
+    tenant: 'acme',
+    subject: 'alice',
+    tool: 'refund_payment',
+    proposalId: `p-${commandId}`,
+    runId: 'run-1',
+    requestId: 'req-1',
+    callId: 'call-1',
+    token: `p-${commandId}`,
+    digest: 'd1',
+    deadline: new Date(NOW).toISOString(),
+  });
+  const deadlineOf = (id: string) => admin.zscore(store.keys.deadlines, id);
+
+  it('gives a pending command to exactly one of ten concurrent takers, then forgets it', async () => {
+    const id = `cmd-${uid()}`;
+    await store.putPendingCommand(pending(id), NOW);
+    expect(await deadlineOf(id)).toBe(String(NOW));
+    const taken = await Promise.all(
+      racers(10).map((s, i) => s.takePendingCommand(id, `result-${i}`)),
+    );
+    expect(winners(taken)).toEqual([pending(id)]);
+    expect(await deadlineOf(id)).toBeNull();
+    expect(await store.takePendingCommand(id, 'another result')).toBeUndefined();
+  });
+
+  it('gives a taken command to the same taker again after a lost reply, and to nobody else', async () => {
+    const id = `cmd-${uid()}`;
+    await store.putPendingCommand(pending(id), NOW);
+    expect(await store.takePendingCommand(id, 'results@0:17')).toEqual(pending(id));
+    expect(await store.takePendingCommand(id, 'results@0:17')).toEqual(pending(id));
+    expect(await store.takePendingCommand(id, 'results@1:4')).toBeUndefined();
+    const linger = await admin.pttl(store.keys.pendingCommand(id));
+    expect(linger).toBeGreaterThan(0);
+    expect(linger).toBeLessThanOrEqual(60 * 60 * 1000);
+  });
+
+  it('claims only commands past their deadline, and hides them for the lease', async () => {
+    const [due, later] = [`cmd-${uid()}`, `cmd-${uid()}`];
+    await store.putPendingCommand(pending(due), NOW - 10);
+    await store.putPendingCommand(pending(later), NOW + 60_000);
+    const claimed = await store.claimExpiredCommands(NOW, 1000, 1000);
+    expect(claimed.map((p) => p.commandId)).toContain(due);
+    expect(claimed.map((p) => p.commandId)).not.toContain(later);
+    const again = await store.claimExpiredCommands(NOW + 999, 1000, 1000);
+    expect(again.map((p) => p.commandId)).not.toContain(due);
+  });
+
+  it('claims an unfinished command again once its lease has run out', async () => {
+    const id = `cmd-${uid()}`;
+    await store.putPendingCommand(pending(id), NOW - 10);
+    expect((await store.claimExpiredCommands(NOW, 1000, 1000)).map((p) => p.commandId)).toContain(
+      id,
+    );
+    const redelivered = await store.claimExpiredCommands(NOW + 1000, 1000, 1000);
+    expect(redelivered).toContainEqual(pending(id));
+    expect(await store.finishExpiredCommand(id)).toBe(true);
+    const afterFinish = await store.claimExpiredCommands(NOW + 10_000, 1000, 1000);
+    expect(afterFinish.map((p) => p.commandId)).not.toContain(id);
+    expect(await admin.exists(store.keys.pendingCommand(id))).toBe(0);
+  });
+
+  it('keeps a finished command for a late result when asked to', async () => {
+    const id = `cmd-${uid()}`;
+    await store.putPendingCommand(pending(id), NOW - 10);
+    await store.claimExpiredCommands(NOW, 1000, 1000);
+    expect(await store.finishExpiredCommand(id, { retainMs: 60_000 })).toBe(true);
+    expect(await admin.pttl(store.keys.pendingCommand(id))).toBeLessThanOrEqual(60_000);
+    expect(await store.takePendingCommand(id, 'result')).toEqual(pending(id));
+  });
+
+  it('does not sweep a command whose result took it during the lease', async () => {
+    const id = `cmd-${uid()}`;
+    await store.putPendingCommand(pending(id), NOW - 10);
+    await store.claimExpiredCommands(NOW, 1000, 1000);
+    expect(await store.takePendingCommand(id, 'result')).toEqual(pending(id));
+    const later = await store.claimExpiredCommands(NOW + 5000, 1000, 1000);
+    expect(later.map((p) => p.commandId)).not.toContain(id);
+    expect(await store.finishExpiredCommand(id)).toBe(false);
+    expect(await store.takePendingCommand(id, 'result')).toEqual(pending(id));
+  });
+
+  it('drops an index entry whose command is gone instead of claiming it forever', async () => {
+    const id = `cmd-${uid()}`;
+    await admin.zadd(store.keys.deadlines, NOW - 10, id);
+    const claimed = await store.claimExpiredCommands(NOW, 1000, 1000);
+    expect(claimed.map((p) => p.commandId)).not.toContain(id);
+    expect(await deadlineOf(id)).toBeNull();
+  });
+
+  it('claims no more than the limit at once', async () => {
+    const ids = [uid(), uid(), uid()].map((u) => `cmd-${u}`);
+    for (const id of ids) await store.putPendingCommand(pending(id), 1000);
+    expect(await store.claimExpiredCommands(1000, 1000, 2)).toHaveLength(2);
+  });
+});
+
+describe('pending confirmations', () => {
+  const NOW = Date.parse('2030-01-01T00:00:00Z');
+  const TTL = 30 * 60 * 1000;
+  const pending = (id: string, tenant = 'acme', expiresInMs = TTL): PendingConfirmation => ({
+    confirmationId: id,
+    proposalId: `p-${id}`,
+    runId: 'run-1',
+    requestId: 'req-1',
+    callId: 'call-1',
+    tenant,
+    requestedBy: 'alice',
+    tool: 'delete_invoice',
+    args: { invoice_id: 'inv-1' },
+    objects: [{ type: 'invoice', id: 'inv-1', version: 3 }],
+    card: { action: 'Delete invoice', target: 'inv-1', effect: 'gone', preview: { total: 12 } },
+    digest: 'digest-1',
+    policyVersion: 'pv-1',
+    expiresAt: new Date(NOW + expiresInMs).toISOString(),
+  });
+
+  it('parks a confirmation once; a redelivery finds it parked', async () => {
+    const id = `conf-${uid()}`;
+    expect(await store.parkConfirmation(pending(id), TTL)).toBe(true);
+    expect(await store.parkConfirmation(pending(id), TTL)).toBe(false);
+    expect(await store.peekConfirmation('acme', id)).toEqual(pending(id));
+  });
+
+  it('keeps the JSON past the expiry for the sweeper, and scores both indexes by expiry', async () => {
+    const id = `conf-${uid()}`;
+    await store.parkConfirmation(pending(id), TTL);
+    const pttl = await admin.pttl(store.keys.confirmation('acme', id));
+    expect(pttl).toBeGreaterThan(TTL + 60 * 60 * 1000);
+    const expiry = String(NOW + TTL);
+    expect(await admin.zscore(store.keys.confirmationsByTenant('acme'), id)).toBe(expiry);
+    const member = store.keys.confirmationMember('acme', id);
+    expect(await admin.zscore(store.keys.confirmationExpiry, member)).toBe(expiry);
+  });
+
+  it('gives a confirmation to exactly one of ten concurrent approvals', async () => {
+    const id = `conf-${uid()}`;
+    await store.parkConfirmation(pending(id), TTL);
+    const taken = await Promise.all(
+      racers(10).map((s, i) => s.takeConfirmation('acme', id, `approval-${i}`)),
+    );
+    expect(winners(taken)).toEqual([pending(id)]);
+  });
+
+  it('gives a taken confirmation to the same approval again after a lost reply, and to no other', async () => {
+    const id = `conf-${uid()}`;
+    await store.parkConfirmation(pending(id), TTL);
+    expect(await store.takeConfirmation('acme', id, 'approvals@2:9')).toEqual(pending(id));
+    expect(await store.takeConfirmation('acme', id, 'approvals@2:9')).toEqual(pending(id));
+    expect(await store.takeConfirmation('acme', id, 'approvals@2:10')).toBeUndefined();
+    expect(await store.peekConfirmation('acme', id)).toBeUndefined();
+  });
+
+  it('does not park a decided confirmation again when its message is redelivered', async () => {
+    const id = `conf-${uid()}`;
+    await store.parkConfirmation(pending(id), TTL);
+    await store.takeConfirmation('acme', id, 'approval');
+    expect(await store.parkConfirmation(pending(id), TTL)).toBe(false);
+    expect(await store.peekConfirmation('acme', id)).toBeUndefined();
+    expect(await store.takeConfirmation('acme', id, 'other approval')).toBeUndefined();
+    expect(await admin.pttl(store.keys.confirmation('acme', id))).toBeGreaterThan(0);
+  });
+
+  it("hides a tenant's confirmation from every other tenant", async () => {
+    const id = `conf-${uid()}`;
+    await store.parkConfirmation(pending(id), TTL);
+    expect(await store.peekConfirmation('globex', id)).toBeUndefined();
+    expect(await store.takeConfirmation('globex', id, 'approval')).toBeUndefined();
+    expect(await store.listPending('globex', 100)).not.toContainEqual(pending(id));
+    expect(await store.takeConfirmation('acme', id, 'approval')).toEqual(pending(id));
+  });
+
+  it("lists a tenant's waiting confirmations, soonest expiry first, up to the limit", async () => {
+    const tenant = `t-${uid()}`;
+    const [late, soon, gone] = [uid(), uid(), uid()];
+    await store.parkConfirmation(pending(late, tenant, TTL), TTL);
+    await store.parkConfirmation(pending(soon, tenant, 1000), 1000);
+    await store.parkConfirmation(pending(gone, tenant, 2000), 2000);
+    await store.takeConfirmation(tenant, gone, 'approval');
+    const listed = await store.listPending(tenant, 100);
+    expect(listed.map((p) => p.confirmationId)).toEqual([soon, late]);
+    expect(await store.listPending(tenant, 1)).toEqual([pending(soon, tenant, 1000)]);
+    expect(await store.listPending(`t-${uid()}`, 10)).toEqual([]);
+  });
+
+  it('sweeps only expired confirmations, which no approval can take any more', async () => {
+    const [expired, waiting] = [`conf-${uid()}`, `conf-${uid()}`];
+    await store.parkConfirmation(pending(expired, 'acme', -1), 1);
+    await store.parkConfirmation(pending(waiting), TTL);
+    const claimed = await store.claimExpiredConfirmations(NOW, 1000, 1000);
+    expect(claimed).toContainEqual(pending(expired, 'acme', -1));
+    expect(claimed.map((p) => p.confirmationId)).not.toContain(waiting);
+    expect(await store.takeConfirmation('acme', expired, 'approval')).toBeUndefined();
+    expect((await store.listPending('acme', 1000)).map((p) => p.confirmationId)).not.toContain(
+      expired,
+    );
+  });
+
+  it('sweeps an unfinished confirmation again once its lease has run out, and not after finishing', async () => {
+    const id = `conf-${uid()}`;
+    await store.parkConfirmation(pending(id, 'acme', -1), 1);
+    await store.claimExpiredConfirmations(NOW, 1000, 1000);
+    const hidden = await store.claimExpiredConfirmations(NOW + 999, 1000, 1000);
+    expect(hidden.map((p) => p.confirmationId)).not.toContain(id);
+    const redelivered = await store.claimExpiredConfirmations(NOW + 1000, 1000, 1000);
+    expect(redelivered.map((p) => p.confirmationId)).toContain(id);
+    expect(await store.finishExpiredConfirmation('acme', id)).toBe(true);
+    const later = await store.claimExpiredConfirmations(NOW + 60_000, 1000, 1000);
+    expect(later.map((p) => p.confirmationId)).not.toContain(id);
+    expect(await store.parkConfirmation(pending(id, 'acme', -1), 1)).toBe(false);
+  });
+
+  it('lets either the approval or the sweeper have an expired confirmation, never both', async () => {
+    const ids = Array.from({ length: 20 }, () => `conf-${uid()}`);
+    for (const id of ids) await store.parkConfirmation(pending(id, 'acme', -1), 1);
+    const [approver, sweeper] = racers(2);
+    const [taken, swept] = await Promise.all([
+      Promise.all(ids.map((id) => approver!.takeConfirmation('acme', id, `approval-${id}`))),
+      sweeper!.claimExpiredConfirmations(NOW, 60_000, 1000),
+    ]);
+    for (const [i, id] of ids.entries()) {
+      const byApproval = taken[i] !== undefined;
+      const bySweeper = swept.some((p) => p.confirmationId === id);
+      expect(byApproval !== bySweeper, `${id}: approval ${byApproval}, sweeper ${bySweeper}`).toBe(
+        true,
+      );
+    }
+  });
+});
+
+describe('call counters', () => {
+  const NOW = 1_800_000_000_500;
+
+  it('counts calls per run and per tenant-second, in one step', async () => {
+    const [tenant, run] = [`t-${uid()}`, `run-${uid()}`];
+    expect(await store.countCall(tenant, run, `call-${uid()}`, NOW)).toEqual({
+      callsInRun: 1,
+      tenantCallsThisSecond: 1,
+    });
+    expect(await store.countCall(tenant, `run-${uid()}`, `call-${uid()}`, NOW + 499)).toEqual({
+      callsInRun: 1,
+      tenantCallsThisSecond: 2,
+    });
+    expect(await store.countCall(tenant, run, `call-${uid()}`, NOW + 500)).toEqual({
+      callsInRun: 2,
+      tenantCallsThisSecond: 1,
+    });
+    expect(await store.countCall(`t-${uid()}`, run, `call-${uid()}`, NOW)).toEqual({
+      callsInRun: 1,
+      tenantCallsThisSecond: 1,
+    });
+  });
+
+  it('does not count a redelivered call twice in its run, but does in the rate', async () => {
+    const [tenant, run] = [`t-${uid()}`, `run-${uid()}`];
+    await store.countCall(tenant, run, 'validated@0:5', NOW);
+    expect(await store.countCall(tenant, run, 'validated@0:5', NOW)).toEqual({
+      callsInRun: 1,
+      tenantCallsThisSecond: 2,
+    });
+  });
+
+  it('lets the run counter live a day and the rate counter two seconds', async () => {
+    const [tenant, run] = [`t-${uid()}`, `run-${uid()}`];
+    await store.countCall(tenant, run, `call-${uid()}`, NOW);
+    expect(await admin.ttl(store.keys.runCounter(tenant, run))).toBeGreaterThan(86_000);
+    const rateTtl = await admin.ttl(store.keys.rateCounter(tenant, Math.floor(NOW / 1000)));
+    expect(rateTtl).toBeGreaterThan(0);
+    expect(rateTtl).toBeLessThanOrEqual(2);
+  });
+
+  it('counts every one of 50 concurrent calls exactly once', async () => {
+    const [tenant, run] = [`t-${uid()}`, `run-${uid()}`];
+    const stores = racers(5);
+    const counts = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        stores[i % 5]!.countCall(tenant, run, `call-${uid()}`, NOW),
+      ),
+    );
+    expect(counts.map((c) => c.callsInRun).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 50 }, (_, i) => i + 1),
+    );
+  });
+});
+
+describe('createRedisObjectStore', () => {
+  const invoice = (tenant: string, id: string, version = 1): ResolvedObject => ({
+    type: 'invoice',
+    id,
+    tenant,
+    version,
+    attributes: { total_cents: 1200, status: 'open', lines: [{ sku: 'a', n: 2 }] },
+  });
+
+  it("loads an object under its tenant and reports another tenant's as missing", async () => {
+    const objects = createRedisObjectStore(store, `ns-${uid()}`);
+    const id = `inv-${uid()}`;
+    expect(await objects.seed([invoice('acme', id)])).toBe(1);
+    expect(await objects.load('acme', { type: 'invoice', id })).toEqual(invoice('acme', id));
+    expect(await objects.load('globex', { type: 'invoice', id })).toBeUndefined();
+    expect(await objects.load('acme', { type: 'payment', id })).toBeUndefined();
+  });
+
+  it('keeps namespaces apart and ids with separators distinct', async () => {
+    const [a, b] = [`ns-${uid()}`, `ns-${uid()}`];
+    await createRedisObjectStore(store, a).seed([{ ...invoice('acme', 'x:y'), type: 'a' }]);
+    expect(await createRedisObjectStore(store, b).load('acme', { type: 'a', id: 'x:y' })).toBe(
+      undefined,
+    );
+    expect(await createRedisObjectStore(store, a).load('acme', { type: 'a:x', id: 'y' })).toBe(
+      undefined,
+    );
+  });
+
+  it('seeds only absent objects and puts over present ones', async () => {
+    const objects = createRedisObjectStore(store, `ns-${uid()}`);
+    const id = `inv-${uid()}`;
+    await objects.seed([invoice('acme', id, 1)]);
+    expect(await objects.seed([invoice('acme', id, 7), invoice('globex', id, 7)])).toBe(1);
+    expect((await objects.load('acme', { type: 'invoice', id }))?.version).toBe(1);
+    await objects.put(invoice('acme', id, 9));
+    expect((await objects.load('acme', { type: 'invoice', id }))?.version).toBe(9);
+  });
+
+  it('bumps the version by one on compare-and-set and refuses a stale version', async () => {
+    const objects = createRedisObjectStore(store, `ns-${uid()}`);
+    const id = `inv-${uid()}`;
+    const ref = { type: 'invoice', id };
+    await objects.seed([invoice('acme', id, 4)]);
+    const next = await objects.compareAndSet(ref, 'acme', 4, { status: 'paid' });
+    expect(next).toEqual({ ...ref, tenant: 'acme', version: 5, attributes: { status: 'paid' } });
+    expect(await objects.compareAndSet(ref, 'acme', 4, { status: 'void' })).toBe('conflict');
+    expect(await objects.load('acme', ref)).toEqual(next);
+    expect(await objects.compareAndSet(ref, 'globex', 5, {})).toBe('not_found');
+  });
+
+  it('lets exactly one of ten concurrent compare-and-sets on one version win', async () => {
+    const namespace = `ns-${uid()}`;
+    const id = `inv-${uid()}`;
+    const ref = { type: 'invoice', id };
+    await createRedisObjectStore(store, namespace).seed([invoice('acme', id, 1)]);
+    const results = await Promise.all(
+      racers(10).map((s, i) =>
+        createRedisObjectStore(s, namespace).compareAndSet(ref, 'acme', 1, { i }),
+      ),
+    );
+    const won = results.filter((r) => typeof r === 'object');
+    expect(won).toHaveLength(1);
+    expect(results.filter((r) => r === 'conflict')).toHaveLength(9);
+    expect(await createRedisObjectStore(store, namespace).load('acme', ref)).toEqual(won[0]);
+  });
+
+  it('refuses a namespace that could collide with another key', () => {
+    expect(() => createRedisObjectStore(store, 'a:b')).toThrow(RangeError);
+  });
+});
+
+/** A TCP proxy in front of Redis that the test can take down and bring back on the same port. */
+async function redisProxy(target: URL) {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(target.port || 6379), target.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('error', () => s.destroy());
+      s.on('close', () => sockets.delete(s));
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  const listen = (port: number) =>
+    new Promise<number>((resolve) => {
+      server.listen(port, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port));
+    });
+  const port = await listen(0);
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    down: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const s of sockets) s.destroy();
+      }),
+    up: () => listen(port),
+  };
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('when Redis cannot be reached', () => {
+  it('fails fast with a retriable redis_unavailable fault where nothing listens', async () => {
+    const lost = openStore({ url: `redis://127.0.0.1:${await freePort()}` });
+    const started = performance.now();
+    const fault = await faultOf(
+      lost.claim('acme', 'k', { digest: 'd', state: 'claimed', token: 't' }, RETENTION),
+    );
+    const elapsed = performance.now() - started;
+    expect(fault).toMatchObject({ code: 'redis_unavailable', retriable: true });
+    expect(elapsed).toBeLessThan(3000);
+  });
+
+  it('fails fast while Redis is down and works again when it returns', async () => {
+    const proxy = await redisProxy(new URL(REDIS_URL));
+    const logged: string[] = [];
+    const logger = {
+      info: (_: object, message: string) => void logged.push(`info: ${message}`),
+      warn: (_: object, message: string) => void logged.push(`warn: ${message}`),
+    };
+    const s = createStore({ url: proxy.url, prefix, logger });
+    opened.push(s);
+    await s.ping();
+    await proxy.down();
+    const started = performance.now();
+    expect(
+      await faultOf(s.countCall('acme', `run-${uid()}`, `call-${uid()}`, Date.now())),
+    ).toMatchObject({
+      code: 'redis_unavailable',
+      retriable: true,
+    });
+    expect(performance.now() - started).toBeLessThan(3000);
+    await proxy.up();
+    await eventually('the store to reconnect through the proxy', () => s.ping());
+    expect(logged).toEqual(['warn: redis connection failed', 'info: redis connection restored']);
+    expect(
+      (await s.countCall('acme', `run-${uid()}`, `call-${uid()}`, Date.now())).callsInRun,
+    ).toBe(1);
+  });
+
+  it('recovers when its connection is killed, failing only with retriable faults meanwhile', async () => {
+    const name = `tgtest-kill-${uid()}`;
+    const s = openStore({ name });
+    await s.ping();
+    const list = await admin.client('LIST');
+    const id = /id=(\d+) .*name=(\S+)/g;
+    const mine = [...String(list).matchAll(id)].find((m) => m[2] === name)?.[1];
+    expect(mine).toBeDefined();
+    await admin.client('KILL', 'ID', mine!);
+    const failures: unknown[] = [];
+    await eventually('the killed store to answer again', () =>
+      s.ping().catch((error: unknown) => {
+        failures.push(error);
+        throw error;
+      }),
+    );
+    for (const failure of failures)
+      expect(failure).toMatchObject({ code: 'redis_unavailable', retriable: true });
+    expect(await s.getRecord('acme', `k-${uid()}`)).toBeUndefined();
+  });
+
+  it('fails every operation after close with a retriable fault, and closes idempotently', async () => {
+    const s = openStore();
+    await s.ping();
+    await Promise.all([s.close(), s.close()]);
+    expect(await faultOf(s.ping())).toMatchObject({ code: 'redis_unavailable', retriable: true });
+  });
+});
