@@ -1,6 +1,12 @@
 import { defineConfig } from 'vitest/config';
 
 /**
+ * Node 20's V8 can abort the process when it inlines a JS-to-Wasm call (Cedar) and later
+ * deoptimizes it; every process that runs the gate turns that inlining off (docs/decisions/0003).
+ */
+const execArgv = ['--no-turbo-inline-js-wasm-calls'];
+
+/**
  * Two projects: `unit` (pure, beside the code, no infrastructure) and `integration` (real Kafka,
  * schema registry and Redis, started by the global setup if they are not already up).
  */
@@ -10,8 +16,14 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['packages/*/src/**/*.test.ts', 'examples/**/*.test.ts', 'infra/**/*.test.ts'],
+          include: [
+            'packages/*/src/**/*.test.ts',
+            'examples/**/*.test.ts',
+            'infra/**/*.test.ts',
+            'bench/**/*.test.ts',
+          ],
           environment: 'node',
+          execArgv,
         },
       },
       {
@@ -20,6 +32,7 @@ export default defineConfig({
           include: ['test/**/*.test.ts', 'services/*/src/**/*.test.ts'],
           environment: 'node',
           globalSetup: ['test/global-setup.ts'],
+          execArgv,
           testTimeout: 60_000,
           hookTimeout: 180_000,
         },
