@@ -6,3 +6,4 @@ export * from './record-headers.js';
 export * from './classify-bytes.js';
 export * from './retry-backoff.js';
 export * from './bus.js';
+export * from './codec.js';
