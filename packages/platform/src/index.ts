@@ -7,3 +7,4 @@ export * from './classify-bytes.js';
 export * from './retry-backoff.js';
 export * from './bus.js';
 export * from './codec.js';
+export * from './stage-loop.js';
