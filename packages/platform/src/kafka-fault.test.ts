@@ -4,7 +4,8 @@ import { BUS_FAULTS, kafkaFault } from './kafka-fault.js';
 
 /** An error shaped like the ones kafkajs throws. */
 function kafkaError(name: string, fields: Record<string, unknown> = {}): Error {
-  return Object.assign(new Error(String(fields['message'] ?? name)), { name, ...fields });
+  const message = typeof fields['message'] === 'string' ? fields['message'] : name;
+  return Object.assign(new Error(message), { name, ...fields });
 }
 
 describe('kafkaFault', () => {
