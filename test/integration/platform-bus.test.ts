@@ -161,6 +161,26 @@ describe('transactional producer and consumer', () => {
     await newer.disconnect();
   });
 
+  it('commits back-to-back transactions without a warning (CONCURRENT_TRANSACTIONS is routine)', async () => {
+    const log = recordingLogger();
+    const quiet = createBus({
+      brokers: stackAddresses().kafkaBrokers,
+      clientId: ns.id,
+      logger: log,
+    });
+    const producer = quiet.producer({ transactionalId: ns.transactionalId('back-to-back') });
+    await producer.connect();
+    for (let i = 0; i < 20; i += 1) {
+      const tx = await producer.transaction();
+      await tx.send([{ topic, key: 'b2b', value: Buffer.from(`b2b-${i}`) }]);
+      await tx.sendOffsets(ns.group('b2b'), [{ topic, partition: 0, offset: String(i + 1) }]);
+      await tx.commit();
+    }
+    await producer.disconnect();
+    await quiet.close();
+    expect(log.lines.filter((l) => l.level === 'warn' || l.level === 'error')).toEqual([]);
+  });
+
   it('tells whoever listens when the group is joined, with the assignment', async () => {
     const consumer: BusConsumer = bus.consumer({ groupId: ns.group('join') });
     const joined = signal<Readonly<Record<string, readonly number[]>>>();
