@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Fault } from './fault.js';
-import { BUS_FAULTS, kafkaFault } from './kafka-fault.js';
+import { BUS_FAULTS, kafkaFault, membershipLost } from './kafka-fault.js';
 
 /** An error shaped like the ones kafkajs throws. */
 function kafkaError(name: string, fields: Record<string, unknown> = {}): Error {
@@ -84,5 +84,20 @@ describe('kafkaFault', () => {
     Object.assign(a, { cause: a });
     expect(kafkaFault(a, 'x').code).toBe(BUS_FAULTS.error);
     expect(kafkaFault('a string', 'x').code).toBe(BUS_FAULTS.error);
+  });
+});
+
+describe('membershipLost', () => {
+  it.each(['UNKNOWN_MEMBER_ID', 'ILLEGAL_GENERATION', 'FENCED_INSTANCE_ID'])(
+    'says a member that got %s must not commit',
+    (type) => {
+      expect(membershipLost(kafkaError('KafkaJSProtocolError', { type }))).toBe(true);
+    },
+  );
+
+  it('lets a member that hears REBALANCE_IN_PROGRESS commit before it rejoins', () => {
+    const error = kafkaError('KafkaJSProtocolError', { type: 'REBALANCE_IN_PROGRESS' });
+    expect(membershipLost(error)).toBe(false);
+    expect(membershipLost(kafkaError('KafkaJSConnectionError'))).toBe(false);
   });
 });

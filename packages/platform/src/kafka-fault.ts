@@ -117,3 +117,20 @@ export function kafkaFault(error: unknown, action: string): Fault {
     cause: error,
   });
 }
+
+// Heartbeat answers that mean the group has already moved on without this member.
+const MEMBERSHIP_LOST: ReadonlySet<string> = new Set([
+  'UNKNOWN_MEMBER_ID',
+  'ILLEGAL_GENERATION',
+  'FENCED_INSTANCE_ID',
+]);
+
+/**
+ * True when a heartbeat error says this member is no longer in the group's current generation:
+ * its partitions may already belong to another member, so it must not commit what it handled.
+ * REBALANCE_IN_PROGRESS is not such an error: until the member rejoins, nobody else owns its
+ * partitions, and committing first is what a member does when its partitions are revoked.
+ */
+export function membershipLost(error: unknown): boolean {
+  return causeChain(error).some((e) => typeof e.type === 'string' && MEMBERSHIP_LOST.has(e.type));
+}

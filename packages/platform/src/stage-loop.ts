@@ -30,7 +30,7 @@ import type {
 } from './bus.js';
 import type { Codec } from './codec.js';
 import { Fault, isRetriable } from './fault.js';
-import { BUS_FAULTS } from './kafka-fault.js';
+import { BUS_FAULTS, membershipLost } from './kafka-fault.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-backoff.js';
 
 /** One consumed message as a handler sees it. */
@@ -161,7 +161,7 @@ interface ChunkOutcome {
   readonly handled: number;
   /** The message that hit a retriable fault, if one did. */
   readonly halt?: { readonly offset: string; readonly fault: Fault };
-  /** A heartbeat failed (usually: the group is rebalancing); rethrown after the commit. */
+  /** A heartbeat failed: rethrown after the commit, or without one if the member was dropped. */
   readonly interrupted?: Error;
 }
 
@@ -299,6 +299,11 @@ class Loop {
   ): Promise<boolean> {
     const started = performance.now();
     const outcome = await this.handleChunk(batch, chunk);
+    // Out of the group: another member may own the partition now, so nothing is committed; kafkajs
+    // rejoins and the chunk is delivered again to whoever owns it.
+    if (outcome.interrupted !== undefined && membershipLost(outcome.interrupted)) {
+      throw outcome.interrupted;
+    }
     const last = chunk[outcome.handled - 1];
     if (last !== undefined) {
       const complete = outcome.handled === chunk.length && isLast;
