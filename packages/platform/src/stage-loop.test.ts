@@ -1,0 +1,250 @@
+/**
+ * The stage loop's decisions, driven through an in-memory bus: which offsets a transaction
+ * commits, when nothing is committed, what is paused and rewound. The same loop runs on the real
+ * broker in test/integration/platform-stage-loop.test.ts; this file reaches the paths a real
+ * broker cannot be made to take on cue (a heartbeat that reports a rebalance mid-chunk).
+ */
+import { describe, expect, it } from 'vitest';
+import { SILENT_LOGGER } from './adapter-logger.js';
+import type {
+  Assignment,
+  Bus,
+  BusBatch,
+  BusConsumer,
+  BusProducer,
+  BusTransaction,
+  OutRecord,
+  PartitionOffset,
+} from './bus.js';
+import type { Codec } from './codec.js';
+import { Fault } from './fault.js';
+import { startStageLoop, type Incoming, type StageLoopOptions } from './stage-loop.js';
+
+const TOPIC = 'in';
+
+interface Committed {
+  readonly records: readonly OutRecord[];
+  readonly offsets: readonly PartitionOffset[];
+}
+
+/** A bus that keeps everything in memory and lets the test hand batches to the loop. */
+function memoryBus() {
+  const committed: Committed[] = [];
+  const aborted: Committed[] = [];
+  const events: string[] = [];
+  let eachBatch: ((batch: BusBatch) => Promise<void>) | undefined;
+  let joined: ((assignment: Assignment) => void) | undefined;
+  let resumed: () => void = () => undefined;
+
+  const transaction = (): BusTransaction => {
+    const records: OutRecord[] = [];
+    const offsets: PartitionOffset[] = [];
+    let active = true;
+    return {
+      send: (r) => Promise.resolve(void records.push(...r)),
+      sendOffsets: (_group, o) => Promise.resolve(void offsets.push(...o)),
+      commit: () => Promise.resolve(void ((active = false), committed.push({ records, offsets }))),
+      abort: () => Promise.resolve(void ((active = false), aborted.push({ records, offsets }))),
+      isActive: () => active,
+    };
+  };
+  const producer: BusProducer = {
+    connect: () => Promise.resolve(),
+    send: () => Promise.resolve(),
+    transaction: () => Promise.resolve(transaction()),
+    disconnect: () => Promise.resolve(),
+  };
+  const consumer: BusConsumer = {
+    connect: () => Promise.resolve(),
+    subscribe: () => Promise.resolve(),
+    run: (fn) => {
+      eachBatch = fn;
+      joined?.({ [TOPIC]: [0] });
+      return Promise.resolve();
+    },
+    pause: (t, p) => void events.push(`pause ${t}/${p}`),
+    resume: (t, p) => {
+      events.push(`resume ${t}/${p}`);
+      resumed();
+    },
+    seek: (t, p, o) => void events.push(`seek ${t}/${p} ${o}`),
+    onGroupJoin: (listener) => {
+      joined = listener;
+      return () => undefined;
+    },
+    onCrash: () => () => undefined,
+    disconnect: () => Promise.resolve(),
+  };
+  const bus: Bus = {
+    ensureTopics: () => Promise.resolve([]),
+    committedOffset: () => Promise.resolve(undefined),
+    producer: () => producer,
+    consumer: () => consumer,
+    close: () => Promise.resolve(),
+  };
+  const deliver = (batch: BusBatch): Promise<void> => {
+    if (eachBatch === undefined) throw new Error('the loop is not consuming');
+    return eachBatch(batch);
+  };
+  const nextResume = () => new Promise<void>((resolve) => (resumed = resolve));
+  return { bus, deliver, committed, aborted, events, nextResume };
+}
+
+/** JSON in, JSON out: the registry is not what these tests are about. */
+const jsonCodec: Codec = {
+  register: () => Promise.resolve(1),
+  encode: (_subject, value) => Promise.resolve(Buffer.from(JSON.stringify(value))),
+  decode: (bytes) =>
+    Promise.resolve(
+      bytes === null
+        ? { error: 'undecodable: tombstone' }
+        : { value: JSON.parse(bytes.toString()) as unknown, schemaId: null },
+    ),
+};
+
+/** A batch of `count` messages `{n}` at offsets 0…count−1; `lastOffset` may reach past them. */
+function batchOf(
+  count: number,
+  options: { readonly lastOffset?: number; readonly heartbeat?: (n: number) => Promise<void> } = {},
+) {
+  const resolved: string[] = [];
+  let beats = 0;
+  const batch: BusBatch = {
+    topic: TOPIC,
+    partition: 0,
+    highWatermark: String((options.lastOffset ?? count - 1) + 1),
+    messages: Array.from({ length: count }, (_, n) => ({
+      offset: String(n),
+      key: Buffer.from('run-1'),
+      value: Buffer.from(JSON.stringify({ n })),
+      headers: {},
+      timestamp: '0',
+    })),
+    lastOffset: () => String(options.lastOffset ?? count - 1),
+    resolveOffset: (offset) => void resolved.push(offset),
+    heartbeat: () => (options.heartbeat ?? (() => Promise.resolve()))(beats++),
+    isRunning: () => true,
+    isStale: () => false,
+  };
+  return { batch, resolved };
+}
+
+const copy = (msg: Incoming) => Promise.resolve([{ topic: 'out', key: msg.key, value: msg.value }]);
+
+async function startWith(
+  memory: ReturnType<typeof memoryBus>,
+  options: Partial<StageLoopOptions> = {},
+) {
+  return startStageLoop({
+    stage: 'test',
+    groupId: 'g',
+    instanceId: 'i',
+    topics: [{ name: TOPIC, plainJsonAllowed: true }],
+    bus: memory.bus,
+    codec: jsonCodec,
+    logger: SILENT_LOGGER,
+    handle: copy,
+    retry: { initialMs: 2, maxMs: 4 },
+    ...options,
+  });
+}
+
+const offsetsOf = (committed: readonly Committed[]) =>
+  committed.map((c) => c.offsets.map((o) => o.offset).join(','));
+const valuesOf = (c: Committed | undefined) =>
+  (c?.records ?? []).map((r) => (JSON.parse(r.value.toString()) as { n: number }).n);
+
+describe('startStageLoop (in memory)', () => {
+  it('commits each chunk with the offset after its last message, and the last chunk past the fetch', async () => {
+    const memory = memoryBus();
+    const loop = await startWith(memory, { maxBatchMessages: 3 });
+    expect(loop.ready()).toBe(true);
+    // Offset 7 is a control record (a commit marker): filtered out, but the fetch covered it.
+    const { batch, resolved } = batchOf(7, { lastOffset: 7 });
+    await memory.deliver(batch);
+    expect(offsetsOf(memory.committed)).toEqual(['3', '6', '8']);
+    expect(memory.committed.map(valuesOf)).toEqual([[0, 1, 2], [3, 4, 5], [6]]);
+    expect(resolved).toEqual(['2', '5', '6']);
+    await loop.stop();
+  });
+
+  it('commits what it handled before a heartbeat reported a rebalance, then lets kafkajs rejoin', async () => {
+    const memory = memoryBus();
+    await startWith(memory);
+    const rebalancing = Object.assign(new Error('rebalance'), { type: 'REBALANCE_IN_PROGRESS' });
+    const { batch } = batchOf(5, {
+      heartbeat: (n) => (n === 2 ? Promise.reject(rebalancing) : Promise.resolve()),
+    });
+    await expect(memory.deliver(batch)).rejects.toBe(rebalancing);
+    expect(offsetsOf(memory.committed)).toEqual(['3']);
+    expect(memory.committed.map(valuesOf)).toEqual([[0, 1, 2]]);
+  });
+
+  it('commits nothing when a heartbeat says the member was dropped from the group', async () => {
+    const memory = memoryBus();
+    await startWith(memory);
+    const dropped = Object.assign(new Error('gone'), { type: 'UNKNOWN_MEMBER_ID' });
+    const { batch, resolved } = batchOf(5, {
+      heartbeat: (n) => (n === 1 ? Promise.reject(dropped) : Promise.resolve()),
+    });
+    await expect(memory.deliver(batch)).rejects.toBe(dropped);
+    expect(memory.committed).toEqual([]);
+    expect(resolved).toEqual([]);
+  });
+
+  it('commits what came before a retriable fault, rewinds to the failed message, and resumes later', async () => {
+    const memory = memoryBus();
+    let tries = 0;
+    await startWith(memory, {
+      handle: (msg) => {
+        if ((msg.value as { n: number }).n === 2 && tries++ === 0) {
+          return Promise.reject(new Fault('redis_unavailable', 'down', { retriable: true }));
+        }
+        return copy(msg);
+      },
+    });
+    const resumed = memory.nextResume();
+    await memory.deliver(batchOf(4).batch);
+    expect(offsetsOf(memory.committed)).toEqual(['2']);
+    expect(memory.events).toEqual([`pause ${TOPIC}/0`, `seek ${TOPIC}/0 2`]);
+    await resumed;
+    expect(memory.events).toEqual([`pause ${TOPIC}/0`, `seek ${TOPIC}/0 2`, `resume ${TOPIC}/0`]);
+  });
+
+  it('answers a failing message with the onFatal outputs, and skips it loudly when those fail too', async () => {
+    const memory = memoryBus();
+    const errors: string[] = [];
+    await startWith(memory, {
+      logger: { ...SILENT_LOGGER, error: (_fields, message) => void errors.push(message) },
+      handle: (msg) => {
+        const { n } = msg.value as { n: number };
+        if (n === 1 || n === 2) return Promise.reject(new TypeError(`bug at ${n}`));
+        return copy(msg);
+      },
+      onFatal: (msg) => {
+        const { n } = msg.value as { n: number };
+        if (n === 2) throw new Error('the builder is broken too');
+        return [{ topic: 'audit', key: null, value: { n: n + 100 } }];
+      },
+    });
+    await memory.deliver(batchOf(4).batch);
+    expect(memory.committed.map(valuesOf)).toEqual([[0, 101, 3]]);
+    expect(offsetsOf(memory.committed)).toEqual(['4']);
+    expect(errors).toHaveLength(3);
+  });
+
+  it('keeps what was handled when it is stopped mid-batch and leaves the rest', async () => {
+    const memory = memoryBus();
+    let stopping: Promise<void> | undefined;
+    const loop = await startWith(memory, {
+      handle: (msg) => {
+        if ((msg.value as { n: number }).n === 1) stopping = loop.stop();
+        return copy(msg);
+      },
+    });
+    await memory.deliver(batchOf(4).batch);
+    await stopping;
+    expect(offsetsOf(memory.committed)).toEqual(['2']);
+    expect(loop.ready()).toBe(false);
+  });
+});

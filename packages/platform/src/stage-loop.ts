@@ -1,0 +1,625 @@
+/**
+ * The one consume → handle → produce + commit loop every stage runs (DESIGN §2, the plan's
+ * "stage loop"). Per partition batch, in chunks of at most `maxBatchMessages`: decode and handle
+ * each message in order, encode what the handler returns, then ONE transaction sends all of it
+ * and the group's offset past the last handled message, and commits. Outputs and input offsets
+ * become visible together or not at all; a crash before the commit means the chunk is delivered
+ * again, and the handlers' deterministic ids make that harmless.
+ *
+ * Faults, not refusals, are handled here, with one policy:
+ * - a retriable {@link Fault} (Redis, registry, Kafka down): what came before the message is
+ *   committed, the partition is paused and rewound to the message, and resumed after a capped
+ *   exponential backoff. Nothing after it on that partition is handled first; nothing is skipped.
+ * - anything else (a bug, a poison message): `onFatal` builds the `internal_error` outputs for
+ *   that message, they are produced in its place, and the loop moves on.
+ * - a transaction that fails: it is aborted, the producer is replaced (which also finishes any
+ *   transaction the broker still holds open for it), and the partition is rewound to the group's
+ *   committed offset, so a commit that did land is not handled twice.
+ */
+import type { AdapterLogger } from './adapter-logger.js';
+import type {
+  Bus,
+  BusBatch,
+  BusConsumer,
+  BusConsumerOptions,
+  BusMessage,
+  BusProducer,
+  BusProducerOptions,
+  OutRecord,
+  PartitionOffset,
+} from './bus.js';
+import type { Codec } from './codec.js';
+import { Fault, isRetriable } from './fault.js';
+import { BUS_FAULTS, membershipLost } from './kafka-fault.js';
+import { backoffDelay, DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-backoff.js';
+
+/** One consumed message as a handler sees it. */
+export interface Incoming {
+  readonly topic: string;
+  readonly partition: number;
+  /** Offset as a decimal string. */
+  readonly offset: string;
+  /** The record key as UTF-8, or null. */
+  readonly key: string | null;
+  /** Headers as UTF-8; a name that appears more than once is left out (fails closed). */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The decoded value; undefined when the bytes could not be decoded. */
+  readonly value: unknown;
+  /** Why the bytes could not be decoded (`undecodable: …`); absent when they could. */
+  readonly decodeError?: string;
+  /** The record's bytes as they arrived (null for a tombstone), e.g. for quarantine. */
+  readonly raw: Buffer | null;
+  /** When this loop read the message. */
+  readonly receivedAt: Date;
+}
+
+/** A message a handler asks the loop to produce, encoded in the wire format by the codec. */
+export interface EncodedOutgoing {
+  /** Full topic name. */
+  readonly topic: string;
+  readonly key: string | null;
+  readonly value: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Registry subject of the value's schema; defaults to `<topic>-value`. */
+  readonly subject?: string;
+}
+
+/** Bytes produced as they are, with no schema: only for quarantining undecodable input. */
+export interface RawOutgoing {
+  readonly topic: string;
+  readonly key: string | null;
+  readonly raw: Buffer;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** A message to produce. */
+export type Outgoing = EncodedOutgoing | RawOutgoing;
+
+/** Callbacks the loop reports to; all optional. Times are in seconds. */
+export interface StageLoopMetrics {
+  /** A message was read from `topic`. */
+  messageIn?(topic: string): void;
+  /** One message was decoded, handled and encoded in `seconds`. */
+  handled?(seconds: number): void;
+  /** One chunk of `size` messages was handled and committed in `seconds`. */
+  batch?(seconds: number, size: number): void;
+  /** After a commit: messages of the partition not yet consumed by the group. */
+  lag?(topic: string, partition: number, lag: number): void;
+  /** A fault was caught. */
+  fault?(code: string, retriable: boolean): void;
+}
+
+/** One input topic of a stage. */
+export interface StageTopic {
+  /** Full topic name. */
+  readonly name: string;
+  /** True for topics others write (proposals, approvals, results): plain JSON is accepted. */
+  readonly plainJsonAllowed: boolean;
+}
+
+/** Options of {@link startStageLoop}. */
+export interface StageLoopOptions {
+  /** The stage's name, for logs (`stage` field). */
+  readonly stage: string;
+  /** Consumer group, also the first part of the transactional id. */
+  readonly groupId: string;
+  readonly topics: readonly StageTopic[];
+  readonly bus: Bus;
+  readonly codec: Codec;
+  readonly logger: AdapterLogger;
+  /**
+   * Names this instance: the transactional id is `<groupId>.<instanceId>`. Keep it stable across
+   * restarts (a pod name, not a pid): a restarted producer with the same id aborts the open
+   * transaction of the crashed one at once; with a new id, read-committed readers of the output
+   * partitions wait until the old transaction times out.
+   */
+  readonly instanceId: string;
+  /** Handles one message. A thrown retriable Fault retries it later; anything else is fatal. */
+  handle(msg: Incoming): Promise<readonly Outgoing[]>;
+  /** The outputs for a message whose handling failed fatally (internal_error audit + observation). */
+  onFatal?(msg: Incoming, error: unknown): readonly Outgoing[];
+  /** Called once if the loop stops on its own (fenced producer, consumer crash). */
+  onCrash?(error: Error): void;
+  /** Most messages per transaction. Default 500. */
+  readonly maxBatchMessages?: number;
+  /** Backoff after a retriable fault. Default 200 ms doubling to 10 s. */
+  readonly retry?: RetryPolicy;
+  /** Bound on stop(): waiting for the batch in hand, leaving the group, closing. Default 10000 ms. */
+  readonly stopTimeoutMs?: number;
+  /** A group with no committed offset starts at the earliest record (default) or the latest. */
+  readonly fromBeginning?: boolean;
+  /** Transaction timeout, see {@link BusProducerOptions.transactionTimeoutMs}. */
+  readonly transactionTimeoutMs?: number;
+  /** Fetch wait, see {@link BusConsumerOptions.maxWaitTimeMs}. */
+  readonly maxWaitTimeMs?: number;
+  /** Group session timeout, see {@link BusConsumerOptions.sessionTimeoutMs}. */
+  readonly sessionTimeoutMs?: number;
+  readonly metrics?: StageLoopMetrics;
+}
+
+/** A running stage loop. */
+export interface StageLoop {
+  /** True once the consumer joined its group with at least one partition, until it stops. */
+  ready(): boolean;
+  /**
+   * Produces timer-driven outputs (sweepers) in one transaction of the loop's own producer.
+   * Throws a retriable Fault when Kafka or the registry is unavailable (nothing was written),
+   * a non-retriable one for an invalid message.
+   */
+  produceTransactional(outgoing: readonly Outgoing[]): Promise<void>;
+  /** Stops consuming, commits or abandons the batch in hand, leaves the group. Idempotent. */
+  stop(): Promise<void>;
+}
+
+const DEFAULT_MAX_BATCH = 500;
+const DEFAULT_STOP_TIMEOUT_MS = 10_000;
+
+/** What handling a chunk produced. */
+interface ChunkOutcome {
+  readonly records: readonly OutRecord[];
+  /** How many messages of the chunk were handled (their outputs are in `records`). */
+  readonly handled: number;
+  /** The message that hit a retriable fault, if one did. */
+  readonly halt?: { readonly offset: string; readonly fault: Fault };
+  /** A heartbeat failed: rethrown after the commit, or without one if the member was dropped. */
+  readonly interrupted?: Error;
+}
+
+/** Runs async jobs one at a time, in call order: one producer, one open transaction. */
+function serialQueue() {
+  let tail: Promise<unknown> = Promise.resolve();
+  return <T>(job: () => Promise<T>): Promise<T> => {
+    const run = tail.then(job, job);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+}
+
+function seconds(since: number): number {
+  return (performance.now() - since) / 1000;
+}
+
+function plusOne(offset: string): string {
+  return (BigInt(offset) + 1n).toString();
+}
+
+function errorFields(error: unknown): object {
+  if (error instanceof Fault)
+    return { code: error.code, retriable: error.retriable, err: error.message };
+  if (error instanceof Error) return { err: `${error.name}: ${error.message}` };
+  return { err: String(error) };
+}
+
+/** Rejects with a timeout error when `work` takes longer than `ms`. */
+async function within<T>(ms: number, what: string, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Starts a stage: connects a transactional producer (`<groupId>.<instanceId>`, which fences an
+ * older one with the same id), joins the group, and consumes until {@link StageLoop.stop}.
+ * Rejects (after closing what it opened) when Kafka cannot be reached at start.
+ */
+export async function startStageLoop(options: StageLoopOptions): Promise<StageLoop> {
+  const loop = new Loop(options);
+  await loop.start();
+  return {
+    ready: () => loop.ready(),
+    produceTransactional: (outgoing) => loop.produceTransactional(outgoing),
+    stop: () => loop.stop(),
+  };
+}
+
+// A class for the loop's mutable state, so each step is a short method rather than one closure.
+class Loop {
+  private readonly o: StageLoopOptions;
+  private readonly log: AdapterLogger;
+  private readonly metrics: StageLoopMetrics;
+  private readonly retry: RetryPolicy;
+  private readonly maxBatch: number;
+  private readonly plainJson: ReadonlyMap<string, boolean>;
+  private readonly transactionally = serialQueue();
+  private readonly attempts = new Map<string, number>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly consumer: BusConsumer;
+  private producer: BusProducer | undefined;
+  private running = false;
+  private assigned = 0;
+  private stopping: Promise<void> | undefined;
+  private crashed = false;
+
+  constructor(options: StageLoopOptions) {
+    this.o = options;
+    this.log = options.logger;
+    this.metrics = options.metrics ?? {};
+    this.retry = options.retry ?? DEFAULT_RETRY_POLICY;
+    this.maxBatch = Math.max(1, options.maxBatchMessages ?? DEFAULT_MAX_BATCH);
+    this.plainJson = new Map(options.topics.map((t) => [t.name, t.plainJsonAllowed]));
+    const consumerOptions: BusConsumerOptions = {
+      groupId: options.groupId,
+      readCommitted: true,
+      ...(options.maxWaitTimeMs === undefined ? {} : { maxWaitTimeMs: options.maxWaitTimeMs }),
+      ...(options.sessionTimeoutMs === undefined
+        ? {}
+        : { sessionTimeoutMs: options.sessionTimeoutMs }),
+    };
+    this.consumer = options.bus.consumer(consumerOptions);
+  }
+
+  ready(): boolean {
+    return this.running && this.assigned > 0;
+  }
+
+  async start(): Promise<void> {
+    this.consumer.onGroupJoin((assignment) => {
+      this.assigned = Object.values(assignment).reduce((n, ps) => n + ps.length, 0);
+      this.log.info({ stage: this.o.stage, assignment }, 'joined the consumer group');
+    });
+    this.consumer.onCrash((error, restarting) => this.onConsumerCrash(error, restarting));
+    try {
+      await this.renewProducer();
+      await this.consumer.connect();
+      await this.consumer.subscribe(
+        this.o.topics.map((t) => t.name),
+        { fromBeginning: this.o.fromBeginning ?? true },
+      );
+      this.running = true;
+      await this.consumer.run((batch) => this.onBatch(batch));
+    } catch (error) {
+      await this.stop();
+      throw error;
+    }
+  }
+
+  // ---- consuming ---------------------------------------------------------------------------
+
+  private async onBatch(batch: BusBatch): Promise<void> {
+    const { messages } = batch;
+    for (let start = 0; start < messages.length; start += this.maxBatch) {
+      if (!this.running || batch.isStale()) return;
+      const chunk = messages.slice(start, start + this.maxBatch);
+      const isLast = start + this.maxBatch >= messages.length;
+      if (!(await this.runChunk(batch, chunk, isLast))) return;
+    }
+  }
+
+  /** Handles and commits one chunk; false when the rest of the batch must wait. */
+  private async runChunk(
+    batch: BusBatch,
+    chunk: readonly BusMessage[],
+    isLast: boolean,
+  ): Promise<boolean> {
+    const started = performance.now();
+    const outcome = await this.handleChunk(batch, chunk);
+    // Out of the group: another member may own the partition now, so nothing is committed; kafkajs
+    // rejoins and the chunk is delivered again to whoever owns it.
+    if (outcome.interrupted !== undefined && membershipLost(outcome.interrupted)) {
+      throw outcome.interrupted;
+    }
+    const last = chunk[outcome.handled - 1];
+    if (last !== undefined) {
+      const complete = outcome.handled === chunk.length && isLast;
+      // Past the last record of the fetch, so control records behind it are skipped as well.
+      const next = plusOne(complete ? batch.lastOffset() : last.offset);
+      const position = { topic: batch.topic, partition: batch.partition, offset: next };
+      if (!(await this.commit(outcome.records, position))) {
+        this.rewindAfterFailedCommit(batch, chunk[0]?.offset ?? last.offset);
+        return false;
+      }
+      batch.resolveOffset(last.offset);
+      this.metrics.batch?.(seconds(started), outcome.handled);
+      const lag = BigInt(batch.highWatermark) - BigInt(next);
+      this.metrics.lag?.(batch.topic, batch.partition, lag > 0n ? Number(lag) : 0);
+    }
+    if (outcome.halt !== undefined) {
+      this.retryLater(batch.topic, batch.partition, outcome.halt.offset, outcome.halt.fault);
+      return false;
+    }
+    // Committed first, as a member does when its partitions are revoked; kafkajs then rejoins.
+    if (outcome.interrupted !== undefined) throw outcome.interrupted;
+    return outcome.handled === chunk.length;
+  }
+
+  private async handleChunk(batch: BusBatch, chunk: readonly BusMessage[]): Promise<ChunkOutcome> {
+    const records: OutRecord[] = [];
+    for (const [index, message] of chunk.entries()) {
+      // Stopping: keep what is handled, leave the rest for whoever owns the partition next.
+      if (!this.running) return { records, handled: index };
+      try {
+        records.push(...(await this.handleOne(batch.topic, batch.partition, message)));
+        this.attempts.delete(`${batch.topic}/${batch.partition}`);
+      } catch (error) {
+        // handleOne throws only retriable faults; anything else is a bug of the loop itself, and
+        // kafkajs delivers the batch again.
+        if (!(error instanceof Fault && error.retriable)) throw error;
+        return { records, handled: index, halt: { offset: message.offset, fault: error } };
+      }
+      // Slow handlers must not cost the membership: kafkajs sends one only every heartbeat interval.
+      const interrupted = await batch.heartbeat().then(
+        () => undefined,
+        (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+      );
+      if (interrupted !== undefined) return { records, handled: index + 1, interrupted };
+    }
+    return { records, handled: chunk.length };
+  }
+
+  /** Decodes, handles and encodes one message; throws only a retriable Fault. */
+  private async handleOne(
+    topic: string,
+    partition: number,
+    message: BusMessage,
+  ): Promise<OutRecord[]> {
+    const started = performance.now();
+    this.metrics.messageIn?.(topic);
+    const incoming = await this.decode(topic, partition, message);
+    try {
+      return await this.encodeAll(await this.o.handle(incoming));
+    } catch (error) {
+      if (isRetriable(error)) throw error;
+      return await this.fatal(incoming, error);
+    } finally {
+      this.metrics.handled?.(seconds(started));
+    }
+  }
+
+  private async decode(topic: string, partition: number, message: BusMessage): Promise<Incoming> {
+    const plainJsonAllowed = this.plainJson.get(topic) ?? false;
+    const decoded = await this.o.codec.decode(message.value, { plainJsonAllowed });
+    const base = {
+      topic,
+      partition,
+      offset: message.offset,
+      key: message.key?.toString('utf8') ?? null,
+      headers: message.headers,
+      raw: message.value,
+      receivedAt: new Date(),
+    };
+    return 'error' in decoded
+      ? { ...base, value: undefined, decodeError: decoded.error }
+      : { ...base, value: decoded.value };
+  }
+
+  /** The onFatal outputs for a message whose handling failed; [] when even those fail. */
+  private async fatal(incoming: Incoming, error: unknown): Promise<OutRecord[]> {
+    const where = {
+      stage: this.o.stage,
+      topic: incoming.topic,
+      partition: incoming.partition,
+      offset: incoming.offset,
+    };
+    const code = error instanceof Fault ? error.code : 'internal_error';
+    this.metrics.fault?.(code, false);
+    this.log.error(
+      { ...where, ...errorFields(error) },
+      'handling failed; producing the internal_error outputs and moving on',
+    );
+    try {
+      return await this.encodeAll(this.o.onFatal?.(incoming, error) ?? []);
+    } catch (fatalError) {
+      if (isRetriable(fatalError)) throw fatalError;
+      this.metrics.fault?.('internal_error', false);
+      // Logged loudly rather than blocking the partition for good: nothing was executed for it.
+      this.log.error(
+        { ...where, ...errorFields(fatalError) },
+        'the internal_error outputs failed too; message skipped without outputs',
+      );
+      return [];
+    }
+  }
+
+  private encodeAll(outgoing: readonly Outgoing[]): Promise<OutRecord[]> {
+    return Promise.all(outgoing.map((out) => this.encodeOne(out)));
+  }
+
+  private async encodeOne(out: Outgoing): Promise<OutRecord> {
+    const value =
+      'raw' in out
+        ? out.raw
+        : await this.o.codec.encode(out.subject ?? `${out.topic}-value`, out.value);
+    return out.headers === undefined
+      ? { topic: out.topic, key: out.key, value }
+      : { topic: out.topic, key: out.key, value, headers: out.headers };
+  }
+
+  // ---- retries -----------------------------------------------------------------------------
+
+  /** Pauses the partition at `offset` and resumes it after the backoff for this attempt. */
+  private retryLater(topic: string, partition: number, offset: string, fault: Fault): void {
+    const key = `${topic}/${partition}`;
+    const attempt = (this.attempts.get(key) ?? 0) + 1;
+    this.attempts.set(key, attempt);
+    const delayMs = backoffDelay(attempt, this.retry);
+    this.metrics.fault?.(fault.code, true);
+    this.log.warn(
+      {
+        stage: this.o.stage,
+        topic,
+        partition,
+        offset,
+        code: fault.code,
+        attempt,
+        delayMs,
+        err: fault.message,
+      },
+      'retriable fault; pausing the partition and delivering the message again',
+    );
+    this.consumer.pause(topic, partition);
+    this.consumer.seek(topic, partition, offset);
+    this.later(delayMs, () => Promise.resolve(this.consumer.resume(topic, partition)));
+  }
+
+  /**
+   * After a failed transaction: pause, and when the backoff is over rewind to the group's
+   * committed offset (the commit may have landed even though the answer was lost), then resume.
+   */
+  private rewindAfterFailedCommit(batch: BusBatch, firstOffset: string): void {
+    const { topic, partition } = batch;
+    const key = `${topic}/${partition}`;
+    const attempt = (this.attempts.get(key) ?? 0) + 1;
+    this.attempts.set(key, attempt);
+    this.consumer.pause(topic, partition);
+    this.later(backoffDelay(attempt, this.retry), async () => {
+      const committed = await this.o.bus.committedOffset(this.o.groupId, topic, partition);
+      // No committed offset at all: this chunk's commit cannot have landed.
+      this.consumer.seek(topic, partition, committed ?? firstOffset);
+      this.consumer.resume(topic, partition);
+    });
+  }
+
+  /** Runs `job` after `delayMs`; if it fails (Kafka still down) it is tried again later. */
+  private later(delayMs: number, job: () => Promise<void>, attempt = 1): void {
+    if (!this.running) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      if (!this.running) return;
+      job().catch((error: unknown) => {
+        this.log.warn(
+          { stage: this.o.stage, ...errorFields(error) },
+          'could not resume a paused partition yet',
+        );
+        this.later(backoffDelay(attempt + 1, this.retry), job, attempt + 1);
+      });
+    }, delayMs);
+    this.timers.add(timer);
+  }
+
+  // ---- producing ---------------------------------------------------------------------------
+
+  /** Sends `records` and moves the group to `position` in one transaction; false if it failed. */
+  private commit(records: readonly OutRecord[], position: PartitionOffset): Promise<boolean> {
+    return this.transactionally(async () => {
+      try {
+        await this.inTransaction(records, position);
+        return true;
+      } catch (error) {
+        await this.afterFailedTransaction(error);
+        return false;
+      }
+    });
+  }
+
+  async produceTransactional(outgoing: readonly Outgoing[]): Promise<void> {
+    const records = await this.encodeAll(outgoing);
+    await this.transactionally(async () => {
+      try {
+        await this.inTransaction(records, undefined);
+      } catch (error) {
+        await this.afterFailedTransaction(error);
+        throw error;
+      }
+    });
+  }
+
+  private async inTransaction(
+    records: readonly OutRecord[],
+    position: PartitionOffset | undefined,
+  ): Promise<void> {
+    const producer = this.producer ?? (await this.renewProducer());
+    const tx = await producer.transaction();
+    try {
+      await tx.send(records);
+      if (position !== undefined) await tx.sendOffsets(this.o.groupId, [position]);
+      await tx.commit();
+    } catch (error) {
+      if (tx.isActive()) await tx.abort().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private async afterFailedTransaction(error: unknown): Promise<void> {
+    const fenced = error instanceof Fault && error.code === BUS_FAULTS.fenced;
+    this.metrics.fault?.(error instanceof Fault ? error.code : BUS_FAULTS.error, !fenced);
+    if (fenced) {
+      this.crash(error);
+      return;
+    }
+    this.log.warn(
+      { stage: this.o.stage, ...errorFields(error) },
+      'transaction failed; replacing the producer and rewinding',
+    );
+    // kafkajs cannot recover a producer whose commit or abort failed half-way; a new producer with
+    // the same id bumps the epoch, which also settles whatever the old one left open.
+    await this.renewProducer().catch((renewError: unknown) => {
+      this.log.warn(
+        { stage: this.o.stage, ...errorFields(renewError) },
+        'could not reconnect the producer yet',
+      );
+    });
+  }
+
+  private async renewProducer(): Promise<BusProducer> {
+    if (this.stopping !== undefined) {
+      throw new Fault(BUS_FAULTS.unavailable, 'the stage loop is stopping', { retriable: true });
+    }
+    const old = this.producer;
+    this.producer = undefined;
+    if (old !== undefined) await old.disconnect().catch(() => undefined);
+    const producerOptions: BusProducerOptions = {
+      transactionalId: `${this.o.groupId}.${this.o.instanceId}`,
+      ...(this.o.transactionTimeoutMs === undefined
+        ? {}
+        : { transactionTimeoutMs: this.o.transactionTimeoutMs }),
+    };
+    const fresh = this.o.bus.producer(producerOptions);
+    await fresh.connect();
+    this.producer = fresh;
+    return fresh;
+  }
+
+  // ---- stopping ----------------------------------------------------------------------------
+
+  private onConsumerCrash(error: Fault, restarting: boolean): void {
+    if (restarting) {
+      this.log.warn(
+        { stage: this.o.stage, ...errorFields(error) },
+        'consumer crashed; kafkajs restarts it',
+      );
+      return;
+    }
+    this.crash(error);
+  }
+
+  private crash(error: Error): void {
+    if (this.crashed) return;
+    this.crashed = true;
+    this.log.error({ stage: this.o.stage, ...errorFields(error) }, 'stage loop stopped on its own');
+    // Not awaited: a crash is noticed inside a batch, and stopping waits for that batch to end.
+    void this.stop();
+    this.o.onCrash?.(error);
+  }
+
+  stop(): Promise<void> {
+    this.stopping ??= this.close();
+    return this.stopping;
+  }
+
+  private async close(): Promise<void> {
+    this.running = false;
+    this.assigned = 0;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    const ms = this.o.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_MS;
+    const deadline = performance.now() + ms;
+    const left = () => Math.max(1, deadline - performance.now());
+    const steps: [string, () => Promise<unknown>][] = [
+      ['leave the group', () => this.consumer.disconnect()],
+      ['finish the open transaction', () => this.transactionally(() => Promise.resolve())],
+      ['disconnect the producer', () => this.producer?.disconnect() ?? Promise.resolve()],
+    ];
+    for (const [what, step] of steps) {
+      await within(left(), what, step()).catch((error: unknown) =>
+        this.log.warn({ stage: this.o.stage, ...errorFields(error) }, `stop: could not ${what}`),
+      );
+    }
+    this.log.info({ stage: this.o.stage }, 'stage loop stopped');
+  }
+}

@@ -1,0 +1,216 @@
+import {
+  BUS_FAULTS,
+  createBus,
+  Fault,
+  topicsFor,
+  withNamespace,
+  type Bus,
+  type BusBatch,
+  type BusConsumer,
+  type OutRecord,
+} from '@toolgate/platform';
+import type { Kafka } from 'kafkajs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signal, within } from '../support/deadline.js';
+import { dropNamespace, testNamespace } from '../support/namespace.js';
+import { recordingLogger } from '../support/recording-logger.js';
+import { kafkaClient, stackAddresses } from '../support/stack.js';
+
+const ns = testNamespace('bus');
+const logger = recordingLogger();
+let bus: Bus;
+let kafka: Kafka;
+
+beforeAll(() => {
+  kafka = kafkaClient(ns.id);
+  bus = createBus({ brokers: stackAddresses().kafkaBrokers, clientId: ns.id, logger });
+});
+
+afterAll(async () => {
+  await bus.close();
+  await dropNamespace(ns, { kafka });
+});
+
+/** The rejection a promise ends with, for asserting on a Fault's fields. */
+async function failure(promise: Promise<unknown>): Promise<Fault> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!(error instanceof Fault)) throw new Error(`expected a Fault, got ${String(error)}`);
+  return error;
+}
+
+/** Consumes `topic` with a bus consumer until `count` messages arrived; returns them and the consumer. */
+async function consumeWithBus(topic: string, groupId: string, count: number) {
+  const consumer = bus.consumer({ groupId });
+  const batches: BusBatch[] = [];
+  const done = signal();
+  let seen = 0;
+  await consumer.connect();
+  await consumer.subscribe([topic]);
+  await consumer.run((batch) => {
+    batches.push(batch);
+    seen += batch.messages.length;
+    for (const m of batch.messages) batch.resolveOffset(m.offset);
+    if (seen >= count) done.resolve();
+    return Promise.resolve();
+  });
+  await within(30_000, `${count} messages on ${topic}`, done.promise);
+  return { consumer, messages: batches.flatMap((b) => b.messages) };
+}
+
+describe('ensureTopics', () => {
+  const specs = withNamespace(ns.id, topicsFor(['search'])).filter((t) =>
+    /\.toolgate\.(proposals|audit|quarantine|commands\.search)$/.test(t.name),
+  );
+
+  it('creates the missing topics with their partitions and configs, and nothing the second time', async () => {
+    expect([...(await bus.ensureTopics(specs))].sort()).toEqual(specs.map((s) => s.name).sort());
+    expect(await bus.ensureTopics(specs)).toEqual([]);
+
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      const { topics } = await admin.fetchTopicMetadata({ topics: specs.map((s) => s.name) });
+      for (const spec of specs) {
+        expect(topics.find((t) => t.name === spec.name)?.partitions).toHaveLength(spec.partitions);
+      }
+      const audit = specs.find((s) => s.name.endsWith('.toolgate.audit'));
+      const { resources } = await admin.describeConfigs({
+        includeSynonyms: false,
+        resources: [{ type: 2, name: audit?.name ?? '', configNames: ['retention.ms'] }],
+      });
+      expect(resources[0]?.configEntries[0]?.configValue).toBe(String(audit?.retentionMs));
+    } finally {
+      await admin.disconnect();
+    }
+  });
+});
+
+describe('transactional producer and consumer', () => {
+  const topic = ns.topic('tx');
+  const groupId = ns.group('tx-reader');
+
+  beforeAll(async () => {
+    await bus.ensureTopics([
+      { ...withNamespace(ns.id, topicsFor([]))[0]!, name: topic, partitions: 1 },
+    ]);
+  });
+
+  it('delivers committed records with their keys and headers, and offsets only through the transaction', async () => {
+    const producer = bus.producer({ transactionalId: ns.transactionalId('tx') });
+    await producer.connect();
+    const records: OutRecord[] = [
+      { topic, key: 'run-1', value: Buffer.from('one'), headers: { 'toolgate-session': 'tok' } },
+      { topic, key: null, value: Buffer.from('two') },
+    ];
+    const aborted = await producer.transaction();
+    await aborted.send([{ topic, key: 'run-1', value: Buffer.from('aborted') }]);
+    await aborted.abort();
+    const tx = await producer.transaction();
+    await tx.send(records);
+    await tx.commit();
+    expect(tx.isActive()).toBe(false);
+
+    const { consumer, messages } = await consumeWithBus(topic, groupId, 2);
+    expect(messages.map((m) => m.value?.toString())).toEqual(['one', 'two']);
+    expect(messages[0]).toMatchObject({ headers: { 'toolgate-session': 'tok' } });
+    expect(messages[0]?.key?.toString()).toBe('run-1');
+    expect(messages[1]?.key).toBeNull();
+    // The consumer resolved both records but never commits on its own.
+    expect(await bus.committedOffset(groupId, topic, 0)).toBeUndefined();
+
+    const commitOffsets = await producer.transaction();
+    const next = String(Number(messages[1]?.offset) + 1);
+    await commitOffsets.sendOffsets(groupId, [{ topic, partition: 0, offset: next }]);
+    await commitOffsets.commit();
+    expect(await bus.committedOffset(groupId, topic, 0)).toBe(next);
+    await consumer.disconnect();
+    await producer.disconnect();
+  });
+
+  it('hands a repeated header to nobody: the name is absent', async () => {
+    const plain = kafka.producer();
+    await plain.connect();
+    await plain.send({
+      topic,
+      messages: [{ value: 'dup', headers: { 'toolgate-integrity': ['a', 'b'], kept: 'yes' } }],
+    });
+    await plain.disconnect();
+    const { consumer, messages } = await consumeWithBus(topic, ns.group('dup-reader'), 3);
+    const dup = messages.find((m) => m.value?.toString() === 'dup');
+    expect(dup?.headers).toEqual({ kept: 'yes' });
+    await consumer.disconnect();
+  });
+
+  it('fences the older of two producers with the same transactional id', async () => {
+    const id = ns.transactionalId('fenced');
+    const older = bus.producer({ transactionalId: id });
+    await older.connect();
+    const newer = bus.producer({ transactionalId: id });
+    await newer.connect();
+    const fault = await failure(
+      older.transaction().then(async (tx) => {
+        await tx.send([{ topic, key: null, value: Buffer.from('zombie') }]);
+        await tx.commit();
+      }),
+    );
+    expect(fault).toMatchObject({ code: BUS_FAULTS.fenced, retriable: false });
+    await older.disconnect().catch(() => undefined);
+    await newer.disconnect();
+  });
+
+  it('commits back-to-back transactions without a warning (CONCURRENT_TRANSACTIONS is routine)', async () => {
+    const log = recordingLogger();
+    const quiet = createBus({
+      brokers: stackAddresses().kafkaBrokers,
+      clientId: ns.id,
+      logger: log,
+    });
+    const producer = quiet.producer({ transactionalId: ns.transactionalId('back-to-back') });
+    await producer.connect();
+    for (let i = 0; i < 20; i += 1) {
+      const tx = await producer.transaction();
+      await tx.send([{ topic, key: 'b2b', value: Buffer.from(`b2b-${i}`) }]);
+      await tx.sendOffsets(ns.group('b2b'), [{ topic, partition: 0, offset: String(i + 1) }]);
+      await tx.commit();
+    }
+    await producer.disconnect();
+    await quiet.close();
+    expect(log.lines.filter((l) => l.level === 'warn' || l.level === 'error')).toEqual([]);
+  });
+
+  it('tells whoever listens when the group is joined, with the assignment', async () => {
+    const consumer: BusConsumer = bus.consumer({ groupId: ns.group('join') });
+    const joined = signal<Readonly<Record<string, readonly number[]>>>();
+    consumer.onGroupJoin((assignment) => joined.resolve(assignment));
+    await consumer.connect();
+    await consumer.subscribe([topic]);
+    await consumer.run(() => Promise.resolve());
+    expect(await within(30_000, 'the group join', joined.promise)).toEqual({ [topic]: [0] });
+    await consumer.disconnect();
+  });
+});
+
+describe('a Kafka that cannot be reached', () => {
+  it('is a retriable kafka_unavailable, and kafkajs says why in our log', async () => {
+    const log = recordingLogger();
+    const down = createBus({
+      brokers: ['127.0.0.1:1'],
+      clientId: `${ns.id}-down`,
+      logger: log,
+      connectionTimeoutMs: 200,
+      retries: 1,
+      initialRetryTimeMs: 50,
+    });
+    const producer = down.producer({ transactionalId: ns.transactionalId('down') });
+    const fault = await failure(producer.connect());
+    expect(fault).toMatchObject({ code: BUS_FAULTS.unavailable, retriable: true });
+    expect(await failure(down.ensureTopics([]))).toMatchObject({ code: BUS_FAULTS.unavailable });
+    expect(
+      log.lines.some((l) => l.level === 'error' && typeof l.fields['kafkajs'] === 'string'),
+    ).toBe(true);
+    await down.close();
+  });
+});
