@@ -1,50 +1,15 @@
-/**
- * Loads a deployment configuration file (`toolgate.config.ts`) and checks its shape, so a wrong
- * file gives one clear message rather than a crash deep inside a stage.
- */
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import type { Deployment } from '@toolgate/shared';
+/** The CLI's view of a deployment file: a ConfigError becomes a usage error (exit 2). */
+import { importDeployment } from '@toolgate/platform';
+import { ConfigError, type Deployment } from '@toolgate/shared';
 import { CliError, EXIT } from './cli-error.js';
 
 /** Imports `path` (relative to the working directory) and returns its default export. */
 export async function loadDeployment(path: string): Promise<Deployment> {
-  const file = resolve(process.cwd(), path);
-  if (!existsSync(file)) throw new CliError(`config file not found: ${path}`, EXIT.usage);
-  let module: { default?: unknown };
   try {
-    module = (await import(pathToFileURL(file).href)) as { default?: unknown };
-  } catch (cause) {
-    throw new CliError(`config file ${path} could not be loaded: ${String(cause)}`, EXIT.usage, {
-      cause,
-    });
+    return await importDeployment(path);
+  } catch (error) {
+    if (error instanceof ConfigError)
+      throw new CliError(error.problems.join('; '), EXIT.usage, { cause: error });
+    throw error;
   }
-  const problems = shapeProblems(module.default);
-  if (problems.length > 0) {
-    throw new CliError(
-      `config file ${path} does not export a deployment: ${problems.join('; ')}`,
-      EXIT.usage,
-    );
-  }
-  return module.default as Deployment;
-}
-
-function shapeProblems(d: unknown): string[] {
-  if (typeof d !== 'object' || d === null)
-    return ['the default export is not an object (use defineDeployment)'];
-  const o = d as Record<string, unknown>;
-  const problems: string[] = [];
-  if (typeof o['name'] !== 'string') problems.push('`name` must be a string');
-  if (!Array.isArray(o['tools'])) problems.push('`tools` must be an array of tool definitions');
-  if (!Array.isArray(o['policies'])) problems.push('`policies` must be an array of {name, text}');
-  if (typeof o['sessions'] !== 'object' || o['sessions'] === null)
-    problems.push('`sessions` must name a secret or a JWKS');
-  if (o['objects'] !== undefined && typeof o['objects'] !== 'function') {
-    problems.push('`objects`, when given, must be a function returning an object store');
-  }
-  if (o['seed'] !== undefined && !Array.isArray(o['seed'])) {
-    problems.push('`seed`, when given, must be an array of objects');
-  }
-  return problems;
 }

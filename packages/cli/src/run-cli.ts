@@ -6,10 +6,11 @@ import { parseArgs } from 'node:util';
 import { CliError, EXIT } from './cli-error.js';
 import type { Command, CommandIo } from './command.js';
 import { evaluateCommand } from './commands/evaluate.js';
+import { startCommand } from './commands/start.js';
 import { tokenCommand } from './commands/token.js';
 
 /** Every command, in the order `toolgate --help` lists them. */
-export const COMMANDS: readonly Command[] = [evaluateCommand, tokenCommand];
+export const COMMANDS: readonly Command[] = [startCommand, evaluateCommand, tokenCommand];
 
 /** Runs one command line; resolves to the exit code. Never throws. */
 export async function runCli(

@@ -109,3 +109,20 @@ export function createMetrics(stage: string, options: MetricsOptions = {}): Metr
     fault: (code, retriable) => faults.inc({ code, retriable: String(retriable) }),
   };
 }
+
+/** The stage loop's metric callbacks, fed into a stage's {@link Metrics}. */
+export function loopMetrics(metrics: Metrics): {
+  messageIn(topic: string): void;
+  handled(seconds: number): void;
+  batch(seconds: number, size: number): void;
+  lag(topic: string, partition: number, lag: number): void;
+  fault(code: string, retriable: boolean): void;
+} {
+  return {
+    messageIn: (topic) => metrics.messageIn(topic),
+    handled: (seconds) => metrics.observeHandle(seconds),
+    batch: (seconds) => metrics.observeBatch(seconds),
+    lag: (topic, partition, value) => metrics.lag(topic, partition, value),
+    fault: (code, retriable) => metrics.fault(code, retriable),
+  };
+}

@@ -1,0 +1,71 @@
+/**
+ * `toolgate start <stage|all>`: runs gate stages until a signal. Tools run elsewhere and talk to
+ * the gate through `toolgate.commands.<tool>` and `toolgate.results`.
+ */
+import * as authorize from '@toolgate/authorize';
+import * as confirm from '@toolgate/confirm';
+import * as execute from '@toolgate/execute';
+import * as validate from '@toolgate/validate';
+import { superviseStages, type StageModule } from '@toolgate/platform';
+import { ConfigError } from '@toolgate/shared';
+import { CliError, EXIT } from '../cli-error.js';
+import { optionalString, type Command } from '../command.js';
+import { loadDeployment } from '../load-deployment.js';
+
+/** The stages, in ladder order. */
+export const STAGE_MODULES: readonly StageModule[] = [validate, authorize, confirm, execute];
+
+/** `toolgate start <stage|all> --config <file>`. */
+export const startCommand: Command = {
+  name: 'start',
+  summary: 'Run gate stages (validate, authorize, confirm, execute, or all) until Ctrl-C.',
+  usage: 'toolgate start <validate|authorize|confirm|execute|all> [--config <file>]',
+  details: [
+    'Addresses, prefixes and the integrity key come from TOOLGATE_* variables (docs/configuration.md);',
+    '--config (or TOOLGATE_CONFIG) names the deployment file. Each stage serves /healthz, /readyz',
+    'and /metrics on its HTTP port; the confirm stage also serves the approval API.',
+  ],
+  options: {
+    config: { type: 'string', description: 'the deployment file (default TOOLGATE_CONFIG)' },
+  },
+  async run({ values, positionals, io }) {
+    const modules = selected(positionals);
+    const file = optionalString(values, 'config') ?? io.env['TOOLGATE_CONFIG'];
+    if (file === undefined)
+      throw new CliError('--config (or TOOLGATE_CONFIG) is required', EXIT.usage);
+    const deployment = await loadDeployment(file);
+    let started = false;
+    const stopped = new Promise<number>((resolve) => {
+      // The lifecycle calls exit once, after closing everything or at its hard deadline; make
+      // sure the process really ends then, even if a client left a handle open.
+      const exit = (code: number) => {
+        resolve(code === EXIT.failed && !started ? EXIT.unavailable : code);
+        setTimeout(() => process.exit(code), 500).unref();
+      };
+      superviseStages({ env: io.env, deployment, modules, exit }).then(
+        () => (started = true),
+        (error: unknown) => {
+          io.stderr.write(
+            `toolgate start: ${error instanceof Error ? error.message : String(error)}\n`,
+          );
+          resolve(error instanceof ConfigError ? EXIT.usage : EXIT.unavailable);
+        },
+      );
+    });
+    return stopped;
+  },
+};
+
+function selected(positionals: readonly string[]): readonly StageModule[] {
+  const [which, ...rest] = positionals;
+  if (which === undefined || rest.length > 0)
+    throw new CliError('name one stage, or all', EXIT.usage);
+  if (which === 'all') return STAGE_MODULES;
+  const module = STAGE_MODULES.find((m) => m.STAGE === which);
+  if (module === undefined)
+    throw new CliError(
+      `unknown stage "${which}"; one of ${STAGE_MODULES.map((m) => m.STAGE).join(', ')}, all`,
+      EXIT.usage,
+    );
+  return [module];
+}

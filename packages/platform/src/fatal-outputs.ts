@@ -1,0 +1,42 @@
+/**
+ * What every stage publishes when handling a message failed for a reason that delivering it again
+ * will not cure (a bug, data the gate cannot use): an `internal_error` audit event and, when the
+ * message names its proposal, the proposal's terminal observation. Then the loop moves on.
+ */
+import {
+  auditEvent,
+  envelopeIds,
+  observationForRefusal,
+  refusal,
+  rejecterFor,
+} from '@toolgate/shared';
+import type { GateOutputs } from './gate-outputs.js';
+import type { Incoming, Outgoing } from './stage-loop.js';
+
+const rejectExecution = rejecterFor('execution');
+
+/** The outputs for `msg`, whose handling in `stage` failed with `error`. */
+export function fatalOutputs(
+  stage: string,
+  msg: Incoming,
+  error: unknown,
+  outputs: GateOutputs,
+  now: Date,
+): readonly Outgoing[] {
+  const detail = `${stage}: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`;
+  const ids = envelopeIds(msg.value);
+  const tenant = tenantOf(msg.value);
+  const source = { topic: msg.topic, partition: msg.partition, offset: msg.offset };
+  const base = ids.ok ? { ...ids.value, ...(tenant === undefined ? {} : { tenant }) } : {};
+  const audit = outputs.audit(
+    auditEvent({ kind: 'internal_error', ...base, internalDetail: detail, source }, now),
+  );
+  if (!ids.ok) return [audit];
+  const rejected = rejectExecution('internal_error', undefined, detail);
+  return [outputs.observation(observationForRefusal(ids.value, refusal(rejected), now)), audit];
+}
+
+function tenantOf(value: unknown): string | undefined {
+  const context = (value as { context?: { tenant?: unknown } } | undefined)?.context;
+  return typeof context?.tenant === 'string' ? context.tenant : undefined;
+}

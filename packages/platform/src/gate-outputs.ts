@@ -1,0 +1,60 @@
+/**
+ * How the gate's messages become records: which topic, which key, which headers. One place, so
+ * that every stage keys observations by run, audit events by tenant and commands by idempotency
+ * key, and tags every internal envelope.
+ */
+import {
+  INTEGRITY_HEADER,
+  integrityTag,
+  type AuditEvent,
+  type Command,
+  type Observation,
+} from '@toolgate/shared';
+import type { GateTopics } from './gate-topics.js';
+import type { EncodedOutgoing, RawOutgoing } from './stage-loop.js';
+
+/** The internal topics, whose records carry an integrity tag. */
+export type InternalTopic = 'validated' | 'authorized' | 'cleared';
+
+/** Builders of the records a stage produces. */
+export interface GateOutputs {
+  readonly topics: GateTopics;
+  /** An observation for the agent, keyed by run so one run's observations stay in order. */
+  observation(observation: Observation): EncodedOutgoing;
+  /** An audit event, keyed by tenant (`-` when the tenant is not known). */
+  audit(event: AuditEvent): EncodedOutgoing;
+  /** An internal envelope, keyed by run, with its integrity tag over the value and topic. */
+  envelope(topic: InternalTopic, runId: string, value: unknown): EncodedOutgoing;
+  /** A command on its tool's topic, keyed by idempotency key. */
+  command(command: Command): EncodedOutgoing;
+  /** A confirmation request for approvers, keyed by tenant. */
+  confirmationRequest(tenant: string, value: unknown): EncodedOutgoing;
+  /** Undecodable bytes, kept as they came, never executed. */
+  quarantine(raw: Buffer, headers: Readonly<Record<string, string>>): RawOutgoing;
+}
+
+/** The output builders for one installation. `integrityKey` signs internal envelopes. */
+export function createGateOutputs(topics: GateTopics, integrityKey: string): GateOutputs {
+  return {
+    topics,
+    observation: (o) => ({ topic: topics.observations, key: o.runId, value: o }),
+    audit: (e) => ({ topic: topics.audit, key: e.tenant ?? '-', value: e }),
+    envelope: (name, runId, value) => {
+      const topic = topics[name];
+      return {
+        topic,
+        key: runId,
+        value,
+        headers: { [INTEGRITY_HEADER]: integrityTag(integrityKey, topic, value) },
+      };
+    },
+    command: (c) => ({
+      topic: topics.command(c.tool),
+      key: c.idempotencyKey,
+      value: c,
+      subject: `${topics.command(c.tool)}-value`,
+    }),
+    confirmationRequest: (tenant, value) => ({ topic: topics.confirmations, key: tenant, value }),
+    quarantine: (raw, headers) => ({ topic: topics.quarantine, key: null, raw, headers }),
+  };
+}

@@ -1,0 +1,30 @@
+/**
+ * The body of a stage process's main: load the deployment named by TOOLGATE_CONFIG, supervise the
+ * stages until a signal, and turn bad configuration into one message and exit code 2.
+ */
+import { ConfigError } from '@toolgate/shared';
+import type { Env } from './config.js';
+import { importDeployment } from './import-deployment.js';
+import { superviseStages, type StageModule } from './supervise-stages.js';
+
+/** Runs `modules` in this process; `deploymentFile` defaults to TOOLGATE_CONFIG. */
+export async function runStagesMain(
+  env: Env,
+  modules: readonly StageModule[],
+  deploymentFile = env['TOOLGATE_CONFIG'],
+): Promise<void> {
+  try {
+    if (deploymentFile === undefined || deploymentFile === '') {
+      throw new ConfigError('configuration', [
+        'TOOLGATE_CONFIG (or --config) must name the deployment file',
+      ]);
+    }
+    await superviseStages({ env, deployment: await importDeployment(deploymentFile), modules });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(
+      `toolgate: ${error.message.split(':')[0]}:\n${error.problems.map((p) => `  - ${p}\n`).join('')}`,
+    );
+    process.exitCode = 2;
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * What a stage service is given: the connections and facts it uses, opened and owned by whoever
+ * starts it (a process's main, `toolgate start`, or a test). A service owns no connection, so
+ * tests start services in-process against the real stack.
+ */
+import type { Deployment, Gate } from '@toolgate/shared';
+import type { Bus } from './bus.js';
+import type { Codec } from './codec.js';
+import type { Config } from './config.js';
+import type { GateOutputs } from './gate-outputs.js';
+import type { Logger } from './logger.js';
+import type { Metrics } from './metrics.js';
+import type { RedisObjectStore } from './redis-object-store.js';
+import type { Store } from './store.js';
+
+/** The dependencies of one stage service. */
+export interface StageDeps {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  readonly bus: Bus;
+  readonly codec: Codec;
+  readonly store: Store;
+  /** Where objects resolve from, shared by every stage and the tool workers. */
+  readonly objects: RedisObjectStore;
+  readonly deployment: Deployment;
+  /** The ladder's facts: tools, policies, session verifier, object store, ceilings. */
+  readonly gate: Gate;
+  readonly outputs: GateOutputs;
+  /** The only clock a stage reads. */
+  now(): Date;
+}
+
+/** A started stage. */
+export interface RunningStage {
+  readonly stage: string;
+  /** True once its consumer joined its group. */
+  ready(): boolean;
+  /** Stops consuming (and its timers); idempotent. */
+  stop(): Promise<void>;
+}

@@ -1,0 +1,129 @@
+/**
+ * Runs stages in one process: configuration → logger → connections → stages → HTTP, every resource
+ * registered with one lifecycle so a signal or a fatal error closes them in reverse order. Each
+ * service's main.ts, `toolgate start` and the end-to-end tests all start stages through here.
+ */
+import type { Deployment } from '@toolgate/shared';
+import { httpPortFor, loadConfig, type Config, type Env, type ServiceStage } from './config.js';
+import { startHttpServer, type Route } from './http.js';
+import { createLifecycle, type Lifecycle, type ProcessEvents } from './lifecycle.js';
+import { createLogger, type Logger } from './logger.js';
+import { createMetrics } from './metrics.js';
+import { openGateRuntime, type GateRuntime } from './gate-runtime.js';
+import type { RunningStage, StageDeps } from './stage-deps.js';
+
+/** What a stage service module exports. */
+export interface StageModule {
+  readonly STAGE: ServiceStage;
+  /** Starts the stage on `deps`; resolves once it consumes. */
+  start(deps: StageDeps): Promise<RunningStage>;
+  /** HTTP routes the stage serves besides health and metrics (the confirm stage's approval API). */
+  routes?(deps: StageDeps): readonly Route[];
+}
+
+/** Options of {@link superviseStages}. */
+export interface SuperviseOptions {
+  readonly env: Env;
+  readonly deployment: Deployment;
+  readonly modules: readonly StageModule[];
+  /** Where logs go; default standard output. */
+  readonly logger?: Logger;
+  /** Ends the process after a stop; default `process.exit`. Tests pass their own. */
+  readonly exit?: (code: number) => void;
+  /** Where signals are heard; default `process`. */
+  readonly process?: ProcessEvents;
+  /** The clock; default the system clock. */
+  readonly now?: () => Date;
+}
+
+/** Stages running under one lifecycle. */
+export interface SupervisedStages {
+  readonly config: Config;
+  readonly runtime: GateRuntime;
+  readonly stages: readonly RunningStage[];
+  /** The HTTP port of each stage, by stage name. */
+  readonly ports: Readonly<Record<string, number>>;
+  readonly lifecycle: Lifecycle;
+  /** True when every stage has joined its group. */
+  ready(): boolean;
+}
+
+/**
+ * Starts `modules` with shared connections. Throws a `ConfigError` listing every configuration
+ * problem before connecting anything, or a Fault when infrastructure cannot be reached (after
+ * closing what it opened).
+ */
+export async function superviseStages(options: SuperviseOptions): Promise<SupervisedStages> {
+  const config = loadConfig(options.env);
+  const name = options.modules.length === 1 ? options.modules[0]!.STAGE : 'gate';
+  const logger =
+    options.logger ??
+    createLogger({ level: config.logLevel, stage: name, instanceId: config.instanceId });
+  const lifecycle = createLifecycle({
+    logger,
+    timeoutMs: config.shutdownTimeoutMs,
+    ...(options.exit === undefined ? {} : { exit: options.exit }),
+    ...(options.process === undefined ? {} : { process: options.process }),
+  });
+  try {
+    const runtime = await openGateRuntime(config, options.deployment, logger);
+    lifecycle.onStop('connections', () => runtime.close());
+    const stages: RunningStage[] = [];
+    const ports: Record<string, number> = {};
+    for (const [i, module] of options.modules.entries()) {
+      const deps = depsFor(module.STAGE, config, runtime, options, logger);
+      const running = await module.start(deps);
+      lifecycle.onStop(`${module.STAGE} stage`, () => running.stop());
+      stages.push(running);
+      const port =
+        options.modules.length > 1 && config.httpPort !== undefined && config.httpPort !== 0
+          ? config.httpPort + i
+          : httpPortFor(config, module.STAGE);
+      const http = await startHttpServer({
+        port,
+        host: config.httpHost,
+        metrics: deps.metrics,
+        ready: () => running.ready(),
+        routes: module.routes?.(deps) ?? [],
+        logger: deps.logger,
+      });
+      lifecycle.onStop(`${module.STAGE} http`, () => http.close());
+      ports[module.STAGE] = http.port;
+      deps.logger.info({ port: http.port }, `${module.STAGE} started`);
+    }
+    return {
+      config,
+      runtime,
+      stages,
+      ports,
+      lifecycle,
+      ready: () => stages.every((s) => s.ready()),
+    };
+  } catch (error) {
+    await lifecycle.stop('start-up failed', error);
+    throw error;
+  }
+}
+
+function depsFor(
+  stage: ServiceStage,
+  config: Config,
+  runtime: GateRuntime,
+  options: SuperviseOptions,
+  logger: Logger,
+): StageDeps {
+  return {
+    config,
+    // One stage per process already names itself on every line; several share one logger.
+    logger: options.modules.length === 1 ? logger : logger.child({ stage }),
+    metrics: createMetrics(stage),
+    bus: runtime.bus,
+    codec: runtime.codec,
+    store: runtime.store,
+    objects: runtime.objects,
+    deployment: options.deployment,
+    gate: runtime.gate,
+    outputs: runtime.outputs,
+    now: options.now ?? (() => new Date()),
+  };
+}
