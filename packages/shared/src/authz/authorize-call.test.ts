@@ -204,3 +204,28 @@ describe('authorizeCall', () => {
     );
   });
 });
+
+describe('remembered decisions', () => {
+  const write = { name: 'approve_invoice', sideEffect: 'write' } as const;
+  const paid = { ...invoice, attributes: { ...invoice.attributes, status: 'paid' } };
+  const stranger: Principal = { subject: 'mallory', tenant: 'globex', roles: ['approver'] };
+
+  it('answers a repeated request the same way, and never mixes requests or policy sets', () => {
+    const decisions = () => [
+      authorizeCall({ principal: alice, tool: write, objects: [invoice] }, policies).ok,
+      authorizeCall({ principal: alice, tool: write, objects: [paid] }, policies).ok,
+      authorizeCall({ principal: stranger, tool: write, objects: [invoice] }, policies).ok,
+    ];
+    expect(decisions()).toEqual([true, false, false]);
+    expect(decisions()).toEqual([true, false, false]);
+    const denyAll = loadPolicySet([
+      { name: 'deny.cedar', text: 'forbid (principal, action, resource);' },
+    ]);
+    expect(authorizeCall({ principal: alice, tool: write, objects: [invoice] }, denyAll).ok).toBe(
+      false,
+    );
+    expect(authorizeCall({ principal: alice, tool: write, objects: [invoice] }, policies).ok).toBe(
+      true,
+    );
+  });
+});

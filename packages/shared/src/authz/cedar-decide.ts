@@ -3,8 +3,9 @@
  * error is an error, whatever the decision says, because a policy that errored was skipped.
  */
 import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
+import { LruCache } from '../auth/lru-cache.js';
 import type { Principal, ResolvedObject } from '../types.js';
-import { cedarRequest, type ToolFacts } from './cedar-entities.js';
+import { cedarRequest, type CedarRequest, type ToolFacts } from './cedar-entities.js';
 import { engineOf, type PolicySet } from './policy-set.js';
 
 /** What the engine said about a whole call: allowed, denied (by which policies) or failed. */
@@ -33,6 +34,53 @@ export function decide(
   return { kind: 'allow' };
 }
 
+/** What Cedar answered for one request, reduced to what a verdict needs. */
+type Answer =
+  | { readonly kind: 'allow' }
+  | { readonly kind: 'deny'; readonly reasons: readonly string[] }
+  | { readonly kind: 'error'; readonly errors: readonly string[] };
+
+/** Distinct requests remembered per loaded policy set. */
+export const DECISION_MEMO_SIZE = 10_000;
+
+// Cedar is deterministic: the same request against the same pre-parsed policy set always gets
+// the same answer, and the request carries every attribute a policy can read (and only those).
+// A run's calls repeat few distinct requests, and crossing into WebAssembly dominates the
+// ladder's cost, so answers are remembered per policy set (bounded; a new set starts empty).
+const memos = new Map<string, LruCache<string, Answer>>();
+
+function memoOf(engineId: string): LruCache<string, Answer> {
+  let memo = memos.get(engineId);
+  if (memo === undefined) {
+    memo = new LruCache(DECISION_MEMO_SIZE);
+    memos.set(engineId, memo);
+  }
+  return memo;
+}
+
+function ask(engineId: string, request: CedarRequest): Answer {
+  const memo = memoOf(engineId);
+  const key = JSON.stringify(request);
+  const known = memo.get(key);
+  if (known !== undefined) return known;
+  const answer = cedar.statefulIsAuthorized({ ...request, preparsedPolicySetId: engineId });
+  const reduced: Answer =
+    answer.type === 'failure'
+      ? { kind: 'error', errors: answer.errors.map((e) => e.message) }
+      : answer.response.diagnostics.errors.length > 0
+        ? {
+            kind: 'error',
+            errors: answer.response.diagnostics.errors.map(
+              (e) => `${e.policyId}: ${e.error.message}`,
+            ),
+          }
+        : answer.response.decision === 'allow'
+          ? { kind: 'allow' }
+          : { kind: 'deny', reasons: answer.response.diagnostics.reason };
+  memo.set(key, reduced);
+  return reduced;
+}
+
 function decideOne(
   principal: Principal,
   tool: ToolFacts,
@@ -46,20 +94,16 @@ function decideOne(
   if (engine === undefined) return { kind: 'error', detail: `${prefix}: not a loaded policy set` };
   const built = cedarRequest(principal, tool, action, object, engine.attributes);
   if (!built.ok) return { kind: 'error', detail: `${prefix}: ${built.problem}` };
-  const answer = cedar.statefulIsAuthorized({ ...built.request, preparsedPolicySetId: engine.id });
-  if (answer.type === 'failure') {
-    return {
-      kind: 'error',
-      detail: `${prefix}: ${answer.errors.map((e) => e.message).join('; ')}`,
-    };
+  const answer = ask(engine.id, built.request);
+  switch (answer.kind) {
+    case 'allow':
+      return answer;
+    case 'error':
+      return { kind: 'error', detail: `${prefix}: ${answer.errors.join('; ')}` };
+    case 'deny': {
+      const by =
+        answer.reasons.length > 0 ? `denied by ${answer.reasons.join(', ')}` : 'default deny';
+      return { kind: 'deny', detail: `${prefix}: ${by}` };
+    }
   }
-  const { decision, diagnostics } = answer.response;
-  if (diagnostics.errors.length > 0) {
-    const errors = diagnostics.errors.map((e) => `${e.policyId}: ${e.error.message}`);
-    return { kind: 'error', detail: `${prefix}: ${errors.join('; ')}` };
-  }
-  if (decision === 'allow') return { kind: 'allow' };
-  const by =
-    diagnostics.reason.length > 0 ? `denied by ${diagnostics.reason.join(', ')}` : 'default deny';
-  return { kind: 'deny', detail: `${prefix}: ${by}` };
 }
