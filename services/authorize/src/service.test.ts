@@ -25,8 +25,13 @@ import { USERS } from '../../../examples/billing/data.js';
 import { openaiChat } from '../../../examples/billing/fixtures/proposals.js';
 import deployment from '../../../examples/billing/toolgate.config.js';
 import { eventually } from '../../../test/support/deadline.js';
-import { startGateHarness, type GateHarness } from '../../../test/support/gate-harness.js';
+import {
+  sessionHeaders,
+  startGateHarness,
+  type GateHarness,
+} from '../../../test/support/gate-harness.js';
 import { startPrivateRedis, type PrivateRedis } from '../../../test/support/private-redis.js';
+import * as validate from '../../validate/src/service.js';
 import * as authorize from './service.js';
 
 const RECEIVED_AT = '2025-01-02T03:04:05.678Z';
@@ -423,6 +428,33 @@ describe('the authorize stage on a Redis of its own, with 2 calls per run', () =
     expect(forwarded.map((r) => r.value['proposalId'])).toEqual(['p-during-1', 'p-during-2']);
     expect(forwarded[1]!.value['objects']).toMatchObject([{ id: 'inv_481', version: 1 }]);
     expect(ofRun('observations')).toEqual([]);
+  });
+});
+
+describe('the authorize stage behind the validate stage', () => {
+  let h: GateHarness;
+  beforeAll(async () => {
+    h = await startGateHarness({ label: 'authorize-e2e', modules: [validate, authorize] });
+  });
+  afterAll(() => h?.close());
+
+  it("authorizes what validate forwards, keeping the proposal's receivedAt", async () => {
+    const alice = await h.session(USERS.alice);
+    const args = { invoice_id: 'inv_482', status: 'rejected' };
+    const proposal = openaiChat({ proposalId: 'p-e2e', runId: 'run-e2e' }, 'approve_invoice', args);
+    await h.send('proposals', 'run-e2e', proposal, sessionHeaders(alice));
+
+    const [envelope] = await h.waitFor(
+      'authorized',
+      'the envelope of p-e2e',
+      (r) => r.value['proposalId'] === 'p-e2e',
+    );
+    const [before] = h.seen('validated').filter((r) => r.value['proposalId'] === 'p-e2e');
+    expect(envelope!.value).toMatchObject({
+      tool: 'approve_invoice',
+      objects: [{ type: 'Invoice', id: 'inv_482', version: 1 }],
+      receivedAt: before!.value['receivedAt'],
+    });
   });
 });
 
