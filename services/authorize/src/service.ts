@@ -1,12 +1,35 @@
-/** The authorize stage (being built). */
-import type { RunningStage, StageDeps } from '@toolgate/platform';
+/**
+ * The authorize stage: consumes validated envelopes (integrity-tagged, wire format only), resolves
+ * the objects they name under the caller's tenant, counts the call, and publishes authorized
+ * envelopes, or answers the refusal with an observation and an audit event.
+ */
+import {
+  fatalOutputs,
+  loopMetrics,
+  startStageLoop,
+  stageGroup,
+  type RunningStage,
+  type StageDeps,
+} from '@toolgate/platform';
+import { createValidatedHandler } from './handle-validated.js';
 
 /** The stage's name everywhere: folder, package, consumer group, log field. */
 export const STAGE = 'authorize' as const;
 
-/** Starts the authorize stage on `deps`. */
-export function start(deps: StageDeps): Promise<RunningStage> {
-  return Promise.reject(
-    new Error(`the authorize stage is not built yet (${deps.config.instanceId})`),
-  );
+/** Starts the authorize stage on `deps`; resolves once it is consuming. */
+export async function start(deps: StageDeps): Promise<RunningStage> {
+  const loop = await startStageLoop({
+    stage: STAGE,
+    groupId: stageGroup(deps.config.groupPrefix, STAGE),
+    // An internal topic: only the gate writes it, always in the wire format.
+    topics: [{ name: deps.outputs.topics.validated, plainJsonAllowed: false }],
+    bus: deps.bus,
+    codec: deps.codec,
+    logger: deps.logger,
+    instanceId: deps.config.instanceId,
+    handle: createValidatedHandler(deps),
+    onFatal: (msg, error) => fatalOutputs(STAGE, msg, error, deps.outputs, deps.now()),
+    metrics: loopMetrics(deps.metrics),
+  });
+  return { stage: STAGE, ready: () => loop.ready(), stop: () => loop.stop() };
 }

@@ -1,0 +1,131 @@
+/**
+ * One validated envelope: integrity → the tool → the referenced objects under the caller's tenant
+ * → the call counters → resolution, authorization, preconditions and limits → an authorized
+ * envelope for confirm, or the refusal's observation and audit event. A forged envelope is
+ * refused and never forwarded.
+ */
+import {
+  auditEvent,
+  auditFactsOf,
+  authorizedEnvelope,
+  authorizeProposal,
+  checkIntegrity,
+  envelopeIds,
+  INTEGRITY_HEADER,
+  observationForRefusal,
+  referencesOf,
+  refusal,
+  toolOf,
+  type MessageSource,
+  type ObjectRef,
+  type Refusal,
+  type Rejected,
+  type ValidatedEnvelope,
+} from '@toolgate/shared';
+import type { Incoming, Outgoing, StageDeps } from '@toolgate/platform';
+
+/** Longest claimed identifier quoted in a forged envelope's internal detail, in characters. */
+const MAX_CLAIM_CHARS = 200;
+
+/** Handles one message of the validated topic. */
+export function createValidatedHandler(
+  deps: StageDeps,
+): (msg: Incoming) => Promise<readonly Outgoing[]> {
+  const { gate, outputs, metrics, store } = deps;
+  const refused = refuser(deps);
+  return async (msg) => {
+    const now = deps.now();
+    const tag = msg.headers[INTEGRITY_HEADER];
+    const genuine = checkIntegrity(deps.config.integrityKey, msg.topic, msg.value, tag);
+    if (!genuine.ok) return forged(deps, msg, genuine, now);
+    // The tag proves the gate wrote this value, and the gate writes only schema-checked envelopes.
+    const v = msg.value as ValidatedEnvelope;
+    const at = { source: sourceOf(msg), now };
+    const tool = toolOf(v, gate.registry);
+    if (!tool.ok) return refused(v, tool, [], at);
+    const refs = referencesOf(v, tool.value);
+    const tenant = v.context.tenant;
+    const loaded = await Promise.all(refs.map((ref) => gate.objects.load(tenant, ref)));
+    // Counted by proposalId: a redelivered envelope is not counted twice.
+    const counts = await store.countCall(tenant, v.runId, v.proposalId, now.getTime());
+    const facts = { registry: gate.registry, policies: gate.policies, ceilings: gate.ceilings };
+    const authorized = authorizeProposal(v, tool.value, loaded, { ...facts, counts });
+    if (!authorized.ok) return refused(v, authorized, refs, at);
+    metrics.decision({ disposition: 'execute', stage: 'limits' });
+    const envelope = authorizedEnvelope(authorized.value, v.receivedAt);
+    return [outputs.envelope('authorized', v.runId, envelope)];
+  };
+}
+
+/** Where and when a decision was made. */
+interface DecidedAt {
+  readonly source: MessageSource;
+  readonly now: Date;
+}
+
+/** The outputs of a refusal of a genuine envelope: observation, audit event, metric. */
+function refuser(deps: StageDeps) {
+  const { outputs, metrics } = deps;
+  return (v: ValidatedEnvelope, r: Refusal, objects: readonly ObjectRef[], at: DecidedAt) => {
+    metrics.decision(r.rejected);
+    const ids = { proposalId: v.proposalId, runId: v.runId, requestId: v.requestId };
+    const facts = {
+      ...auditFactsOf(v),
+      objects,
+      // Every rung of this stage decides under the policy set in force (DESIGN §3).
+      policyVersion: deps.gate.policies.version,
+      source: at.source,
+    };
+    return [
+      outputs.observation(observationForRefusal({ ...ids, callId: v.context.callId }, r, at.now)),
+      outputs.audit(auditEvent({ kind: 'rejected', rejected: r.rejected, ...facts }, at.now)),
+    ];
+  };
+}
+
+/**
+ * A message on `validated` the gate did not write (or cannot read). Its ids, tenant and subject
+ * are claims of whoever wrote it: the observation goes only under the ids it names, and the audit
+ * event files no tenant or subject (so a forger cannot charge one to a victim), quoting the claims
+ * in the internal detail instead.
+ */
+function forged(
+  deps: StageDeps,
+  msg: Incoming,
+  rejected: Rejected<'authentication'>,
+  now: Date,
+): readonly Outgoing[] {
+  const { outputs, metrics } = deps;
+  metrics.decision(rejected);
+  const ids = envelopeIds(msg.value);
+  const claimed = ids.ok ? ids.value : {};
+  const internalDetail = [msg.decodeError, claimsOf(msg.value)]
+    .filter((part) => part !== undefined)
+    .join('; ');
+  deps.logger.warn(
+    { ...sourceOf(msg), proposalId: ids.ok ? ids.value.proposalId : null },
+    'refused a validated envelope the gate did not write',
+  );
+  const audit = outputs.audit(
+    auditEvent(
+      { kind: 'rejected', rejected, ...claimed, internalDetail, source: sourceOf(msg) },
+      now,
+    ),
+  );
+  if (!ids.ok) return [audit];
+  return [outputs.observation(observationForRefusal(ids.value, refusal(rejected), now)), audit];
+}
+
+/** The tenant and subject a refused envelope claims, quoted and cut, for the internal detail. */
+function claimsOf(value: unknown): string | undefined {
+  const context = (value as { context?: { tenant?: unknown; subject?: unknown } } | undefined)
+    ?.context;
+  const quote = (claim: unknown) =>
+    typeof claim === 'string' ? JSON.stringify(claim.slice(0, MAX_CLAIM_CHARS)) : 'none';
+  if (context === undefined || context === null) return undefined;
+  return `claims tenant ${quote(context.tenant)}, subject ${quote(context.subject)}`;
+}
+
+function sourceOf(msg: Incoming): MessageSource {
+  return { topic: msg.topic, partition: msg.partition, offset: msg.offset };
+}

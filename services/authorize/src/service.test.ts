@@ -1,0 +1,469 @@
+/**
+ * The authorize stage alone on the real stack: the test writes validated envelopes onto the
+ * internal topic as the validate stage would (built with the core, encoded with the registry
+ * codec, tagged with the gate's integrity key), or forged ones, and reads what the stage decided
+ * from the authorized, observations and audit topics.
+ *
+ * "Never forwarded" is shown by order, not by waiting: after the envelopes under test, a sentinel
+ * with the same run id (so the same partition, in order) from another tenant (so another run
+ * counter) is forwarded; once the tap has it, anything forwarded before it would have been seen.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  INTEGRITY_HEADER,
+  integrityTag,
+  REJECTION_CODES,
+  validatedEnvelope,
+  validateProposal,
+  verifyIntegrity,
+  type Deployment,
+  type Principal,
+  type ValidatedEnvelope,
+} from '@toolgate/shared';
+import { USERS } from '../../../examples/billing/data.js';
+import { openaiChat } from '../../../examples/billing/fixtures/proposals.js';
+import deployment from '../../../examples/billing/toolgate.config.js';
+import { eventually } from '../../../test/support/deadline.js';
+import {
+  sessionHeaders,
+  startGateHarness,
+  type GateHarness,
+} from '../../../test/support/gate-harness.js';
+import { startPrivateRedis, type PrivateRedis } from '../../../test/support/private-redis.js';
+import * as validate from '../../validate/src/service.js';
+import * as authorize from './service.js';
+
+const RECEIVED_AT = '2025-01-02T03:04:05.678Z';
+
+/** A genuine validated envelope of `who`'s call, as the validate stage writes it. */
+function validated(
+  h: GateHarness,
+  who: Principal,
+  ids: { proposalId: string; runId: string },
+  tool: string,
+  args: Record<string, unknown>,
+): ValidatedEnvelope {
+  const { registry, ceilings } = h.gate.runtime.gate;
+  const v = validateProposal(openaiChat(ids, tool, args), who, {
+    registry,
+    limits: { maxBytes: ceilings.argumentBytes, maxDepth: ceilings.maxDepth },
+    repairBudget: ceilings.repairAttempts,
+  });
+  if (!v.ok) throw new Error(`fixture ${ids.proposalId} did not validate: ${v.rejected.code}`);
+  return validatedEnvelope(v.value, RECEIVED_AT);
+}
+
+/** The tag the gate itself would put on `value` on the validated topic. */
+function genuineTag(h: GateHarness, value: unknown): string {
+  return integrityTag(h.gate.config.integrityKey, h.topic('validated'), value);
+}
+
+/** Writes `value` to validated in the wire format, with `tag` (none when undefined). */
+async function write(h: GateHarness, value: ValidatedEnvelope, tag: string | undefined) {
+  const topic = h.topic('validated');
+  const bytes = await h.gate.runtime.codec.encode(`${topic}-value`, value);
+  await h.send(
+    'validated',
+    value.runId,
+    bytes,
+    tag === undefined ? {} : { [INTEGRITY_HEADER]: tag },
+  );
+}
+
+/** Writes a genuine envelope, as the validate stage would. */
+function feed(h: GateHarness, value: ValidatedEnvelope): Promise<void> {
+  return write(h, value, genuineTag(h, value));
+}
+
+async function observationOf(h: GateHarness, proposalId: string) {
+  const [o] = await h.waitFor(
+    'observations',
+    `the observation of ${proposalId}`,
+    (r) => r.value['proposalId'] === proposalId,
+  );
+  return o!.value;
+}
+
+async function auditOf(h: GateHarness, proposalId: string) {
+  const [a] = await h.waitFor(
+    'audit',
+    `the audit event of ${proposalId}`,
+    (r) => r.value['proposalId'] === proposalId,
+  );
+  return a!.value;
+}
+
+/**
+ * Sends the sentinel of `runId` (carol's search: another tenant, so another run counter), waits
+ * until it is forwarded, and returns the proposal ids forwarded on that run before it.
+ */
+async function forwardedBefore(h: GateHarness, runId: string): Promise<unknown[]> {
+  const proposalId = `sentinel-${runId}`;
+  await feed(h, validated(h, USERS.carol, { proposalId, runId }, 'search', { query: 'x' }));
+  await h.waitFor(
+    'authorized',
+    `the sentinel of ${runId}`,
+    (r) => r.value['proposalId'] === proposalId,
+  );
+  const forwarded = h.seen('authorized').filter((r) => r.value['runId'] === runId);
+  return forwarded.map((r) => r.value['proposalId']).filter((id) => id !== proposalId);
+}
+
+function commandsSeen(h: GateHarness): number {
+  return deployment.tools.reduce((n, t) => n + h.seen(`commands.${t.name}`).length, 0);
+}
+
+/** The public message says what the catalogue says and nothing about tenants, objects or policy. */
+function expectNothingLeaks(observation: Record<string, unknown>, policyVersion: string): void {
+  const text = JSON.stringify(observation);
+  for (const secret of [
+    'globex',
+    'inv_900',
+    'carol',
+    'permit',
+    'forbid',
+    'viewer',
+    policyVersion,
+  ]) {
+    expect(text).not.toContain(secret);
+  }
+  expect(observation).not.toHaveProperty('internalDetail');
+}
+
+describe('the authorize stage on Kafka', () => {
+  let h: GateHarness;
+  let policyVersion: string;
+  beforeAll(async () => {
+    h = await startGateHarness({ label: 'authorize', modules: [authorize] });
+    policyVersion = h.gate.runtime.gate.policies.version;
+  });
+  afterAll(() => h?.close());
+
+  it('forwards a write with its live objects and the policy version, tagged for authorized', async () => {
+    const ids = { proposalId: 'p-write', runId: 'run-write' };
+    await feed(
+      h,
+      validated(h, USERS.alice, ids, 'approve_invoice', {
+        invoice_id: 'inv_481',
+        status: 'approved',
+      }),
+    );
+    await feed(
+      h,
+      validated(h, USERS.alice, { proposalId: 'p-read', runId: 'run-write' }, 'search', {
+        query: 'q3',
+      }),
+    );
+
+    const [write, read] = await h.waitFor(
+      'authorized',
+      'both envelopes',
+      (r) => r.value['runId'] === 'run-write',
+      2,
+    );
+    expect(write!.value).toMatchObject({
+      proposalId: 'p-write',
+      tool: 'approve_invoice',
+      toolVersion: '1',
+      args: { invoice_id: 'inv_481', status: 'approved' },
+      context: { subject: 'alice', tenant: 'acme', proposalId: 'p-write' },
+      objects: [
+        {
+          type: 'Invoice',
+          id: 'inv_481',
+          tenant: 'acme',
+          version: 1,
+          attributes: { amount_cents: 120_000, currency: 'EUR', status: 'open' },
+        },
+      ],
+      policyVersion,
+      receivedAt: RECEIVED_AT,
+    });
+    expect(write!.key).toBe('run-write');
+    const tag = write!.headers[INTEGRITY_HEADER];
+    const key = h.gate.config.integrityKey;
+    expect(verifyIntegrity(key, h.topic('authorized'), write!.value, tag)).toBe(true);
+    expect(verifyIntegrity(key, h.topic('validated'), write!.value, tag)).toBe(false);
+    expect(read!.value).toMatchObject({ proposalId: 'p-read', objects: [], policyVersion });
+    expect(h.seen('observations').filter((r) => r.value['runId'] === 'run-write')).toEqual([]);
+  });
+
+  it("reports another tenant's invoice exactly like a missing one", async () => {
+    const runId = 'run-tenancy';
+    const approve = (proposalId: string, invoice: string) =>
+      validated(h, USERS.alice, { proposalId, runId }, 'approve_invoice', {
+        invoice_id: invoice,
+        status: 'approved',
+      });
+    await feed(h, approve('p-foreign', 'inv_900'));
+    await feed(h, approve('p-missing', 'inv_999'));
+
+    const foreign = await observationOf(h, 'p-foreign');
+    const missing = await observationOf(h, 'p-missing');
+    const said = (o: Record<string, unknown>) => {
+      const { proposalId: _p, requestId: _r, callId: _c, at: _a, ...rest } = o;
+      return rest;
+    };
+    expect(said(foreign)).toEqual(said(missing));
+    expect(foreign).toMatchObject({
+      outcome: 'rejected',
+      stage: 'resolution',
+      code: 'not_found',
+      disposition: 'deny',
+      message: REJECTION_CODES.resolution.not_found.publicMessage,
+    });
+    expectNothingLeaks(foreign, policyVersion);
+    expect(await auditOf(h, 'p-foreign')).toMatchObject({
+      kind: 'rejected',
+      stage: 'resolution',
+      code: 'not_found',
+      tenant: 'acme',
+      subject: 'alice',
+      objectIds: ['inv_900'],
+      outcome: 'rejected',
+    });
+    expect(await forwardedBefore(h, runId)).toEqual([]);
+    expect(commandsSeen(h)).toBe(0);
+  });
+
+  it("refuses a viewer's write as not authorized, naming the policy version only in the audit", async () => {
+    const runId = 'run-bob';
+    const args = { invoice_id: 'inv_481', status: 'approved' };
+    await feed(h, validated(h, USERS.bob, { proposalId: 'p-bob', runId }, 'approve_invoice', args));
+
+    const observation = await observationOf(h, 'p-bob');
+    expect(observation).toMatchObject({
+      outcome: 'rejected',
+      stage: 'authorization',
+      code: 'not_authorized',
+      disposition: 'deny',
+      message: 'This action is not allowed.',
+    });
+    expect(observation).not.toHaveProperty('repair');
+    expectNothingLeaks(observation, policyVersion);
+    const audit = await auditOf(h, 'p-bob');
+    expect(audit).toMatchObject({
+      code: 'not_authorized',
+      subject: 'bob',
+      policyVersion,
+      objectIds: ['inv_481'],
+    });
+    expect(audit['internalDetail']).toContain(policyVersion);
+    expect(await forwardedBefore(h, runId)).toEqual([]);
+    expect(commandsSeen(h)).toBe(0);
+  });
+
+  it('refuses approving a paid invoice as not open', async () => {
+    const runId = 'run-paid';
+    const args = { invoice_id: 'inv_483', status: 'approved' };
+    await feed(
+      h,
+      validated(h, USERS.alice, { proposalId: 'p-paid', runId }, 'approve_invoice', args),
+    );
+
+    const observation = await observationOf(h, 'p-paid');
+    expect(observation).toMatchObject({
+      outcome: 'rejected',
+      stage: 'precondition',
+      code: 'not_open',
+      disposition: 'deny',
+      message: 'The invoice is not open, so its status cannot change.',
+    });
+    expectNothingLeaks(observation, policyVersion);
+    expect(await auditOf(h, 'p-paid')).toMatchObject({ code: 'not_open', policyVersion });
+    expect(await forwardedBefore(h, runId)).toEqual([]);
+    expect(commandsSeen(h)).toBe(0);
+  });
+
+  it('refuses a forged envelope, whatever is wrong with its tag, and never forwards it', async () => {
+    const runId = 'run-forged';
+    const envelope = (proposalId: string) =>
+      validated(h, USERS.alice, { proposalId, runId }, 'approve_invoice', {
+        invoice_id: 'inv_481',
+        status: 'approved',
+      });
+    const original = envelope('p-tampered');
+    const tampered = { ...original, context: { ...original.context, tenant: 'globex' } };
+    await write(h, tampered, genuineTag(h, original));
+    await write(h, envelope('p-untagged'), undefined);
+    const otherTopic = envelope('p-other-topic');
+    const key = h.gate.config.integrityKey;
+    await write(h, otherTopic, integrityTag(key, h.topic('authorized'), otherTopic));
+    const otherKey = envelope('p-other-key');
+    await write(
+      h,
+      otherKey,
+      integrityTag(randomBytes(32).toString('hex'), h.topic('validated'), otherKey),
+    );
+    // Plain JSON on an internal topic cannot even be decoded: audited, but it names no proposal.
+    const plain = Buffer.from(JSON.stringify(envelope('p-plain')));
+    await h.send('validated', runId, plain, {
+      [INTEGRITY_HEADER]: genuineTag(h, envelope('p-plain')),
+    });
+
+    for (const proposalId of ['p-tampered', 'p-untagged', 'p-other-topic', 'p-other-key']) {
+      const observation = await observationOf(h, proposalId);
+      expect(observation).toMatchObject({
+        runId,
+        outcome: 'rejected',
+        stage: 'authentication',
+        code: 'forged_envelope',
+        disposition: 'deny',
+        message: REJECTION_CODES.authentication.forged_envelope.publicMessage,
+      });
+      expectNothingLeaks(observation, policyVersion);
+      const audit = await auditOf(h, proposalId);
+      expect(audit).toMatchObject({ code: 'forged_envelope', tenant: null, subject: null });
+      expect(audit['internalDetail']).toMatch(/claims tenant "(acme|globex)", subject "alice"/);
+    }
+    expect((await auditOf(h, 'p-tampered'))['internalDetail']).toContain('"globex"');
+    expect((await auditOf(h, 'p-untagged'))['internalDetail']).toContain(
+      'no toolgate-integrity header',
+    );
+    const [undecodable] = await h.waitFor(
+      'audit',
+      'the audit of the plain JSON envelope',
+      (r) => r.value['code'] === 'forged_envelope' && r.value['proposalId'] === null,
+    );
+    expect(undecodable!.value['internalDetail']).toMatch(/undecodable/);
+    expect(await forwardedBefore(h, runId)).toEqual([]);
+    expect(h.seen('observations').filter((r) => r.value['proposalId'] === 'p-plain')).toEqual([]);
+    expect(commandsSeen(h)).toBe(0);
+  });
+
+  it('refuses an envelope whose tool version is not loaded here as an internal error', async () => {
+    const runId = 'run-version';
+    const stale = {
+      ...validated(h, USERS.alice, { proposalId: 'p-stale', runId }, 'search', { query: 'x' }),
+      toolVersion: '0',
+    };
+    await feed(h, stale);
+
+    expect(await observationOf(h, 'p-stale')).toMatchObject({
+      outcome: 'rejected',
+      stage: 'execution',
+      code: 'internal_error',
+      disposition: 'deny',
+    });
+    expect((await auditOf(h, 'p-stale'))['internalDetail']).toContain(
+      'search@0 is not loaded here',
+    );
+    expect(await forwardedBefore(h, runId)).toEqual([]);
+  });
+});
+
+describe('the authorize stage on a Redis of its own, with 2 calls per run', () => {
+  const limited: Deployment = { ...deployment, ceilings: { callsPerRun: 2 } };
+  let redis: PrivateRedis;
+  let h: GateHarness;
+  beforeAll(async () => {
+    redis = await startPrivateRedis();
+    h = await startGateHarness({
+      label: 'authorize-redis',
+      modules: [authorize],
+      deployment: limited,
+      env: { TOOLGATE_REDIS_URL: redis.url },
+    });
+  });
+  afterAll(async () => {
+    await h?.close();
+    await redis?.close();
+  });
+
+  it('counts each proposal once and refuses the call past the run limit', async () => {
+    const runId = 'run-limit';
+    const call = (proposalId: string) =>
+      validated(h, USERS.alice, { proposalId, runId }, 'search', { query: proposalId });
+    await feed(h, call('p-1'));
+    await feed(h, call('p-1')); // the same proposal again, e.g. resubmitted: counted once
+    await feed(h, call('p-2'));
+    await feed(h, call('p-3'));
+
+    const observation = await observationOf(h, 'p-3');
+    expect(observation).toMatchObject({
+      outcome: 'rejected',
+      stage: 'limits',
+      code: 'run_call_limit',
+      disposition: 'deny',
+      message: REJECTION_CODES.limits.run_call_limit.publicMessage,
+    });
+    expect(await auditOf(h, 'p-3')).toMatchObject({ code: 'run_call_limit', tenant: 'acme' });
+    expect(await forwardedBefore(h, runId)).toEqual(['p-1', 'p-1', 'p-2']);
+    expect(commandsSeen(h)).toBe(0);
+  });
+
+  it('forwards nothing while Redis is down and everything, in order, once it is back', async () => {
+    const runId = 'run-outage';
+    await redis.stop();
+    await feed(
+      h,
+      validated(h, USERS.alice, { proposalId: 'p-during-1', runId }, 'search', { query: 'x' }),
+    );
+    const args = { invoice_id: 'inv_481', status: 'approved' };
+    await feed(
+      h,
+      validated(h, USERS.alice, { proposalId: 'p-during-2', runId }, 'approve_invoice', args),
+    );
+
+    // Two faults on the first envelope: it was tried, paused, and tried again, never skipped.
+    await eventually(
+      30_000,
+      'the stage to meet Redis down twice',
+      async () => (await redisFaults(h)) >= 2,
+      50,
+    );
+    const ofRun = (short: string) => h.seen(short).filter((r) => r.value['runId'] === runId);
+    expect(ofRun('authorized')).toEqual([]);
+    expect(ofRun('observations')).toEqual([]);
+    expect(ofRun('audit')).toEqual([]);
+
+    await redis.start();
+    const forwarded = await h.waitFor(
+      'authorized',
+      'both envelopes after the outage',
+      (r) => r.value['runId'] === runId,
+      2,
+    );
+    expect(forwarded.map((r) => r.value['proposalId'])).toEqual(['p-during-1', 'p-during-2']);
+    expect(forwarded[1]!.value['objects']).toMatchObject([{ id: 'inv_481', version: 1 }]);
+    expect(ofRun('observations')).toEqual([]);
+  });
+});
+
+describe('the authorize stage behind the validate stage', () => {
+  let h: GateHarness;
+  beforeAll(async () => {
+    h = await startGateHarness({ label: 'authorize-e2e', modules: [validate, authorize] });
+  });
+  afterAll(() => h?.close());
+
+  it("authorizes what validate forwards, keeping the proposal's receivedAt", async () => {
+    const alice = await h.session(USERS.alice);
+    const args = { invoice_id: 'inv_482', status: 'rejected' };
+    const proposal = openaiChat({ proposalId: 'p-e2e', runId: 'run-e2e' }, 'approve_invoice', args);
+    await h.send('proposals', 'run-e2e', proposal, sessionHeaders(alice));
+
+    const [envelope] = await h.waitFor(
+      'authorized',
+      'the envelope of p-e2e',
+      (r) => r.value['proposalId'] === 'p-e2e',
+    );
+    const [before] = h.seen('validated').filter((r) => r.value['proposalId'] === 'p-e2e');
+    expect(envelope!.value).toMatchObject({
+      tool: 'approve_invoice',
+      objects: [{ type: 'Invoice', id: 'inv_482', version: 1 }],
+      receivedAt: before!.value['receivedAt'],
+    });
+  });
+});
+
+/** `toolgate_faults_total{code="redis_unavailable",retriable="true"}` of the stage, from /metrics. */
+async function redisFaults(h: GateHarness): Promise<number> {
+  const response = await fetch(`http://127.0.0.1:${h.gate.ports['authorize']}/metrics`);
+  const text = await response.text();
+  const line = text
+    .split('\n')
+    .find((l) => l.startsWith('toolgate_faults_total{') && l.includes('code="redis_unavailable"'));
+  return line === undefined ? 0 : Number(line.split(' ').at(-1));
+}
