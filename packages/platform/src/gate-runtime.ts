@@ -71,7 +71,8 @@ export async function openGateRuntime(
     const objects = createRedisObjectStore(store, OBJECT_NAMESPACE);
     const seeded = await objects.seed(deployment.seed ?? []);
     if (seeded > 0) logger.info({ seeded }, 'seeded the deployment objects that were missing');
-    const gate = createGate(deployment, { objects });
+    // A deployment with a store of its own resolves from it; otherwise from the shared store.
+    const gate = createGate(deployment, deployment.objects === undefined ? { objects } : {});
     return {
       bus,
       codec,
