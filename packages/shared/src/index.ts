@@ -16,3 +16,4 @@ export * from './representation/index.js';
 export * from './result/index.js';
 export * from './tools/index.js';
 export * from './messages/index.js';
+export * from './audit-summary/index.js';
