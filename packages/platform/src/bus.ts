@@ -189,6 +189,13 @@ export interface Bus {
   ensureTopics(specs: readonly TopicSpec[]): Promise<readonly string[]>;
   /** The group's committed offset of a partition, or undefined when it has none. */
   committedOffset(groupId: string, topic: string, partition: number): Promise<string | undefined>;
+  /**
+   * Where each partition of `topic` ends now: the offset the next record written to it will get
+   * (the high watermark). A reader that seeks there misses nothing written after this call, which
+   * a group that starts "at the latest offset" cannot promise: kafkajs resolves that offset only
+   * at its first fetch, some time after the group join.
+   */
+  latestOffsets(topic: string): Promise<readonly PartitionOffset[]>;
   producer(options?: BusProducerOptions): BusProducer;
   consumer(options: BusConsumerOptions): BusConsumer;
   /** Disconnects the admin client; producers and consumers are closed by their owners. Idempotent. */
@@ -503,6 +510,11 @@ export function createBus(options: BusOptions): Bus {
         const [offsets] = await (await admin.get()).fetchOffsets({ groupId, topics: [topic] });
         const found = offsets?.partitions.find((p) => p.partition === partition)?.offset;
         return found === undefined || BigInt(found) < 0n ? undefined : found;
+      }),
+    latestOffsets: (topic) =>
+      attempt(`fetch the latest offsets of ${topic}`, async () => {
+        const offsets = await (await admin.get()).fetchTopicOffsets(topic);
+        return offsets.map((p) => ({ topic, partition: p.partition, offset: p.high }));
       }),
     producer: (producerOptions = {}) =>
       wrapProducer(
