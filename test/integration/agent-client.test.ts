@@ -1,0 +1,212 @@
+/**
+ * The agent client against the real stack, with the validate stage running in-process: proposals
+ * in the registry wire format (or plain JSON), observations awaited by proposalId.
+ */
+import {
+  AgentClientError,
+  createAgentClient,
+  fromActionText,
+  fromAnthropic,
+  fromOpenAIChat,
+  ObservationTimeoutError,
+  type AgentClient,
+} from '@toolgate/agent-client';
+import { classifyBytes } from '@toolgate/platform';
+import type { Observation } from '@toolgate/shared';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { USERS } from '../../examples/billing/data.js';
+import * as validate from '../../services/validate/src/service.js';
+import { signal, within } from '../support/deadline.js';
+import { startGateHarness, type GateHarness, type Tapped } from '../support/gate-harness.js';
+import { dropSubjects } from '../support/registry-cleanup.js';
+import { kafkaClient, stackAddresses } from '../support/stack.js';
+
+let h: GateHarness;
+let client: AgentClient;
+
+/** The options that put a client into the harness's namespace. */
+const inNamespace = () => ({
+  brokers: stackAddresses().kafkaBrokers,
+  registryUrl: stackAddresses().schemaRegistryUrl,
+  topicPrefix: `${h.ns.id}.`,
+  groupPrefix: `${h.ns.id}.`,
+});
+
+beforeAll(async () => {
+  h = await startGateHarness({
+    label: 'agent-client',
+    modules: [validate],
+    tap: ['observations', 'validated', 'proposals'],
+  });
+  client = await createAgentClient({ ...inNamespace(), session: () => h.session(USERS.alice) });
+});
+
+afterAll(async () => {
+  await client?.close();
+  await h?.close();
+  await dropSubjects(stackAddresses().schemaRegistryUrl, h.ns.id);
+});
+
+/** A Chat Completions response with one call to `name` with `args` as the model wrote them. */
+function chatResponse(callId: string, name: string, args: string) {
+  return {
+    id: `chatcmpl-${callId}`,
+    object: 'chat.completion',
+    created: 1741570283,
+    model: 'gpt-4o-2024-08-06',
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: callId, type: 'function', function: { name, arguments: args } }],
+          refusal: null,
+          annotations: [],
+        },
+        logprobs: null,
+        finish_reason: 'tool_calls',
+      },
+    ],
+    usage: { prompt_tokens: 82, completion_tokens: 17, total_tokens: 99 },
+  };
+}
+
+const said = (o: Observation) => `${o.outcome} ${o.stage ?? '-'}/${o.code ?? '-'}`;
+const about = (proposalId: string) => (r: Tapped) => r.value['proposalId'] === proposalId;
+
+/** The raw bytes of the first record on `topic` whose key is `key`. */
+async function rawRecord(topic: string, key: string): Promise<Buffer> {
+  const consumer = kafkaClient(`${h.ns.id}-raw`).consumer({ groupId: h.ns.group(`raw-${key}`) });
+  const found = signal<Buffer>();
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  await consumer.run({
+    eachMessage: ({ message }) => {
+      if (message.key?.toString() === key && message.value) found.resolve(message.value);
+      return Promise.resolve();
+    },
+  });
+  try {
+    return await within(30_000, `a record keyed ${key} on ${topic}`, found.promise);
+  } finally {
+    await consumer.disconnect();
+  }
+}
+
+describe('the agent client', () => {
+  it('submits a raw OpenAI call in the wire format, keyed by run, and awaits its observation', async () => {
+    const [proposal] = fromOpenAIChat(chatResponse('call_u1', 'serach', '{"query":"x"}'), {
+      runId: 'run-wire',
+      requestId: 'req-1',
+    });
+    const observation = await client.call(proposal!, { timeoutMs: 30_000 });
+    expect(observation).toMatchObject({
+      proposalId: proposal!.proposalId,
+      runId: 'run-wire',
+      outcome: 'rejected',
+      stage: 'schema',
+      code: 'unknown_tool',
+    });
+    const bytes = await rawRecord(h.topic('proposals'), 'run-wire');
+    expect(classifyBytes(bytes).kind).toBe('wire');
+    const [sent] = h.seen('proposals').filter(about(proposal!.proposalId));
+    expect(sent!.value).toEqual(proposal);
+    expect(sent!.headers['toolgate-session']).toMatch(/^ey/);
+  });
+
+  it('joins its own consumer group under the group prefix', async () => {
+    const admin = kafkaClient(`${h.ns.id}-admin`).admin();
+    await admin.connect();
+    try {
+      const { groups } = await admin.listGroups();
+      const mine = groups.map((g) => g.groupId).filter((g) => g.includes('.toolgate.agent.'));
+      expect(mine).toContainEqual(
+        expect.stringMatching(new RegExp(`^${h.ns.id}\\.toolgate\\.agent\\.[0-9a-f-]{36}$`)),
+      );
+    } finally {
+      await admin.disconnect();
+    }
+  });
+
+  it('keeps an observation that arrived before anyone awaited it', async () => {
+    const [proposal] = fromAnthropic(
+      {
+        id: 'msg_early',
+        type: 'message',
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'toolu_early', name: 'search', input: { query: ' ' } }],
+        stop_reason: 'tool_use',
+      },
+      { runId: 'run-early', requestId: 'req-early' },
+    );
+    const { proposalId } = await client.submit(proposal!);
+    await h.waitFor('observations', 'the early observation', about(proposalId));
+    expect(await client.awaitObservation(proposalId, { timeoutMs: 1 })).toMatchObject({
+      outcome: 'rejected',
+      stage: 'semantics',
+      code: 'empty_query',
+    });
+  });
+
+  it('sends the session given for one submission instead of its own', async () => {
+    const [proposal] = fromActionText('{"action": "search", "arguments": {"query": "x"}}', {
+      runId: 'run-session',
+      requestId: 'req-session',
+    });
+    const observation = await client.call(proposal!, { session: 'not-a-token', timeoutMs: 30_000 });
+    expect(said(observation)).toBe('rejected authentication/invalid_session');
+  });
+
+  it('gives up waiting with a typed error that names the proposal', async () => {
+    const error: unknown = await client
+      .awaitObservation('p-never-submitted', { timeoutMs: 200 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ObservationTimeoutError);
+    expect(error).toMatchObject({ proposalId: 'p-never-submitted', timeoutMs: 200 });
+  });
+
+  it('sends plain JSON when asked to, which the gate accepts as well', async () => {
+    const plain = await createAgentClient({
+      ...inNamespace(),
+      session: await h.session(USERS.alice),
+      plainJson: true,
+    });
+    try {
+      const [proposal] = fromOpenAIChat(chatResponse('call_p1', 'search', '{"query":"plain"}'), {
+        runId: 'run-plain',
+        requestId: 'req-plain',
+      });
+      await plain.submit(proposal!);
+      const [envelope] = await h.waitFor(
+        'validated',
+        'the plain proposal',
+        about(proposal!.proposalId),
+      );
+      expect(envelope!.value).toMatchObject({ tool: 'search', args: { query: 'plain' } });
+      expect((await rawRecord(h.topic('proposals'), 'run-plain'))[0]).toBe('{'.charCodeAt(0));
+    } finally {
+      await plain.close();
+    }
+  });
+
+  it('fails at start with a retriable registry fault when the registry is down', async () => {
+    const error: unknown = await createAgentClient({
+      ...inNamespace(),
+      registryUrl: 'http://127.0.0.1:1/apis/ccompat/v7',
+      session: 'unused',
+    }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'Fault', code: 'registry_unavailable', retriable: true });
+  });
+
+  it('rejects every wait once closed', async () => {
+    const other = await createAgentClient({ ...inNamespace(), session: 'unused' });
+    const waiting = other
+      .awaitObservation('p-open', { timeoutMs: 30_000 })
+      .catch((e: unknown) => e);
+    await other.close();
+    expect(await waiting).toMatchObject({ code: 'client_closed' });
+    await expect(other.submit({} as never)).rejects.toBeInstanceOf(AgentClientError);
+    await other.close();
+  });
+});
