@@ -1,6 +1,8 @@
 /**
  * The agent client against the real stack, with the validate stage running in-process: proposals
- * in the registry wire format (or plain JSON), observations awaited by proposalId.
+ * in the registry wire format (or plain JSON), observations awaited by proposalId, and the repair
+ * loop end to end. With validate alone, a call that passes gets no terminal observation (nothing
+ * downstream runs): "passes" is a validated envelope on the tap and no rejection.
  */
 import {
   AgentClientError,
@@ -9,6 +11,7 @@ import {
   fromAnthropic,
   fromOpenAIChat,
   ObservationTimeoutError,
+  runWithRepair,
   type AgentClient,
 } from '@toolgate/agent-client';
 import { classifyBytes } from '@toolgate/platform';
@@ -208,5 +211,80 @@ describe('the agent client', () => {
     expect(await waiting).toMatchObject({ code: 'client_closed' });
     await expect(other.submit({} as never)).rejects.toBeInstanceOf(AgentClientError);
     await other.close();
+  });
+});
+
+describe('the repair loop end to end', () => {
+  const alwaysMalformed = [
+    ['openai-chat', fromOpenAIChat, chatResponse('call_m', 'search', "{'query': 'x'}")],
+    ['action-json', fromActionText, '{"action": "search", "arguments": {"query": "x",}}'],
+  ] as const;
+
+  it.each(alwaysMalformed)(
+    'stops a model that always answers malformed JSON (%s) after 2 repairs with repair_budget_exhausted',
+    async (format, adapter, malformed) => {
+      const asked: number[] = [];
+      const seen = await runWithRepair<unknown>({
+        client,
+        model: (_prompt, attempt) => {
+          asked.push(attempt);
+          return Promise.resolve(malformed);
+        },
+        first: malformed,
+        adapter,
+        ids: { runId: `run-budget-${format}`, requestId: 'req-budget' },
+        callOptions: { timeoutMs: 30_000 },
+      });
+      expect(seen.map(said)).toEqual([
+        'rejected representation/invalid_json',
+        'rejected representation/invalid_json',
+        'rejected limits/repair_budget_exhausted',
+      ]);
+      expect(asked).toEqual([1, 2]);
+      const sent = h.seen('proposals').filter((r) => r.key === `run-budget-${format}`);
+      expect(sent.map((r) => [r.value['attempt'], r.value['repairOf']])).toEqual([
+        [0, null],
+        [1, seen[0]!.proposalId],
+        [2, seen[1]!.proposalId],
+      ]);
+      expect(h.seen('validated').filter((r) => r.key === `run-budget-${format}`)).toEqual([]);
+    },
+  );
+
+  it('lets a call the model fixes on the second try pass validation', async () => {
+    const broken = chatResponse('call_f1', 'search', '{"query": "overdue", }');
+    const fixed = chatResponse('call_f2', 'search', '{"query": "overdue"}');
+    const prompts: string[] = [];
+    const run = runWithRepair<unknown>({
+      client,
+      model: (prompt) => {
+        prompts.push(prompt);
+        return Promise.resolve(fixed);
+      },
+      first: broken,
+      adapter: fromOpenAIChat,
+      ids: { runId: 'run-fix', requestId: 'req-fix', proposalId: 'p-fix-0' },
+      // Validate alone never answers a call that passes: the wait for it ends in a timeout.
+      callOptions: { timeoutMs: 5_000 },
+    });
+    const error: unknown = await run.catch((e: unknown) => e);
+    expect(prompts).toHaveLength(1);
+    const [correction] = h
+      .seen('proposals')
+      .filter((r) => r.key === 'run-fix' && r.value['attempt'] === 1);
+    const correctionId = correction!.value['proposalId'] as string;
+    expect(correction!.value).toMatchObject({ repairOf: 'p-fix-0', requestId: 'req-fix' });
+    expect(error).toMatchObject({ name: 'ObservationTimeoutError', proposalId: correctionId });
+    const [envelope] = await h.waitFor('validated', 'the corrected call', about(correctionId));
+    expect(envelope!.value).toMatchObject({
+      attempt: 1,
+      tool: 'search',
+      args: { query: 'overdue' },
+    });
+    const answers = h.seen('observations').filter((r) => r.key === 'run-fix');
+    expect(answers.map((r) => [r.value['proposalId'], r.value['code']])).toEqual([
+      ['p-fix-0', 'invalid_json'],
+    ]);
+    expect(answers[0]!.value['repair']).toMatchObject({ attempt: 1, prompt: prompts[0] });
   });
 });

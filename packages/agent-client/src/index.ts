@@ -19,3 +19,4 @@ export {
   type AwaitOptions,
 } from './observation-router.js';
 export type { ProposalAdapter, ProposalIds } from './proposal-ids.js';
+export * from './run-with-repair.js';
