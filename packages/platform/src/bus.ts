@@ -467,6 +467,23 @@ async function waitForLeaders(
   }
 }
 
+// A partition just created (or whose leader moves) answers NOT_LEADER_FOR_PARTITION for a moment;
+// kafkajs's fetchTopicOffsets gives up on it at once.
+const SETTLING: ReadonlySet<unknown> = new Set([...NOT_READY_YET, 'NOT_LEADER_FOR_PARTITION']);
+
+/** Runs `work` again every 100 ms while a partition is settling, for at most `timeoutMs`. */
+async function whileSettling<T>(timeoutMs: number, work: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!SETTLING.has((error as { type?: unknown }).type) || Date.now() > deadline) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** Connects nothing yet: returns the bus; connections open when first used. */
 export function createBus(options: BusOptions): Bus {
   const kafka = new KafkaClient({
@@ -492,6 +509,9 @@ export function createBus(options: BusOptions): Bus {
         );
         if (missing.length === 0) return [];
         await a.createTopics({
+          // kafkajs's own wait gives up on UNKNOWN_TOPIC_OR_PARTITION, which a KRaft broker under
+          // load answers for a while after creating a topic; waitForLeaders below retries it.
+          waitForLeaders: false,
           topics: missing.map((s) => ({
             topic: s.name,
             numPartitions: s.partitions,
@@ -513,8 +533,12 @@ export function createBus(options: BusOptions): Bus {
       }),
     latestOffsets: (topic) =>
       attempt(`fetch the latest offsets of ${topic}`, async () => {
-        const offsets = await (await admin.get()).fetchTopicOffsets(topic);
-        return offsets.map((p) => ({ topic, partition: p.partition, offset: p.high }));
+        const a = await admin.get();
+        const timeoutMs = options.requestTimeoutMs ?? 30_000;
+        const offsets = await whileSettling(timeoutMs, () => a.fetchTopicOffsets(topic));
+        return offsets
+          .map((p) => ({ topic, partition: p.partition, offset: p.high }))
+          .sort((x, y) => x.partition - y.partition);
       }),
     producer: (producerOptions = {}) =>
       wrapProducer(
