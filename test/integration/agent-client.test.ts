@@ -47,7 +47,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await client?.close();
   await h?.close();
-  await dropSubjects(stackAddresses().schemaRegistryUrl, h.ns.id);
+  if (h !== undefined) await dropSubjects(stackAddresses().schemaRegistryUrl, h.ns.id);
 });
 
 /** A Chat Completions response with one call to `name` with `args` as the model wrote them. */
