@@ -193,6 +193,47 @@ describe('transactional producer and consumer', () => {
   });
 });
 
+describe('latestOffsets', () => {
+  const topic = ns.topic('latest');
+
+  beforeAll(async () => {
+    await bus.ensureTopics([
+      { ...withNamespace(ns.id, topicsFor([]))[0]!, name: topic, partitions: 2 },
+    ]);
+  });
+
+  it('says where every partition ends, so a reader seeking there gets only what came after', async () => {
+    expect(await bus.latestOffsets(topic)).toEqual([
+      { topic, partition: 0, offset: '0' },
+      { topic, partition: 1, offset: '0' },
+    ]);
+    const producer = bus.producer();
+    await producer.connect();
+    await producer.send([
+      { topic, key: 'a', value: Buffer.from('before') },
+      { topic, key: 'a', value: Buffer.from('before, too') },
+    ]);
+    const ends = await bus.latestOffsets(topic);
+    expect(ends.map((p) => Number(p.offset)).reduce((a, b) => a + b, 0)).toBe(2);
+    await producer.send([{ topic, key: 'a', value: Buffer.from('after') }]);
+
+    const consumer = bus.consumer({ groupId: ns.group('latest') });
+    const after = signal<string>();
+    consumer.onGroupJoin(() => {
+      for (const p of ends) consumer.seek(p.topic, p.partition, p.offset);
+    });
+    await consumer.connect();
+    await consumer.subscribe([topic], { fromBeginning: true });
+    await consumer.run((batch) => {
+      for (const m of batch.messages) after.resolve(m.value?.toString() ?? '');
+      return Promise.resolve();
+    });
+    expect(await within(30_000, 'the record written after', after.promise)).toBe('after');
+    await consumer.disconnect();
+    await producer.disconnect();
+  });
+});
+
 describe('a Kafka that cannot be reached', () => {
   it('is a retriable kafka_unavailable, and kafkajs says why in our log', async () => {
     const log = recordingLogger();

@@ -189,6 +189,13 @@ export interface Bus {
   ensureTopics(specs: readonly TopicSpec[]): Promise<readonly string[]>;
   /** The group's committed offset of a partition, or undefined when it has none. */
   committedOffset(groupId: string, topic: string, partition: number): Promise<string | undefined>;
+  /**
+   * Where each partition of `topic` ends now: the offset the next record written to it will get
+   * (the high watermark). A reader that seeks there misses nothing written after this call, which
+   * a group that starts "at the latest offset" cannot promise: kafkajs resolves that offset only
+   * at its first fetch, some time after the group join.
+   */
+  latestOffsets(topic: string): Promise<readonly PartitionOffset[]>;
   producer(options?: BusProducerOptions): BusProducer;
   consumer(options: BusConsumerOptions): BusConsumer;
   /** Disconnects the admin client; producers and consumers are closed by their owners. Idempotent. */
@@ -460,6 +467,23 @@ async function waitForLeaders(
   }
 }
 
+// A partition just created (or whose leader moves) answers NOT_LEADER_FOR_PARTITION for a moment;
+// kafkajs's fetchTopicOffsets gives up on it at once.
+const SETTLING: ReadonlySet<unknown> = new Set([...NOT_READY_YET, 'NOT_LEADER_FOR_PARTITION']);
+
+/** Runs `work` again every 100 ms while a partition is settling, for at most `timeoutMs`. */
+async function whileSettling<T>(timeoutMs: number, work: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!SETTLING.has((error as { type?: unknown }).type) || Date.now() > deadline) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** Connects nothing yet: returns the bus; connections open when first used. */
 export function createBus(options: BusOptions): Bus {
   const kafka = new KafkaClient({
@@ -485,6 +509,9 @@ export function createBus(options: BusOptions): Bus {
         );
         if (missing.length === 0) return [];
         await a.createTopics({
+          // kafkajs's own wait gives up on UNKNOWN_TOPIC_OR_PARTITION, which a KRaft broker under
+          // load answers for a while after creating a topic; waitForLeaders below retries it.
+          waitForLeaders: false,
           topics: missing.map((s) => ({
             topic: s.name,
             numPartitions: s.partitions,
@@ -503,6 +530,15 @@ export function createBus(options: BusOptions): Bus {
         const [offsets] = await (await admin.get()).fetchOffsets({ groupId, topics: [topic] });
         const found = offsets?.partitions.find((p) => p.partition === partition)?.offset;
         return found === undefined || BigInt(found) < 0n ? undefined : found;
+      }),
+    latestOffsets: (topic) =>
+      attempt(`fetch the latest offsets of ${topic}`, async () => {
+        const a = await admin.get();
+        const timeoutMs = options.requestTimeoutMs ?? 30_000;
+        const offsets = await whileSettling(timeoutMs, () => a.fetchTopicOffsets(topic));
+        return offsets
+          .map((p) => ({ topic, partition: p.partition, offset: p.high }))
+          .sort((x, y) => x.partition - y.partition);
       }),
     producer: (producerOptions = {}) =>
       wrapProducer(

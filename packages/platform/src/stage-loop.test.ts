@@ -78,6 +78,7 @@ function memoryBus() {
   const bus: Bus = {
     ensureTopics: () => Promise.resolve([]),
     committedOffset: () => Promise.resolve(undefined),
+    latestOffsets: () => Promise.resolve([]),
     producer: () => producer,
     consumer: () => consumer,
     close: () => Promise.resolve(),

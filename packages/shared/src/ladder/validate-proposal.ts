@@ -5,6 +5,7 @@
 import type { Principal } from '../types.js';
 import { accept, rejecterFor, type Decision, type Rejected } from '../decision.js';
 import { normalizeProposal, parseCall, type ParseLimits } from '../representation/index.js';
+import { checkEnvelope } from '../representation/check-envelope.js';
 import { checkSchema, checkSemantics, type ToolRegistry } from '../tools/index.js';
 import { checkRepairBudget, planRepair } from '../repair/index.js';
 import {
@@ -60,7 +61,7 @@ export function validateProposal(
   facts: ValidateFacts,
 ): Step<ValidatedProposal> {
   const normalized = normalizeProposal(input, facts.limits);
-  if (!normalized.ok) return refuse(normalized, 0, facts.repairBudget);
+  if (!normalized.ok) return refuseUnread(input, normalized, facts.repairBudget);
   const { proposal, call } = normalized.value;
   const attempt = proposal.attempt ?? 0;
   const budget = checkRepairBudget(attempt, facts.repairBudget);
@@ -89,6 +90,18 @@ export function validateProposal(
     args,
     ...(repaired === undefined ? {} : { repaired }),
   });
+}
+
+/**
+ * A refusal before the call was read (the envelope, or the format's normalizer, which parses the
+ * bare action text). The budget still holds when the envelope could be read: otherwise a model
+ * that keeps answering malformed action text would be offered a repair forever.
+ */
+function refuseUnread(input: unknown, rejected: Rejected, budget: number): Refusal {
+  const envelope = checkEnvelope(input);
+  const attempt = envelope.ok ? (envelope.value.attempt ?? 0) : 0;
+  const spent = checkRepairBudget(attempt, budget);
+  return spent.ok ? refuse(rejected, attempt, budget) : refusal(spent);
 }
 
 function refuse(rejected: Rejected, attempt: number, budget: number): Refusal {

@@ -1,0 +1,204 @@
+/**
+ * The agent developer's client of the gate: submits proposals to `toolgate.proposals` (keyed by
+ * run, with the session token in the `toolgate-session` header) and awaits each one's terminal
+ * observation by proposalId, through one observation consumer per client.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  createBus,
+  createCodec,
+  gateTopics,
+  SILENT_LOGGER,
+  type AdapterLogger,
+  type Bus,
+  type BusProducer,
+  type Codec,
+  type GateTopics,
+} from '@toolgate/platform';
+import { MESSAGE_SCHEMAS, SESSION_HEADER, type Observation, type Proposal } from '@toolgate/shared';
+import { AGENT_CLIENT_ERRORS, AgentClientError } from './agent-client-error.js';
+import { clientSettings, type AgentClientOptions, type ClientSettings } from './client-settings.js';
+import { startObservationFeed, type ObservationFeed } from './observation-feed.js';
+import {
+  createObservationRouter,
+  type AwaitOptions,
+  type ObservationRouter,
+} from './observation-router.js';
+
+/** Options of one submission. */
+export interface SubmitOptions {
+  /** This submission's session token instead of the client's. */
+  readonly session?: string;
+}
+
+/** Options of {@link AgentClient.call}: those of the submission and of the wait. */
+export interface CallOptions extends SubmitOptions, AwaitOptions {}
+
+/** A connected agent client. */
+export interface AgentClient {
+  /**
+   * Sends `proposal` (any of the five formats of DESIGN §9) with the session token; resolves once
+   * Kafka has it. Its observations are kept from now on, so awaiting later misses nothing.
+   *
+   * @throws AgentClientError `missing_session` when there is no token to send, `client_closed`
+   * after {@link AgentClient.close}; a Fault when Kafka or the registry cannot be reached, or
+   * (`invalid_message`) when the proposal breaks the proposals schema.
+   */
+  submit(proposal: Proposal, options?: SubmitOptions): Promise<{ readonly proposalId: string }>;
+  /**
+   * The terminal observation of `proposalId` (outcome `result`, `rejected`, `expired` or
+   * `unknown_outcome`). A `pending_confirmation` goes to `onPending` and waiting continues. The
+   * observation of a proposal this client submitted is kept until awaited; that of a proposal
+   * submitted elsewhere is seen only if it arrives while this wait is on.
+   *
+   * @throws ObservationTimeoutError naming the proposal after `timeoutMs` (default 30 s).
+   */
+  awaitObservation(proposalId: string, options?: AwaitOptions): Promise<Observation>;
+  /** {@link AgentClient.submit}, then {@link AgentClient.awaitObservation}. */
+  call(proposal: Proposal, options?: CallOptions): Promise<Observation>;
+  /** Rejects every wait with `client_closed`, leaves the group, disconnects. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Connects a client: registers (or finds) the proposals schema, connects a producer, and starts
+ * the observation consumer (group `<groupPrefix>toolgate.agent.<uuid>`), resolving once it has
+ * joined, so that nothing written after this resolves is missed. The gate must have created its
+ * topics (any stage does at start).
+ *
+ * @throws ConfigError naming every bad option; a Fault when Kafka or the registry cannot be
+ * reached; AgentClientError `join_timeout`. What was opened is closed again.
+ */
+export async function createAgentClient(options: AgentClientOptions): Promise<AgentClient> {
+  const settings = clientSettings(options);
+  const logger = options.logger ?? SILENT_LOGGER;
+  const id = randomUUID();
+  const bus = createBus({
+    brokers: [...settings.brokers],
+    clientId: `toolgate-agent-${id}`,
+    logger,
+  });
+  const client = new Client(settings, logger, bus, id);
+  try {
+    await client.open();
+  } catch (error) {
+    await client.close();
+    throw error;
+  }
+  return client;
+}
+
+class Client implements AgentClient {
+  private readonly topics: GateTopics;
+  private readonly codec: Codec;
+  private readonly router: ObservationRouter;
+  private readonly producer: BusProducer;
+  private feed: ObservationFeed | undefined;
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    private readonly settings: ClientSettings,
+    private readonly logger: AdapterLogger,
+    private readonly bus: Bus,
+    private readonly id: string,
+  ) {
+    this.topics = gateTopics(settings.topicPrefix);
+    // The gate registers its subjects with compatibility NONE; a different level here would be
+    // refused as a configuration mismatch before the (identical) schema is even compared.
+    this.codec = createCodec({ registryUrl: settings.registryUrl, logger, compatibility: 'NONE' });
+    this.router = createObservationRouter({ bufferLimit: settings.bufferLimit, logger });
+    this.producer = bus.producer();
+  }
+
+  async open(): Promise<void> {
+    if (!this.settings.plainJson) {
+      await this.codec.register(this.subject(), MESSAGE_SCHEMAS.proposals);
+    }
+    await this.producer.connect();
+    this.feed = await startObservationFeed({
+      bus: this.bus,
+      codec: this.codec,
+      topic: this.topics.observations,
+      groupId: `${this.settings.groupPrefix}toolgate.agent.${this.id}`,
+      logger: this.logger,
+      joinTimeoutMs: this.settings.joinTimeoutMs,
+      onObservation: (observation) => this.router.deliver(observation),
+      onFailure: (cause) => this.router.fail(feedFailed(cause)),
+    });
+    this.logger.info({ client: this.id, topics: this.topics.proposals }, 'agent client ready');
+  }
+
+  async submit(proposal: Proposal, options: SubmitOptions = {}): Promise<{ proposalId: string }> {
+    if (this.closing !== undefined) throw closedError();
+    const { proposalId, runId } = proposal;
+    if (!isText(proposalId) || !isText(runId)) {
+      throw new TypeError('a proposal needs a non-empty proposalId and runId');
+    }
+    const token = await this.tokenFor(options);
+    const value = this.settings.plainJson
+      ? Buffer.from(JSON.stringify(proposal), 'utf8')
+      : await this.codec.encode(this.subject(), proposal);
+    // Tracked before it is sent: its observation may arrive before anyone awaits it.
+    this.router.track(proposalId);
+    const headers = { [SESSION_HEADER]: token };
+    await this.producer.send([{ topic: this.topics.proposals, key: runId, value, headers }]);
+    return { proposalId };
+  }
+
+  awaitObservation(proposalId: string, options?: AwaitOptions): Promise<Observation> {
+    return this.router.wait(proposalId, options);
+  }
+
+  async call(proposal: Proposal, options: CallOptions = {}): Promise<Observation> {
+    const { proposalId } = await this.submit(proposal, options);
+    return this.awaitObservation(proposalId, options);
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.shutDown();
+    return this.closing;
+  }
+
+  private async shutDown(): Promise<void> {
+    this.router.fail(closedError());
+    // Reverse order of opening; a failed step is logged and the rest still close.
+    const steps: [string, () => Promise<void> | undefined][] = [
+      ['observation consumer', () => this.feed?.stop()],
+      ['producer', () => this.producer.disconnect()],
+      ['Kafka admin client', () => this.bus.close()],
+    ];
+    for (const [what, step] of steps) {
+      try {
+        await step();
+      } catch (error) {
+        this.logger.warn({ err: error, client: this.id }, `could not close the ${what}`);
+      }
+    }
+  }
+
+  private async tokenFor(options: SubmitOptions): Promise<string> {
+    const source = options.session ?? this.settings.session;
+    const token: unknown = typeof source === 'function' ? await source() : source;
+    if (!isText(token)) {
+      throw new AgentClientError(AGENT_CLIENT_ERRORS.missingSession, 'no session token to send');
+    }
+    return token;
+  }
+
+  private subject(): string {
+    return `${this.topics.proposals}-value`;
+  }
+}
+
+function isText(value: unknown): value is string {
+  return typeof value === 'string' && value !== '';
+}
+
+function closedError(): AgentClientError {
+  return new AgentClientError(AGENT_CLIENT_ERRORS.clientClosed, 'the agent client is closed');
+}
+
+function feedFailed(cause: Error): AgentClientError {
+  const message = `the observation consumer stopped: ${cause.message}`;
+  return new AgentClientError(AGENT_CLIENT_ERRORS.feedFailed, message, { cause });
+}
