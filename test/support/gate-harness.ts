@@ -17,6 +17,8 @@ import deployment, { EXAMPLE_SESSION_SECRET } from '../../examples/billing/toolg
 import { SILENT_LOGGER } from '@toolgate/platform';
 import { eventually } from './deadline.js';
 import { dropNamespace, testNamespace, type TestNamespace } from './namespace.js';
+import { dropNamedSubjects } from './registry-cleanup.js';
+import { TOPIC_NAMES } from '@toolgate/platform';
 import { kafkaClient, redisClient, stackAddresses } from './stack.js';
 
 /** One consumed record, decoded. */
@@ -164,6 +166,8 @@ export async function startGateHarness(options: HarnessOptions): Promise<GateHar
       const redis = redisClient();
       try {
         await dropNamespace(ns, { kafka, redis });
+        const shorts = [...Object.keys(TOPIC_NAMES), ...TOOL_TOPICS];
+        await dropNamedSubjects(stackAddresses().schemaRegistryUrl, shorts.map((t) => `${topic(t)}-value`));
       } finally {
         redis.disconnect();
       }
