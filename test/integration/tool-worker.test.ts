@@ -7,16 +7,8 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  createCodec,
-  createStore,
-  Fault,
-  SILENT_LOGGER,
-  toWireFormat,
-  type Codec,
-  type Store,
-} from '@toolgate/platform';
-import { MESSAGE_SCHEMAS, type Command, type ToolResult } from '@toolgate/shared';
+import { createStore, Fault, SILENT_LOGGER, toWireFormat, type Store } from '@toolgate/platform';
+import { MESSAGE_SCHEMAS, type Command } from '@toolgate/shared';
 import {
   startToolWorker,
   toolOk,
@@ -24,7 +16,7 @@ import {
   type ToolHandlers,
   type ToolWorker,
 } from '@toolgate/tool-worker';
-import type { Consumer, Kafka, Producer } from 'kafkajs';
+import type { Kafka } from 'kafkajs';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, within } from '../support/deadline.js';
@@ -32,124 +24,81 @@ import { dropNamespace, testNamespace } from '../support/namespace.js';
 import { recordingLogger } from '../support/recording-logger.js';
 import { dropSubjects } from '../support/registry-cleanup.js';
 import { kafkaClient, redisClient, stackAddresses } from '../support/stack.js';
+import {
+  commandFactory,
+  startCommandHarness,
+  workerEnv,
+  type CommandHarness,
+} from '../support/tool-worker-harness.js';
 
 const ns = testNamespace('tool-worker');
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const { kafkaBrokers, schemaRegistryUrl, redisUrl } = stackAddresses();
+const { schemaRegistryUrl, redisUrl } = stackAddresses();
 const topic = (short: string) => `${ns.id}.toolgate.${short}`;
-
-/** The environment of a worker in this file's namespace. */
-function workerEnv(extra: Readonly<Record<string, string>> = {}): Record<string, string> {
-  return {
-    TOOLGATE_KAFKA_BROKERS: kafkaBrokers.join(','),
-    TOOLGATE_SCHEMA_REGISTRY_URL: schemaRegistryUrl,
-    TOOLGATE_REDIS_URL: redisUrl,
-    TOOLGATE_TOPIC_PREFIX: `${ns.id}.`,
-    TOOLGATE_GROUP_PREFIX: `${ns.id}.`,
-    TOOLGATE_REDIS_PREFIX: ns.redisPrefix,
-    TOOLGATE_INSTANCE_ID: `${ns.id}-w1`,
-    TOOLGATE_LOG_LEVEL: 'warn',
-    ...extra,
-  };
-}
-
-/** One result as read back: the decoded value and whether it came in the wire format. */
-interface SeenResult {
-  readonly key: string | null;
-  readonly value: ToolResult;
-  readonly wire: boolean;
-}
+const command = commandFactory();
 
 let kafka: Kafka;
-let codec: Codec;
-let producer: Producer;
-let tap: Consumer;
+let harness: CommandHarness;
 let redis: Redis;
 let ledger: Store;
 let worker: ToolWorker;
 const logger = recordingLogger();
-const results: SeenResult[] = [];
 /** Handler calls by command id, and the attempt each call was told. */
 const calls = new Map<string, number[]>();
 const sawAbort = new Set<string>();
 
-const count = (command: Command, attempt: number) =>
-  calls.set(command.commandId, [...(calls.get(command.commandId) ?? []), attempt]);
+const count = (c: Command, attempt: number) =>
+  calls.set(c.commandId, [...(calls.get(c.commandId) ?? []), attempt]);
 
 const TOOLS: ToolHandlers = {
-  echo: (command, { attempt }) => {
-    count(command, attempt);
-    return Promise.resolve(toolOk({ echo: command.args, attempt }));
+  echo: (c, { attempt }) => {
+    count(c, attempt);
+    return Promise.resolve(toolOk({ echo: c.args, attempt }));
   },
-  slow: (command, { signal, attempt }) => {
-    count(command, attempt);
+  slow: (c, { signal, attempt }) => {
+    count(c, attempt);
     return new Promise((_, reject) => {
       signal.addEventListener('abort', () => {
-        sawAbort.add(command.commandId);
+        sawAbort.add(c.commandId);
         reject(signal.reason as Error);
       });
     });
   },
-  stubborn: (command, { attempt }) => {
-    count(command, attempt);
+  stubborn: (c, { attempt }) => {
+    count(c, attempt);
     return new Promise(() => undefined);
   },
-  flaky: (command, { attempt }) => {
-    count(command, attempt);
+  flaky: (c, { attempt }) => {
+    count(c, attempt);
     if (attempt === 1) {
       return Promise.reject(new Fault('redis_unavailable', 'injected', { retriable: true }));
     }
     return Promise.resolve(toolOk({ attempt }));
   },
-  broken: (command, { attempt }) => {
-    count(command, attempt);
+  broken: (c, { attempt }) => {
+    count(c, attempt);
     return Promise.reject(new Error('boom: db at 10.0.0.7\n    at handler (/srv/tool.js:1:1)'));
   },
 };
 
 beforeAll(async () => {
   kafka = kafkaClient(ns.id);
-  codec = createCodec({
-    registryUrl: schemaRegistryUrl,
-    logger: SILENT_LOGGER,
-    compatibility: 'NONE',
-  });
   redis = redisClient();
   ledger = createStore({ url: redisUrl, prefix: ns.redisPrefix });
   worker = await startToolWorker({
-    env: workerEnv(),
+    env: workerEnv(ns),
     name: 'main',
     tools: TOOLS,
     logger,
     abortGraceMs: 300,
     retry: { initialMs: 50, maxMs: 200 },
   });
-  for (const tool of [...Object.keys(TOOLS), 'restartable']) {
-    await codec.register(`${topic(`commands.${tool}`)}-value`, MESSAGE_SCHEMAS.commands);
-  }
-  producer = kafka.producer();
-  await producer.connect();
-  tap = kafka.consumer({ groupId: ns.group('results-tap'), readUncommitted: false });
-  await tap.connect();
-  await tap.subscribe({ topic: topic('results'), fromBeginning: true });
-  await tap.run({
-    eachMessage: async ({ message }) => {
-      const decoded = await codec.decode(message.value, { plainJsonAllowed: false });
-      if (!('value' in decoded)) throw new Error(`an undecodable result: ${decoded.error}`);
-      const wire = message.value?.[0] === 0;
-      results.push({
-        key: message.key?.toString() ?? null,
-        value: decoded.value as ToolResult,
-        wire,
-      });
-    },
-  });
+  harness = await startCommandHarness(kafka, ns, [...Object.keys(TOOLS), 'restartable']);
   await eventually(60_000, 'the worker to join its group', () => Promise.resolve(worker.ready()));
 });
 
 afterAll(async () => {
-  await tap.disconnect();
-  await producer.disconnect();
+  await harness.close();
   await worker.stop();
   await ledger.close();
   await dropNamespace(ns, { kafka, redis });
@@ -157,62 +106,8 @@ afterAll(async () => {
   await dropSubjects(schemaRegistryUrl, ns.id);
 });
 
-let commands = 0;
-
-/** A fresh command for `tool` (ids unique in the file), due in 30 s unless overridden. */
-function command(tool: string, overrides: Partial<Command> = {}): Command {
-  commands += 1;
-  const n = commands;
-  return {
-    commandId: `cmd_${n}`,
-    idempotencyKey: `key-${n}`,
-    tool,
-    toolVersion: '1',
-    args: { n },
-    context: {
-      subject: 'alice',
-      tenant: 'acme',
-      requestId: `req-${n}`,
-      runId: `run-${n}`,
-      proposalId: `p-${n}`,
-      callId: `call-${n}`,
-    },
-    objects: [],
-    deadline: new Date(Date.now() + 30_000).toISOString(),
-    issuedAt: new Date().toISOString(),
-    ...overrides,
-  };
-}
-
-/** Produces commands in the wire format, as the execute stage does, all to partition 0. */
-async function produce(...sent: readonly Command[]): Promise<void> {
-  for (const c of sent) {
-    const subject = `${topic(`commands.${c.tool}`)}-value`;
-    const value = await codec.encode(subject, c);
-    await producer.send({
-      topic: topic(`commands.${c.tool}`),
-      messages: [{ key: c.idempotencyKey, value, partition: 0 }],
-    });
-  }
-}
-
-/** Produces raw bytes (for commands the codec would refuse to encode); returns their offset. */
-async function produceRaw(tool: string, value: Buffer): Promise<number> {
-  const [sent] = await producer.send({
-    topic: topic(`commands.${tool}`),
-    messages: [{ key: 'raw', value, partition: 0 }],
-  });
-  return Number(sent?.baseOffset ?? -1);
-}
-
-/** The results of `commandId` once there are `n` of them. */
-async function resultsOf(commandId: string, n = 1): Promise<ToolResult[]> {
-  const found = () => results.filter((r) => r.value.commandId === commandId);
-  await eventually(30_000, `${n} result(s) of ${commandId}`, () =>
-    Promise.resolve(found().length >= n),
-  );
-  return found().map((r) => r.value);
-}
+const produce = (...commands: readonly Command[]) => harness.produce(...commands);
+const resultsOf = (commandId: string, n?: number) => harness.resultsOf(commandId, n);
 
 describe('startToolWorker: dedupe on the idempotency key', () => {
   it('runs a command produced twice once, and publishes the recorded result for the duplicate', async () => {
@@ -229,7 +124,7 @@ describe('startToolWorker: dedupe on the idempotency key', () => {
       completedAt: expect.any(String) as unknown,
     });
     expect(second).toEqual(first);
-    const published = results.filter((r) => r.value.commandId === c.commandId);
+    const published = harness.results.filter((r) => r.value.commandId === c.commandId);
     expect(published.every((r) => r.wire && r.key === c.context.runId)).toBe(true);
   });
 
@@ -330,7 +225,7 @@ describe('startToolWorker: failures', () => {
   });
 
   it('answers a command that breaks the schema with invalid_command, and skips one without ids', async () => {
-    const registered = await codec.register(
+    const registered = await harness.codec.register(
       `${topic('commands.echo')}-value`,
       MESSAGE_SCHEMAS.commands,
     );
@@ -338,10 +233,10 @@ describe('startToolWorker: failures', () => {
     const { deadline: _deadline, ...noDeadline } = command('echo');
     const noIds = { ...command('echo'), commandId: '' };
     const otherTool = command('slow');
-    await produceRaw('echo', wire(noDeadline));
-    const noIdsOffset = await produceRaw('echo', wire(noIds));
-    await produceRaw('echo', wire(otherTool));
-    await produceRaw('echo', Buffer.from('not a command'));
+    await harness.produceRaw('echo', wire(noDeadline));
+    const noIdsOffset = await harness.produceRaw('echo', wire(noIds));
+    await harness.produceRaw('echo', wire(otherTool));
+    await harness.produceRaw('echo', Buffer.from('not a command'));
     const sentinel = command('echo');
     await produce(sentinel);
     await resultsOf(sentinel.commandId);
@@ -350,7 +245,9 @@ describe('startToolWorker: failures', () => {
     expect(invalid).toMatchObject({ status: 'error', error: { code: 'invalid_command' } });
     const [mismatch] = await resultsOf(otherTool.commandId);
     expect(mismatch).toMatchObject({ status: 'error', error: { code: 'invalid_command' } });
-    expect(results.filter((r) => r.value.idempotencyKey === noIds.idempotencyKey)).toEqual([]);
+    expect(harness.results.filter((r) => r.value.idempotencyKey === noIds.idempotencyKey)).toEqual(
+      [],
+    );
     for (const id of [noDeadline.commandId, noIds.commandId, otherTool.commandId]) {
       expect(calls.get(id), id).toBeUndefined();
     }
@@ -370,7 +267,7 @@ describe('startToolWorker: a restart before the offset was committed', () => {
     const tool = 'restartable';
     const instance = `${ns.id}-restart`;
     const callsKey = ns.key('restart-calls');
-    const env = workerEnv({ TOOLGATE_INSTANCE_ID: instance, TOOLGATE_WORKER_NAME: 'restart' });
+    const env = workerEnv(ns, { TOOLGATE_INSTANCE_ID: instance, TOOLGATE_WORKER_NAME: 'restart' });
     const c = command(tool);
 
     const child = spawn(
@@ -410,7 +307,7 @@ describe('startToolWorker: a restart before the offset was committed', () => {
       status: 'ok',
       output: { ran: c.commandId },
     });
-    expect(results.filter((r) => r.value.commandId === c.commandId)).toEqual([]);
+    expect(harness.results.filter((r) => r.value.commandId === c.commandId)).toEqual([]);
 
     const rerun: string[] = [];
     const restarted = await startToolWorker({
