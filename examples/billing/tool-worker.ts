@@ -42,7 +42,7 @@ async function main(): Promise<void> {
 main().catch((error: unknown) => {
   if (!(error instanceof ConfigError)) throw error;
   process.stderr.write(
-    `toolgate tool worker: ${error.problems.map((p) => `\n  - ${p}`).join('')}\n`,
+    `toolgate tool worker: invalid configuration:\n${error.problems.map((p) => `  - ${p}\n`).join('')}`,
   );
   process.exitCode = 2;
 });

@@ -7,7 +7,15 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createStore, Fault, SILENT_LOGGER, toWireFormat, type Store } from '@toolgate/platform';
+import {
+  createBus,
+  createCodec,
+  createStore,
+  Fault,
+  SILENT_LOGGER,
+  toWireFormat,
+  type Store,
+} from '@toolgate/platform';
 import { MESSAGE_SCHEMAS, type Command } from '@toolgate/shared';
 import {
   startToolWorker,
@@ -259,6 +267,74 @@ describe('startToolWorker: failures', () => {
         `${noIdsOffset + 2}: skipping an undecodable command record`,
       ]),
     );
+  });
+});
+
+describe('startToolWorker: the ledger', () => {
+  it('runs nothing while the ledger cannot be reached, and the command once when it can', async () => {
+    const { kafkaBrokers } = stackAddresses();
+    const bus = createBus({
+      brokers: kafkaBrokers,
+      clientId: `${ns.id}-guarded`,
+      logger: SILENT_LOGGER,
+    });
+    const codec = createCodec({
+      registryUrl: schemaRegistryUrl,
+      logger: SILENT_LOGGER,
+      compatibility: 'NONE',
+    });
+    const real = createStore({ url: redisUrl, prefix: ns.redisPrefix });
+    let outages = 3;
+    const store: Store = {
+      ...real,
+      ledgerClaim: (...args) => {
+        if (outages <= 0) return real.ledgerClaim(...args);
+        outages -= 1;
+        return Promise.reject(
+          new Fault('redis_unavailable', 'injected outage', { retriable: true }),
+        );
+      },
+    };
+    const ran: number[] = [];
+    const guarded = await startToolWorker({
+      env: workerEnv(ns, { TOOLGATE_INSTANCE_ID: `${ns.id}-guarded` }),
+      tools: {
+        guarded: (_c, { attempt }) => {
+          ran.push(attempt);
+          return Promise.resolve(toolOk());
+        },
+      },
+      connections: { bus, codec, store },
+      logger: SILENT_LOGGER,
+      retry: { initialMs: 20, maxMs: 50 },
+    });
+    try {
+      await eventually(60_000, 'the guarded worker to join', () =>
+        Promise.resolve(guarded.ready()),
+      );
+      await harness.codec.register(`${topic('commands.guarded')}-value`, MESSAGE_SCHEMAS.commands);
+      const c = command('guarded');
+      await produce(c);
+      expect(await resultsOf(c.commandId)).toMatchObject([{ status: 'ok' }]);
+      expect(outages).toBe(0);
+      expect(ran).toEqual([1]);
+    } finally {
+      await guarded.stop();
+      await real.close();
+      await bus.close();
+    }
+  });
+
+  it('answers internal_error for a key whose ledger entry it cannot read, and moves on', async () => {
+    const c = command('echo');
+    await redis.set(ledger.keys.ledger('acme', c.idempotencyKey), 'not a ledger entry');
+    const next = command('echo');
+    await produce(c, next);
+    expect(await resultsOf(c.commandId)).toMatchObject([
+      { status: 'error', error: { code: 'internal_error', message: WORKER_ERRORS.internal_error } },
+    ]);
+    expect(await resultsOf(next.commandId)).toMatchObject([{ status: 'ok' }]);
+    expect(calls.get(c.commandId)).toBeUndefined();
   });
 });
 
