@@ -6,6 +6,7 @@ import {
   describeConfig,
   httpPortFor,
   loadConfig,
+  loadVariables,
   renderConfigurationDoc,
   unknownVariables,
   type Config,
@@ -145,6 +146,43 @@ describe('loadConfig', () => {
     expectTypeOf<ConfigOf<typeof CONFIG_VARIABLES>>().toExtend<Config>();
     expectTypeOf<Config>().toExtend<ConfigOf<typeof CONFIG_VARIABLES>>();
     expectTypeOf<keyof Config>().toEqualTypeOf<keyof ConfigOf<typeof CONFIG_VARIABLES>>();
+  });
+});
+
+describe('loadVariables', () => {
+  const table = {
+    REDIS_URL: {
+      key: 'redisUrl',
+      kind: 'string',
+      default: 'redis://127.0.0.1:6379',
+      schema: { pattern: '^rediss?://\\S+$' },
+      description: 'Redis.',
+    },
+    WORKER_NAME: {
+      key: 'workerName',
+      kind: 'string',
+      schema: { pattern: '^[a-z]+$' },
+      description: 'A name.',
+    },
+  } as const;
+
+  it('reads only the variables of its table, so the gate-wide required ones are not needed', () => {
+    const config = loadVariables({ TOOLGATE_WORKER_NAME: 'billing' }, table);
+    expect(config).toEqual({ redisUrl: 'redis://127.0.0.1:6379', workerName: 'billing' });
+    expect(Object.isFrozen(config)).toBe(true);
+    expectTypeOf(config.workerName).toEqualTypeOf<string | undefined>();
+  });
+
+  it('reports every problem of its table at once', () => {
+    let problems: readonly string[] = [];
+    try {
+      loadVariables({ TOOLGATE_REDIS_URL: 'http://x', TOOLGATE_WORKER_NAME: 'B!' }, table);
+    } catch (error) {
+      if (error instanceof ConfigError) problems = error.problems;
+    }
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toMatch(/^TOOLGATE_REDIS_URL must match pattern/);
+    expect(problems[1]).toMatch(/^TOOLGATE_WORKER_NAME must match pattern/);
   });
 });
 

@@ -239,7 +239,18 @@ export function loadConfig<X extends VariableTable = Record<never, VariableSpec>
   env: Env,
   extension?: X,
 ): Readonly<Config & ConfigOf<X>> {
-  const table = merged(extension);
+  return loadVariables(env, merged(extension)) as Readonly<Config & ConfigOf<X>>;
+}
+
+/**
+ * Reads exactly the variables of `table` from `env`, the way {@link loadConfig} does (defaults,
+ * integer coercion, every problem at once, frozen). For processes that are not gate stages and
+ * must not need the gate's shared variables, e.g. a tool worker, which has no business holding
+ * TOOLGATE_INTEGRITY_KEY: with it, it could forge the gate's internal envelopes.
+ *
+ * @throws ConfigError listing every problem, each naming its variable (never a secret's value).
+ */
+export function loadVariables<T extends VariableTable>(env: Env, table: T): Readonly<ConfigOf<T>> {
   const input = Object.fromEntries(
     Object.entries(table).flatMap(([name, spec]) => {
       const value = valueOf(env[ENV_PREFIX + name], spec);
@@ -256,7 +267,7 @@ export function loadConfig<X extends VariableTable = Record<never, VariableSpec>
         : [[spec.key, Array.isArray(value) ? Object.freeze(value) : value]];
     }),
   );
-  return Object.freeze(config) as Readonly<Config & ConfigOf<X>>;
+  return Object.freeze(config) as Readonly<ConfigOf<T>>;
 }
 
 function merged(extension: VariableTable | undefined): VariableTable {

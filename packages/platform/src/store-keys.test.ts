@@ -18,6 +18,7 @@ describe('storeKeys', () => {
     expect(keys.confirmationExpiry).toBe('tg:conf-expiry');
     expect(keys.runCounter('acme', 'run-7')).toBe(`tg:run:{${h}}:run-7`);
     expect(keys.rateCounter('acme', 1_700_000_000)).toBe(`tg:rate:{${h}}:1700000000`);
+    expect(keys.ledger('acme', 'k')).toBe(`tg:ledger:{${h}}:k`);
   });
 
   it("puts every tenant-scoped key of a tenant in that tenant's slot", () => {
@@ -28,6 +29,7 @@ describe('storeKeys', () => {
       keys.confirmationsByTenant('acme'),
       keys.runCounter('acme', 'r'),
       keys.rateCounter('acme', 1),
+      keys.ledger('acme', 'k'),
       keys.object('billing', 'acme', ref),
     ];
     expect(new Set(scoped.map(slotTag))).toEqual(new Set([h]));

@@ -30,6 +30,11 @@ export interface StoreKeys {
   runCounter(tenant: string, runId: string): string;
   /** `<p>rate:{h}:<second>`: a tenant's calls in one second (seconds since the epoch). */
   rateCounter(tenant: string, second: number): string;
+  /**
+   * `<p>ledger:{h}:<idempotencyKey>`: a tool worker's ledger entry for one key (hash: `state`,
+   * `token`, `digest`, `tool`, `claimedAt`, `attempts`, and once done `result`, `completedAt`).
+   */
+  ledger(tenant: string, idempotencyKey: string): string;
   /** `<p>obj:{h}:<namespace>:<tenant>:<type>:<id>` (parts URI-encoded): an object (hash: `v`, `doc`). */
   object(namespace: string, tenant: string, ref: ObjectRef): string;
 }
@@ -55,6 +60,7 @@ export function storeKeys(prefix: string): StoreKeys {
     confirmationMember: (tenant: string, id: string) => `${tenantHashTag(tenant)}:${id}`,
     runCounter: (tenant: string, runId: string) => `${tagged('run', tenant)}:${runId}`,
     rateCounter: (tenant: string, second: number) => `${tagged('rate', tenant)}:${second}`,
+    ledger: (tenant: string, key: string) => `${tagged('ledger', tenant)}:${key}`,
     object: (namespace: string, tenant: string, ref: ObjectRef) =>
       `${tagged('obj', tenant)}:${checkedNamespace(namespace)}:${[tenant, ref.type, ref.id].map(encodeURIComponent).join(':')}`,
   });

@@ -236,3 +236,51 @@ if v ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'doc', ARGV[3])
 return 1`,
 );
+
+/**
+ * A tool worker claims an idempotency key before any side effect. The entry is a hash: `state`
+ * (`running` → `done`), `token` (the claimer: the command id), `digest` (what the command does),
+ * `tool`, `claimedAt`, `attempts`, and once done `result` (the ToolResult JSON) and `completedAt`.
+ * Replies: `{'claimed'}` (new entry), `{'resumed', attempts}` (the same token was running: a
+ * redelivery after a crash, or a retry after a lost reply), `{'done', result, token}` (replay it),
+ * `{'conflict', token}` (another digest under this key), `{'busy', token}` (another command runs).
+ * KEYS: ledger entry. ARGV: token, digest, tool, claimedAt, TTL seconds.
+ */
+export const LEDGER_CLAIM = script(
+  'ledger_claim',
+  `local found = redis.call('HMGET', KEYS[1], 'state', 'token', 'digest', 'result')
+local state, token, digest, result = found[1], found[2], found[3], found[4]
+if not state then
+  redis.call('HSET', KEYS[1], 'state', 'running', 'token', ARGV[1], 'digest', ARGV[2],
+    'tool', ARGV[3], 'claimedAt', ARGV[4], 'attempts', 1)
+  redis.call('EXPIRE', KEYS[1], ARGV[5])
+  return {'claimed'}
+end
+if digest ~= ARGV[2] then return {'conflict', token or ''} end
+if state == 'done' and result then return {'done', result, token or ''} end
+if token == ARGV[1] then
+  return {'resumed', redis.call('HINCRBY', KEYS[1], 'attempts', 1)}
+end
+return {'busy', token or ''}`,
+);
+
+/**
+ * Records a tool worker's result under its claim, once: the first result stays. Replies
+ * `{'recorded', json}` when this call wrote it, `{'kept', json}` when a result was there already
+ * (a repeat, or a concurrent delivery of the same command that finished first: publish that one),
+ * `{'foreign', token}` when another command holds the claim (nothing written). An entry that has
+ * vanished is written whole. KEYS: ledger entry. ARGV: token, digest, tool, result JSON,
+ * completedAt, TTL seconds, claimedAt.
+ */
+export const LEDGER_PUT = script(
+  'ledger_put',
+  `local found = redis.call('HMGET', KEYS[1], 'state', 'token', 'result')
+if found[1] == 'done' and found[3] then return {'kept', found[3]} end
+if found[1] and found[2] ~= ARGV[1] then return {'foreign', found[2] or ''} end
+redis.call('HSET', KEYS[1], 'state', 'done', 'token', ARGV[1], 'digest', ARGV[2], 'tool', ARGV[3],
+  'result', ARGV[4], 'completedAt', ARGV[5])
+redis.call('HSETNX', KEYS[1], 'claimedAt', ARGV[7])
+redis.call('HSETNX', KEYS[1], 'attempts', 1)
+redis.call('EXPIRE', KEYS[1], ARGV[6])
+return {'recorded', ARGV[4]}`,
+);

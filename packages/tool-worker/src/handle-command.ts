@@ -1,0 +1,195 @@
+/**
+ * One record of a command topic: decode → check → claim the idempotency key in the ledger (before
+ * any side effect) → replay a recorded result, or run the handler within the command's deadline
+ * and record its result → the ToolResult to publish on `results`, keyed by run. The stage loop
+ * publishes it and commits the command's offset in one transaction.
+ *
+ * The claim token is the command id: a redelivery of the same command (the worker crashed after
+ * claiming, before recording) resumes and runs the handler again, with `attempt` > 1. Handlers
+ * must therefore be idempotent on their own, by compare-and-set on the command's object versions.
+ * Once a result is recorded, no delivery of that command runs the handler again.
+ */
+import { commandDigest, type Command, type ToolResult } from '@toolgate/shared';
+import {
+  isRetriable,
+  type AdapterLogger,
+  type EncodedOutgoing,
+  type Incoming,
+  type LedgerClaimant,
+  type Store,
+} from '@toolgate/platform';
+import type { CommandChecker, ResultIds } from './check-command.js';
+import { runWithDeadline, type RunEnd } from './run-with-deadline.js';
+import type { ToolHandler, ToolHandlers, ToolOutcome } from './tool-handler.js';
+import { checkOutcome, readdressed, resultFor, workerError } from './tool-results.js';
+
+/** What the command handler works with. */
+export interface CommandHandlerDeps {
+  /** The ledger lives here. */
+  readonly store: Store;
+  readonly tools: ToolHandlers;
+  /** The tool of each subscribed command topic (full name). */
+  readonly toolOfTopic: ReadonlyMap<string, string>;
+  /** Full name of the results topic. */
+  readonly resultsTopic: string;
+  readonly checker: CommandChecker;
+  readonly logger: AdapterLogger;
+  now(): Date;
+  /** How long ledger entries live, in seconds (≥ 24 h). */
+  readonly ledgerTtlSeconds: number;
+  /** How long an aborted handler may take to settle, in ms. */
+  readonly abortGraceMs: number;
+  /** Ceiling on a result's output, in bytes of JSON. */
+  readonly maxOutputBytes: number;
+}
+
+/** Handles one command record; throws only a retriable Fault (Redis down: deliver it again). */
+export function createCommandHandler(
+  deps: CommandHandlerDeps,
+): (msg: Incoming) => Promise<readonly EncodedOutgoing[]> {
+  const { logger } = deps;
+  const publish = (result: ToolResult): EncodedOutgoing => ({
+    topic: deps.resultsTopic,
+    key: result.runId,
+    value: result,
+  });
+  return async (msg) => {
+    const where = { topic: msg.topic, partition: msg.partition, offset: msg.offset };
+    if (msg.decodeError !== undefined) {
+      logger.warn({ ...where, reason: msg.decodeError }, 'skipping an undecodable command record');
+      return [];
+    }
+    const checked = deps.checker(msg.value, deps.toolOfTopic.get(msg.topic) ?? '');
+    if (!checked.ok) {
+      const { ids, problems } = checked;
+      logger.warn(
+        { ...where, commandId: ids?.commandId, problems },
+        ids === undefined
+          ? 'skipping an invalid command without ids to answer'
+          : 'answering an invalid command with an error result',
+      );
+      if (ids === undefined) return [];
+      return [publish(resultFor(ids, workerError('invalid_command'), deps.now()))];
+    }
+    return [publish(await settle(checked.command, deps))];
+  };
+}
+
+/** The ToolResult for a valid command: replayed, refused, or run now and recorded. */
+async function settle(command: Command, deps: CommandHandlerDeps): Promise<ToolResult> {
+  const { store, logger, ledgerTtlSeconds: ttl } = deps;
+  const ids = idsOf(command);
+  const tenant = command.context.tenant;
+  const key = command.idempotencyKey;
+  const claimant = claimantOf(command, deps.now());
+  const log = { commandId: command.commandId, tool: command.tool, idempotencyKey: key };
+  const claim = await store.ledgerClaim(tenant, key, claimant, ttl);
+  switch (claim.outcome) {
+    case 'done':
+      logger.info({ ...log, recordedBy: claim.token }, 'replaying the recorded result');
+      return claim.result.commandId === command.commandId
+        ? claim.result
+        : readdressed(claim.result, ids);
+    case 'conflict':
+      logger.warn({ ...log, heldBy: claim.token }, 'the key is recorded for another command');
+      return resultFor(ids, workerError('idempotency_conflict'), deps.now());
+    case 'busy':
+      logger.warn({ ...log, heldBy: claim.token }, 'another command with the key is running');
+      return resultFor(ids, workerError('in_flight'), deps.now());
+    case 'claimed':
+    case 'resumed': {
+      const attempt = claim.outcome === 'claimed' ? 1 : claim.attempts;
+      if (attempt > 1) {
+        logger.warn({ ...log, attempt }, 'resuming a command an earlier delivery did not finish');
+      }
+      const result = resultFor(ids, await execute(command, attempt, deps), deps.now());
+      const put = await store.ledgerPut(tenant, key, claimant, result, ttl);
+      if (put.outcome !== 'foreign') return put.result;
+      logger.warn({ ...log, heldBy: put.token }, 'the key was claimed meanwhile; not recorded');
+      return result;
+    }
+  }
+}
+
+/** Runs the handler unless the deadline has passed; never throws but a retriable Fault. */
+async function execute(
+  command: Command,
+  attempt: number,
+  deps: CommandHandlerDeps,
+): Promise<ToolOutcome> {
+  const { logger } = deps;
+  const log = { commandId: command.commandId, tool: command.tool, attempt };
+  const handler = handlerOf(command, deps.tools);
+  const deadline = new Date(command.deadline);
+  const msLeft = deadline.getTime() - deps.now().getTime();
+  if (msLeft <= 0) {
+    logger.info({ ...log, deadline: command.deadline }, 'not running: past the deadline');
+    return workerError('deadline_exceeded');
+  }
+  const now = () => deps.now();
+  const context = (signal: AbortSignal) => ({ signal, deadline, attempt, now });
+  const end = await runWithDeadline((signal) => handler(command, context(signal)), {
+    msLeft,
+    graceMs: deps.abortGraceMs,
+  });
+  return outcomeOf(end, log, deps);
+}
+
+/** What a run's end reports; rethrows a retriable Fault the handler threw in time. */
+function outcomeOf(
+  end: RunEnd<ToolOutcome>,
+  log: Readonly<Record<string, unknown>>,
+  deps: CommandHandlerDeps,
+): ToolOutcome {
+  const { logger } = deps;
+  switch (end.kind) {
+    case 'answered': {
+      const checked = checkOutcome(end.value, deps.maxOutputBytes);
+      if (checked.problem !== undefined) {
+        logger.warn({ ...log, problem: checked.problem }, 'the handler answered invalid output');
+      }
+      return checked.outcome;
+    }
+    case 'threw':
+      if (end.aborted) {
+        logger.info(log, 'the handler stopped at the deadline');
+        return workerError('deadline_exceeded');
+      }
+      // Redis or another dependency is down: record nothing, let the loop deliver it again.
+      if (isRetriable(end.error)) throw end.error;
+      logger.error({ ...log, err: describeError(end.error) }, 'the handler threw');
+      return workerError('handler_error');
+    case 'abandoned':
+      logger.warn(log, 'the handler ignored the deadline and was abandoned; its effect is unknown');
+      return workerError('deadline_exceeded');
+  }
+}
+
+function handlerOf(command: Command, tools: ToolHandlers): ToolHandler {
+  const handler = tools[command.tool];
+  // The worker subscribes to the topics of its handlers only, and the check ties tool to topic.
+  if (handler === undefined) throw new Error(`no handler for tool ${command.tool}`);
+  return handler;
+}
+
+function idsOf(command: Command): ResultIds {
+  const { commandId, idempotencyKey } = command;
+  return { commandId, idempotencyKey, runId: command.context.runId };
+}
+
+function claimantOf(command: Command, now: Date): LedgerClaimant {
+  const digest = commandDigest({
+    tool: command.tool,
+    toolVersion: command.toolVersion,
+    args: command.args,
+    objects: command.objects,
+    tenant: command.context.tenant,
+  });
+  return { token: command.commandId, digest, tool: command.tool, claimedAt: now.toISOString() };
+}
+
+/** The error's name and first line: enough to find it, no stack. */
+function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error).split('\n', 1)[0] ?? '';
+  return `${error.name}: ${error.message.split('\n', 1)[0] ?? ''}`;
+}
