@@ -517,9 +517,6 @@ export function createBus(options: BusOptions): Bus {
             numPartitions: s.partitions,
             configEntries: topicConfigEntries(s).map((e) => ({ ...e })),
           })),
-          // kafkajs's own wait gives up on the UNKNOWN_TOPIC_OR_PARTITION a loaded KRaft broker
-          // answers right after creation (and fails the whole call); ours below retries it.
-          waitForLeaders: false,
         });
         await waitForLeaders(
           a,
