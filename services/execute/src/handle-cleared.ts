@@ -38,6 +38,7 @@ import {
   type IdempotencyRecord,
   type ObservationIds,
   type Refusal,
+  type StoredOutcome,
   type Tool,
 } from '@toolgate/shared';
 import { pendingCommandOf, sourceOf } from './pending-command.js';
@@ -45,58 +46,41 @@ import { pendingCommandOf, sourceOf } from './pending-command.js';
 /** How often a lost claim race is decided again before the message is retried later. */
 const CLAIM_ATTEMPTS = 3;
 
+/** One cleared envelope being handled: what it is, where its answers go, and when. */
+interface Case {
+  readonly c: ClearedEnvelope;
+  readonly ids: ObservationIds;
+  readonly facts: AuditFacts;
+  readonly now: Date;
+}
+
 /** Handles one message of the cleared topic. */
 export function createClearedHandler(
   deps: StageDeps,
 ): (msg: Incoming) => Promise<readonly Outgoing[]> {
-  const { gate, outputs, metrics, config } = deps;
   return async (msg) => {
     const now = deps.now();
     const tag = msg.headers[INTEGRITY_HEADER];
-    const intact = checkIntegrity(config.integrityKey, msg.topic, msg.value, tag);
+    const intact = checkIntegrity(deps.config.integrityKey, msg.topic, msg.value, tag);
     if (!intact.ok) return forged(deps, msg, intact, now);
     const c = msg.value as ClearedEnvelope;
-    const ids: ObservationIds = { ...envelopeIdsOf(c), callId: c.context.callId };
-    const facts: AuditFacts = { ...auditFactsOf(c), source: sourceOf(msg) };
-    const refused = (r: Refusal, more: AuditFacts = {}): Outgoing[] => {
-      metrics.decision(r.rejected);
-      return [
-        outputs.observation(observationForRefusal(ids, r, now)),
-        outputs.audit(
-          auditEvent({ kind: 'rejected', rejected: r.rejected, ...facts, ...more }, now),
-        ),
-      ];
-    };
-    const tool = toolOf(c, gate.registry);
-    if (!tool.ok) return refused(tool);
+    const ids = { ...envelopeIdsOf(c), callId: c.context.callId };
+    const at: Case = { c, ids, facts: { ...auditFactsOf(c), source: sourceOf(msg) }, now };
+    const tool = toolOf(c, deps.gate.registry);
+    if (!tool.ok) return refused(deps, at, tool);
     const { key, digest } = identityOf(c);
-    const keyFacts = { ...facts, idempotencyKey: key };
     const fresh = buildCommand(c, key, commandTiming(c, tool.value, now));
     const { decided, record } = await decideKey(deps, c, fresh, digest);
-    if (!decided.ok) return refused(refusal(decided), keyFacts);
-    switch (decided.value.action) {
+    const keyed = { ...at, facts: { ...at.facts, idempotencyKey: key } };
+    if (!decided.ok) return refused(deps, keyed, refusal(decided));
+    const action = decided.value;
+    switch (action.action) {
       case 'claim':
-      case 'proceed': {
-        const command =
-          decided.value.action === 'claim'
-            ? await storePending(deps, c, fresh, digest)
-            : await restorePending(deps, c, tool.value, fresh, digest);
-        metrics.decision({ disposition: 'execute', stage: 'idempotency' });
-        const issued = { ...keyFacts, commandId: command.commandId };
-        return [
-          outputs.command(command),
-          outputs.audit(auditEvent({ kind: 'command_issued', ...issued }, now)),
-        ];
-      }
-      case 'replay': {
-        const { outcome } = decided.value;
-        metrics.decision({ disposition: 'execute', stage: 'idempotency' });
-        const replayed = { ...keyFacts, commandId: record?.commandId };
-        return [
-          outputs.observation(replayObservation(outcome, ids, now)),
-          outputs.audit(auditEvent({ kind: 'replay', outcome: outcome.outcome, ...replayed }, now)),
-        ];
-      }
+        return issued(deps, keyed, await storePending(deps, c, fresh, digest));
+      case 'proceed':
+        return issued(deps, keyed, await restorePending(deps, c, tool.value, fresh, digest));
+      case 'replay':
+        return replayed(deps, keyed, action.outcome, record?.commandId);
       case 'settled':
         // This very message claimed the key and its call has ended: whoever settled the record
         // published the terminal observation. Read again (an offset reset, a restart after the
@@ -108,6 +92,40 @@ export function createClearedHandler(
         return [];
     }
   };
+}
+
+/** A refusal: its observation (terminal) and audit event. */
+function refused(deps: StageDeps, at: Case, r: Refusal): Outgoing[] {
+  deps.metrics.decision(r.rejected);
+  return [
+    deps.outputs.observation(observationForRefusal(at.ids, r, at.now)),
+    deps.outputs.audit(auditEvent({ kind: 'rejected', rejected: r.rejected, ...at.facts }, at.now)),
+  ];
+}
+
+/** The command for the tool and its `command_issued` audit event. */
+function issued(deps: StageDeps, at: Case, command: Command): Outgoing[] {
+  deps.metrics.decision({ disposition: 'execute', stage: 'idempotency' });
+  const facts = { ...at.facts, commandId: command.commandId };
+  return [
+    deps.outputs.command(command),
+    deps.outputs.audit(auditEvent({ kind: 'command_issued', ...facts }, at.now)),
+  ];
+}
+
+/** The stored outcome again under this proposal's ids (terminal, `replay: true`), and its audit. */
+function replayed(
+  deps: StageDeps,
+  at: Case,
+  outcome: StoredOutcome,
+  commandId: string | undefined,
+): Outgoing[] {
+  deps.metrics.decision({ disposition: 'execute', stage: 'idempotency' });
+  const facts = { ...at.facts, commandId };
+  return [
+    deps.outputs.observation(replayObservation(outcome, at.ids, at.now)),
+    deps.outputs.audit(auditEvent({ kind: 'replay', outcome: outcome.outcome, ...facts }, at.now)),
+  ];
 }
 
 function envelopeIdsOf(c: ClearedEnvelope): ObservationIds {

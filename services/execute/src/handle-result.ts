@@ -47,53 +47,61 @@ export function createResultHandler(
   deps: StageDeps,
   check: MessageChecker,
 ): (msg: Incoming) => Promise<readonly Outgoing[]> {
-  const { outputs, store } = deps;
   return async (msg) => {
-    const now = deps.now();
-    const source = sourceOf(msg);
-    if (msg.decodeError !== undefined) {
-      const raw = msg.raw ?? Buffer.alloc(0);
-      const event = { kind: 'quarantined', raw, internalDetail: msg.decodeError, source } as const;
-      return [outputs.quarantine(raw, msg.headers), outputs.audit(auditEvent(event, now))];
-    }
+    if (msg.decodeError !== undefined) return quarantined(deps, msg, msg.decodeError);
     const problems = check('results', msg.value);
-    if (problems.length > 0)
+    if (problems.length > 0) {
       return unmatched(deps, msg, `not a ToolResult: ${problems.join('; ')}`);
-    const result = msg.value as ToolResult;
-    const token = messageToken(msg);
-    const pending = await store.takePendingCommand(result.commandId, token);
-    if (pending === undefined) return unmatched(deps, msg, 'no pending command of this gate');
-    const ending = endingOf(deps, result, pending, now);
-    const record: IdempotencyRecord = {
-      digest: pending.digest,
-      state: 'done',
-      token: pending.token,
-      commandId: pending.commandId,
-      outcome: storedOutcomeOf(ending.observation),
-    };
-    const { tenant, idempotencyKey } = pending;
-    const retention = IDEMPOTENCY_RETENTION_SECONDS;
-    const settlement = await store.settleRecord(tenant, idempotencyKey, record, retention, token);
-    const facts = { ...auditFactsOfPendingCommand(pending), source };
-    if (settlement.settled) {
-      deps.metrics.decision(ending.rejected ?? { disposition: 'execute', stage: 'result' });
-      const rejected = ending.rejected === undefined ? {} : { rejected: ending.rejected };
-      return [
-        outputs.observation(ending.observation),
-        outputs.audit(auditEvent({ kind: 'result', ...rejected, ...facts }, now)),
-      ];
     }
+    const result = msg.value as ToolResult;
+    const pending = await deps.store.takePendingCommand(result.commandId, messageToken(msg));
+    if (pending === undefined) return unmatched(deps, msg, 'no pending command of this gate');
+    return settled(deps, msg, result, pending);
+  };
+}
+
+/**
+ * Settles the record with the result's outcome: the terminal observation and `result` audit when
+ * this result settled it, else (the deadline sweeper was first) a `late_result`.
+ */
+async function settled(
+  deps: StageDeps,
+  msg: Incoming,
+  result: ToolResult,
+  pending: PendingCommand,
+): Promise<readonly Outgoing[]> {
+  const now = deps.now();
+  const ending = endingOf(deps, result, pending, now);
+  const record: IdempotencyRecord = {
+    digest: pending.digest,
+    state: 'done',
+    token: pending.token,
+    commandId: pending.commandId,
+    outcome: storedOutcomeOf(ending.observation),
+  };
+  const { tenant, idempotencyKey: key } = pending;
+  const retention = IDEMPOTENCY_RETENTION_SECONDS;
+  const token = messageToken(msg);
+  const settlement = await deps.store.settleRecord(tenant, key, record, retention, token);
+  const facts = { ...auditFactsOfPendingCommand(pending), source: sourceOf(msg) };
+  if (!settlement.settled) {
     // The deadline sweeper ended the command first: the agent was told the outcome is unknown,
     // and keeps that one terminal observation. The real outcome goes on the record, so that a
     // retry of the same call replays what happened rather than "unknown".
     const previous = settlement.previous;
     const swept = previous?.state === 'unknown' && previous.token === pending.token;
-    if (swept) await store.putRecord(tenant, idempotencyKey, record, retention);
-    const detail = `${result.status} result after the call ended (${previous?.state ?? 'no record'}); ${swept ? 'recorded' : 'not recorded'}`;
-    return [
-      outputs.audit(auditEvent({ kind: 'late_result', ...facts, internalDetail: detail }, now)),
-    ];
-  };
+    if (swept) await deps.store.putRecord(tenant, key, record, retention);
+    const ended = previous?.state ?? 'no record';
+    const detail = `${result.status} result after the call ended (${ended}); ${swept ? 'recorded' : 'not recorded'}`;
+    const event = { kind: 'late_result', ...facts, internalDetail: detail } as const;
+    return [deps.outputs.audit(auditEvent(event, now))];
+  }
+  deps.metrics.decision(ending.rejected ?? { disposition: 'execute', stage: 'result' });
+  const rejected = ending.rejected === undefined ? {} : { rejected: ending.rejected };
+  return [
+    deps.outputs.observation(ending.observation),
+    deps.outputs.audit(auditEvent({ kind: 'result', ...rejected, ...facts }, now)),
+  ];
 }
 
 /** The terminal observation a result makes of its command. */
@@ -122,6 +130,16 @@ function endingOf(deps: StageDeps, result: ToolResult, p: PendingCommand, now: D
     return { observation: observationForCheckedResult(ids, checked, now), rejected: checked };
   }
   return { observation: observationForResult(ids, checked.value, now) };
+}
+
+/** Undecodable bytes on results: kept on the quarantine topic, never read as a result. */
+function quarantined(deps: StageDeps, msg: Incoming, why: string): readonly Outgoing[] {
+  const raw = msg.raw ?? Buffer.alloc(0);
+  const event = { kind: 'quarantined', raw, internalDetail: why, source: sourceOf(msg) } as const;
+  return [
+    deps.outputs.quarantine(raw, msg.headers),
+    deps.outputs.audit(auditEvent(event, deps.now())),
+  ];
 }
 
 /** A result that names no pending command of this gate (or is no result): audited, dropped. */
