@@ -46,6 +46,12 @@ import { pendingCommandOf, sourceOf } from './pending-command.js';
 /** How often a lost claim race is decided again before the message is retried later. */
 const CLAIM_ATTEMPTS = 3;
 
+/** Fault codes of the execute stage. */
+export const EXECUTE_FAULTS = {
+  /** The record under a key kept changing between reads and claims (retriable: try later). */
+  claimRace: 'idempotency_claim_race',
+} as const;
+
 /** One cleared envelope being handled: what it is, where its answers go, and when. */
 interface Case {
   readonly c: ClearedEnvelope;
@@ -165,7 +171,7 @@ async function decideKey(
       return { decided, record: claim };
     }
   }
-  throw new Fault('idempotency_race', `key ${key} changed under ${CLAIM_ATTEMPTS} claims`, {
+  throw new Fault(EXECUTE_FAULTS.claimRace, `key ${key} changed under ${CLAIM_ATTEMPTS} claims`, {
     retriable: true,
   });
 }
