@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Producer } from 'kafkajs';
-import { createCodec, SILENT_LOGGER, type Codec } from '@toolgate/platform';
+import { createCodec, SILENT_LOGGER, TOPIC_NAMES, type Codec } from '@toolgate/platform';
 import {
   authorizeProposal,
   clearedEnvelope,
@@ -269,4 +269,22 @@ export function withTimeouts(
       return timeoutMs === undefined ? t : { ...t, timeoutMs };
     }),
   };
+}
+
+/**
+ * Deletes (soft, then for good) the registry subjects a gate registers in the namespace of
+ * `topic`: one per topic and one per tool's command topic. By name, because the registry's
+ * subject listing stops at 1000 and a shared registry holds more.
+ */
+export async function dropGateSubjects(
+  topic: (short: string) => string,
+  tools: readonly string[],
+): Promise<void> {
+  const url = stackAddresses().schemaRegistryUrl;
+  const shorts = [...Object.keys(TOPIC_NAMES), ...tools.map((t) => `commands.${t}`)];
+  for (const short of shorts) {
+    const name = encodeURIComponent(`${topic(short)}-value`);
+    await fetch(`${url}/subjects/${name}`, { method: 'DELETE' });
+    await fetch(`${url}/subjects/${name}?permanent=true`, { method: 'DELETE' });
+  }
 }

@@ -10,6 +10,7 @@ import deployment from '../../../examples/billing/toolgate.config.js';
 import { within } from '../../../test/support/deadline.js';
 import {
   createClearedFeeder,
+  dropGateSubjects,
   everythingUnder,
   harnessTarget,
   startToolWorker,
@@ -39,6 +40,12 @@ afterAll(async () => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
   await worker?.close();
   await h?.close();
+  if (h !== undefined) {
+    await dropGateSubjects(
+      (short) => h.topic(short),
+      deployment.tools.map((t) => t.name),
+    );
+  }
 });
 
 /** Runs the execute stage in a child process; resolves `ready` once it joined its group. */

@@ -17,6 +17,7 @@ import deployment from '../../../examples/billing/toolgate.config.js';
 import { eventually } from '../../../test/support/deadline.js';
 import {
   createClearedFeeder,
+  dropGateSubjects,
   everythingUnder,
   harnessTarget,
   startToolWorker,
@@ -74,6 +75,12 @@ afterAll(async () => {
   redis?.kill('SIGCONT');
   await worker?.close();
   await h?.close();
+  if (h !== undefined) {
+    await dropGateSubjects(
+      (short) => h.topic(short),
+      deployment.tools.map((t) => t.name),
+    );
+  }
   redis?.kill('SIGKILL');
 });
 

@@ -5,6 +5,7 @@ import { openaiChat, type ProposalIds } from '../../../examples/billing/fixtures
 import deployment from '../../../examples/billing/toolgate.config.js';
 import {
   createClearedFeeder,
+  dropGateSubjects,
   everythingUnder,
   harnessTarget,
   startToolWorker,
@@ -43,6 +44,12 @@ beforeAll(async () => {
 afterAll(async () => {
   await worker?.close();
   await h?.close();
+  if (h !== undefined) {
+    await dropGateSubjects(
+      (short) => h.topic(short),
+      DEPLOYMENT.tools.map((t) => t.name),
+    );
+  }
 });
 
 /** The terminal observation of `proposalId` (anything but pending_confirmation). */
