@@ -278,6 +278,16 @@ describe('evaluate on the billing example', () => {
     if (first.kind === 'execute' && again.kind === 'execute')
       expect(again.command).toEqual(first.command);
     expectRefused(other, 'idempotency', 'conflict', 'deny');
+    const sameProposal = await run(
+      'alice',
+      openaiChat(ids('p-w1', { requestId: 'req-dup' }), 'approve_invoice', {
+        invoice_id: 'inv_481',
+        status: 'approved',
+      }),
+    );
+    expect(sameProposal).toMatchObject({ kind: 'execute', replay: true });
+    if (first.kind === 'execute' && sameProposal.kind === 'execute')
+      expect(sameProposal.command).toEqual(first.command);
   });
 
   it('stops repairs once the budget is spent', async () => {

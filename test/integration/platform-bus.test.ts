@@ -1,6 +1,7 @@
 import {
   BUS_FAULTS,
   createBus,
+  createLogger,
   Fault,
   topicsFor,
   withNamespace,
@@ -252,6 +253,25 @@ describe('a Kafka that cannot be reached', () => {
     expect(
       log.lines.some((l) => l.level === 'error' && typeof l.fields['kafkajs'] === 'string'),
     ).toBe(true);
+    await down.close();
+  });
+
+  it('writes kafkajs errors to a pino logger too, whose methods need their logger as this', async () => {
+    const lines: string[] = [];
+    const destination = { write: (line: string) => void lines.push(line) };
+    const pino = createLogger({ level: 'warn', stage: 'test', instanceId: ns.id, destination });
+    const down = createBus({
+      brokers: ['127.0.0.1:1'],
+      clientId: `${ns.id}-down-pino`,
+      logger: pino,
+      connectionTimeoutMs: 200,
+      retries: 1,
+      initialRetryTimeMs: 50,
+    });
+    expect(await failure(down.ensureTopics([]))).toMatchObject({ code: BUS_FAULTS.unavailable });
+    expect(lines.some((line) => line.includes('"level":"error"') && line.includes('kafkajs'))).toBe(
+      true,
+    );
     await down.close();
   });
 });

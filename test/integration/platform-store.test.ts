@@ -242,6 +242,18 @@ describe('pending commands', () => {
     expect(linger).toBeLessThanOrEqual(60 * 60 * 1000);
   });
 
+  it('shows a pending command to a peek, taken or not, without taking it', async () => {
+    const id = `cmd-${uid()}`;
+    expect(await store.peekPendingCommand(id)).toBeUndefined();
+    const issued = { ...pending(id), issuedAt: new Date(NOW - 1000).toISOString() };
+    await store.putPendingCommand(issued, NOW);
+    expect(await store.peekPendingCommand(id)).toEqual(issued);
+    expect(await deadlineOf(id)).toBe(String(NOW));
+    expect(await store.takePendingCommand(id, 'result')).toEqual(issued);
+    expect(await store.peekPendingCommand(id)).toEqual(issued);
+    expect(await store.takePendingCommand(id, 'another result')).toBeUndefined();
+  });
+
   it('claims only commands past their deadline, and hides them for the lease', async () => {
     const [due, later] = [`cmd-${uid()}`, `cmd-${uid()}`];
     await store.putPendingCommand(pending(due), NOW - 10);

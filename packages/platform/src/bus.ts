@@ -230,12 +230,12 @@ function logCreatorFor(logger: AdapterLogger) {
   return () =>
     ({ namespace, level, log }: LogEntry): void => {
       const { message, timestamp: _timestamp, logger: _logger, ...fields } = log;
-      const write = isRoutine(message, fields)
-        ? logger.debug
-        : level <= logLevel.ERROR
-          ? logger.error
-          : logger.warn;
-      write({ kafkajs: namespace, ...fields }, message);
+      const entry = { kafkajs: namespace, ...fields };
+      // Called as methods: a pino logger's methods read their logger from `this`, and a throw here
+      // would surface inside kafkajs as the failure of whatever request it was logging about.
+      if (isRoutine(message, fields)) logger.debug(entry, message);
+      else if (level <= logLevel.ERROR) logger.error(entry, message);
+      else logger.warn(entry, message);
     };
 }
 

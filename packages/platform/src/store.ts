@@ -73,6 +73,8 @@ export interface PendingCommand {
   readonly digest: string;
   /** ISO-8601 instant after which the outcome is unknown. */
   readonly deadline: string;
+  /** ISO-8601 instant the command was issued, so a re-issue after a crash rebuilds the same bytes. */
+  readonly issuedAt?: string;
 }
 
 /** What {@link Store.settleRecord} found and did. */
@@ -199,6 +201,11 @@ export interface Store {
 
   /** Stores `pending` and indexes it under `deadlineMs` (ms since the epoch), atomically. */
   putPendingCommand(pending: PendingCommand, deadlineMs: number): Promise<void>;
+  /**
+   * The pending command as stored (whether or not a result took it), or undefined; changes
+   * nothing. For re-issuing the same command after a crash between storing it and committing.
+   */
+  peekPendingCommand(commandId: string): Promise<PendingCommand | undefined>;
   /**
    * Takes the pending command for a result, once: the first taker gets it (and its deadline is
    * dropped), the same `takerToken` gets it again (a retry after a lost reply), anyone else gets
@@ -608,6 +615,11 @@ function commandOperations(conn: Connection, keys: StoreKeys, lingerMs: number) 
         pending.commandId,
       ];
       await conn.script(scripts.PUT_PENDING_COMMAND, [k, keys.deadlines], args);
+    },
+    async peekPendingCommand(commandId: string) {
+      const k = keys.pendingCommand(commandId);
+      const json = await conn.run('peek pending command', (r) => r.hget(k, 'json'));
+      return json === null ? undefined : decode(json, 'pending command', k, isPendingCommand);
     },
     async takePendingCommand(commandId: string, takerToken: string) {
       const k = keys.pendingCommand(commandId);

@@ -54,6 +54,18 @@ describe('decideIdempotency', () => {
     });
   });
 
+  it.each(['done', 'unknown'] as const)(
+    'never proceeds on my own %s record: the call ended, so it is settled, not run again',
+    (state) => {
+      const stored: StoredOutcome = { outcome: 'unknown_outcome', observation: { code: 'x' } };
+      const mine = record({ state, token: 'mine', outcome: stored });
+      expect(decideIdempotency(mine, 'd1', 'mine')).toEqual({
+        ok: true,
+        value: { action: 'settled', outcome: stored },
+      });
+    },
+  );
+
   it.each(['done', 'unknown'] as const)('replays the stored outcome of a %s record', (state) => {
     const stored: StoredOutcome = { outcome: 'unknown_outcome', observation: { code: 'x' } };
     expect(decideIdempotency(record({ state, outcome: stored }), 'd1', 'mine')).toEqual({
@@ -107,7 +119,7 @@ describe('decideIdempotency', () => {
 function expected(rec: IdempotencyRecord | undefined, digest: string, token: string): string {
   if (rec === undefined) return 'claim';
   if (rec.digest !== digest) return 'conflict';
-  if (rec.token === token) return 'proceed';
+  if (rec.token === token) return rec.state === 'claimed' ? 'proceed' : 'settled';
   return rec.state === 'claimed' ? 'in_flight' : 'replay';
 }
 

@@ -40,8 +40,15 @@ export interface IdempotencyRecord {
 export type IdempotencyAction =
   /** No record: claim the key (`SET NX` with my token and the retention TTL), then publish. */
   | { readonly action: 'claim' }
-  /** The record is my own claim (same token): carry on as if the claim had just succeeded. */
+  /** The record is my own claim, still open: carry on as if the claim had just succeeded. */
   | { readonly action: 'proceed' }
+  /**
+   * The record is my own claim and its command has ended (`done` or `unknown`): the same message
+   * was read again (an offset reset, or a restart after the deadline sweeper ended the command).
+   * Whoever settled the record published the terminal outcome; publish no command and no second
+   * terminal observation. `outcome` is what was stored, for callers that report it otherwise.
+   */
+  | { readonly action: 'settled'; readonly outcome: StoredOutcome }
   /** Finished with the same digest: publish the stored outcome again, publish no command. */
   | { readonly action: 'replay'; readonly outcome: StoredOutcome };
 
@@ -50,10 +57,11 @@ const OUTCOME_LOST: StoredOutcome = { outcome: 'unknown_outcome', observation: {
 
 /**
  * The idempotency rung: what to do with a key, given the record found under it (or none).
- * In order: no record → `claim`; another digest → `conflict` (deny); my own token → `proceed`;
- * `done` or `unknown` → `replay` the stored outcome; claimed under another token → `in_flight`
- * (retry). A finished record without a stored outcome replays `unknown_outcome` rather than run
- * the command a second time.
+ * In order: no record → `claim`; another digest → `conflict` (deny); my own token → `proceed`
+ * while the record is `claimed`, `settled` once it is `done` or `unknown` (never a second command
+ * for a call that ended); `done` or `unknown` → `replay` the stored outcome; claimed under another
+ * token → `in_flight` (retry). A finished record without a stored outcome replays
+ * `unknown_outcome` rather than run the command a second time.
  *
  * @param record - The record under the key, decoded by the shell; undefined when there is none.
  * @param digest - {@link commandDigest} of the command now proposed.
@@ -72,7 +80,13 @@ export function decideIdempotency(
       `key holds digest ${record.digest} (state ${record.state}${commandOf(record)}), proposed ${digest}`,
     );
   }
-  if (record.token === myToken) return accept({ action: 'proceed' });
+  if (record.token === myToken) {
+    return accept(
+      record.state === 'claimed'
+        ? { action: 'proceed' }
+        : { action: 'settled', outcome: record.outcome ?? OUTCOME_LOST },
+    );
+  }
   switch (record.state) {
     case 'done':
     case 'unknown':

@@ -119,7 +119,8 @@ async function climb(
   const token = `evaluate:${v.proposalId}`;
   const decided = decideIdempotency(state.idempotency.get(key), digest, token);
   if (!decided.ok) return refusal(decided);
-  if (decided.value.action === 'replay') {
+  // `settled`: the same proposal evaluated again after its call ended; it gets the stored command.
+  if (decided.value.action === 'replay' || decided.value.action === 'settled') {
     const command = decided.value.outcome.observation['command'] as Command;
     return accept({ kind: 'execute', command, replay: true });
   }

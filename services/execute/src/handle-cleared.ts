@@ -1,0 +1,245 @@
+/**
+ * One cleared envelope: integrity → tool → idempotency key and digest → the record under the key
+ * → `decideIdempotency` → claim the key and publish the command, re-issue it after a crash, replay
+ * the stored outcome, or refuse (conflict, in flight).
+ *
+ * Redis is written before the transaction that publishes, so every write is safe to repeat: the
+ * claim token is the proposalId (a redelivery finds its own claim and proceeds), and a re-issued
+ * command is rebuilt from the pending command stored the first time, byte for byte. The Kafka
+ * transaction makes exactly one copy visible to read-committed readers.
+ */
+import {
+  Fault,
+  type Incoming,
+  type Outgoing,
+  type PendingCommand,
+  type StageDeps,
+} from '@toolgate/platform';
+import {
+  auditEvent,
+  auditFactsOf,
+  buildCommand,
+  checkIntegrity,
+  decideIdempotency,
+  envelopeIds,
+  identityOf,
+  IDEMPOTENCY_RETENTION_SECONDS,
+  INTEGRITY_HEADER,
+  observationForRefusal,
+  refusal,
+  replayObservation,
+  toolOf,
+  type AnyRejected,
+  type AuditFacts,
+  type ClearedEnvelope,
+  type Command,
+  type Decision,
+  type IdempotencyAction,
+  type IdempotencyRecord,
+  type ObservationIds,
+  type Refusal,
+  type StoredOutcome,
+  type Tool,
+} from '@toolgate/shared';
+import { pendingCommandOf, sourceOf } from './pending-command.js';
+
+/** How often a lost claim race is decided again before the message is retried later. */
+const CLAIM_ATTEMPTS = 3;
+
+/** Fault codes of the execute stage. */
+export const EXECUTE_FAULTS = {
+  /** The record under a key kept changing between reads and claims (retriable: try later). */
+  claimRace: 'idempotency_claim_race',
+} as const;
+
+/** One cleared envelope being handled: what it is, where its answers go, and when. */
+interface Case {
+  readonly c: ClearedEnvelope;
+  readonly ids: ObservationIds;
+  readonly facts: AuditFacts;
+  readonly now: Date;
+}
+
+/** Handles one message of the cleared topic. */
+export function createClearedHandler(
+  deps: StageDeps,
+): (msg: Incoming) => Promise<readonly Outgoing[]> {
+  return async (msg) => {
+    const now = deps.now();
+    const tag = msg.headers[INTEGRITY_HEADER];
+    const intact = checkIntegrity(deps.config.integrityKey, msg.topic, msg.value, tag);
+    if (!intact.ok) return forged(deps, msg, intact, now);
+    const c = msg.value as ClearedEnvelope;
+    const ids = { ...envelopeIdsOf(c), callId: c.context.callId };
+    const at: Case = { c, ids, facts: { ...auditFactsOf(c), source: sourceOf(msg) }, now };
+    const tool = toolOf(c, deps.gate.registry);
+    if (!tool.ok) return refused(deps, at, tool);
+    const { key, digest } = identityOf(c);
+    const fresh = buildCommand(c, key, commandTiming(c, tool.value, now));
+    const { decided, record } = await decideKey(deps, c, fresh, digest);
+    const keyed = { ...at, facts: { ...at.facts, idempotencyKey: key } };
+    if (!decided.ok) return refused(deps, keyed, refusal(decided));
+    const action = decided.value;
+    switch (action.action) {
+      case 'claim':
+        return issued(deps, keyed, await storePending(deps, c, fresh, digest));
+      case 'proceed':
+        return issued(deps, keyed, await restorePending(deps, c, tool.value, fresh, digest));
+      case 'replay':
+        return replayed(deps, keyed, action.outcome, record?.commandId);
+      case 'settled':
+        // This very message claimed the key and its call has ended: whoever settled the record
+        // published the terminal observation. Read again (an offset reset, a restart after the
+        // deadline sweeper), it must publish neither the command nor a second observation.
+        deps.logger.info(
+          { proposalId: c.proposalId, commandId: record?.commandId },
+          'cleared envelope read again after its call ended; nothing to publish',
+        );
+        return [];
+    }
+  };
+}
+
+/** A refusal: its observation (terminal) and audit event. */
+function refused(deps: StageDeps, at: Case, r: Refusal): Outgoing[] {
+  deps.metrics.decision(r.rejected);
+  return [
+    deps.outputs.observation(observationForRefusal(at.ids, r, at.now)),
+    deps.outputs.audit(auditEvent({ kind: 'rejected', rejected: r.rejected, ...at.facts }, at.now)),
+  ];
+}
+
+/** The command for the tool and its `command_issued` audit event. */
+function issued(deps: StageDeps, at: Case, command: Command): Outgoing[] {
+  deps.metrics.decision({ disposition: 'execute', stage: 'idempotency' });
+  const facts = { ...at.facts, commandId: command.commandId };
+  return [
+    deps.outputs.command(command),
+    deps.outputs.audit(auditEvent({ kind: 'command_issued', ...facts }, at.now)),
+  ];
+}
+
+/** The stored outcome again under this proposal's ids (terminal, `replay: true`), and its audit. */
+function replayed(
+  deps: StageDeps,
+  at: Case,
+  outcome: StoredOutcome,
+  commandId: string | undefined,
+): Outgoing[] {
+  deps.metrics.decision({ disposition: 'execute', stage: 'idempotency' });
+  const facts = { ...at.facts, commandId };
+  return [
+    deps.outputs.observation(replayObservation(outcome, at.ids, at.now)),
+    deps.outputs.audit(auditEvent({ kind: 'replay', outcome: outcome.outcome, ...facts }, at.now)),
+  ];
+}
+
+function envelopeIdsOf(c: ClearedEnvelope): ObservationIds {
+  return { proposalId: c.proposalId, runId: c.runId, requestId: c.requestId };
+}
+
+function commandTiming(c: ClearedEnvelope, tool: Tool, now: Date) {
+  return {
+    now,
+    timeoutMs: tool.timeoutMs,
+    ...(c.confirmedBy === undefined ? {} : { confirmedBy: c.confirmedBy }),
+  };
+}
+
+/**
+ * Reads the record and decides; on `claim`, claims the key (SET NX). A lost race is decided again
+ * on the record that won it, so a claim whose reply was lost (my own token) proceeds.
+ */
+async function decideKey(
+  deps: StageDeps,
+  c: ClearedEnvelope,
+  command: Command,
+  digest: string,
+): Promise<{
+  decided: Decision<IdempotencyAction, 'idempotency'>;
+  record: IdempotencyRecord | undefined;
+}> {
+  const { tenant } = c.context;
+  const key = command.idempotencyKey;
+  const token = c.proposalId;
+  for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt += 1) {
+    const record = await deps.store.getRecord(tenant, key);
+    const decided = decideIdempotency(record, digest, token);
+    if (!decided.ok || decided.value.action !== 'claim') return { decided, record };
+    const claim = { digest, state: 'claimed', token, commandId: command.commandId } as const;
+    if (await deps.store.claim(tenant, key, claim, IDEMPOTENCY_RETENTION_SECONDS)) {
+      return { decided, record: claim };
+    }
+  }
+  throw new Fault(EXECUTE_FAULTS.claimRace, `key ${key} changed under ${CLAIM_ATTEMPTS} claims`, {
+    retriable: true,
+  });
+}
+
+/** Stores the pending command of a fresh claim, its deadline indexed for the sweeper. */
+async function storePending(
+  deps: StageDeps,
+  c: ClearedEnvelope,
+  command: Command,
+  digest: string,
+): Promise<Command> {
+  const pending = pendingCommandOf(command, c.proposalId, digest);
+  await deps.store.putPendingCommand(pending, Date.parse(command.deadline));
+  return command;
+}
+
+/**
+ * My own open claim (a redelivery after a crash): if the pending command was stored before the
+ * crash, the command is rebuilt from it, so it is the same command; else it is stored now.
+ */
+async function restorePending(
+  deps: StageDeps,
+  c: ClearedEnvelope,
+  tool: Tool,
+  fresh: Command,
+  digest: string,
+): Promise<Command> {
+  const stored = await deps.store.peekPendingCommand(fresh.commandId);
+  if (stored === undefined) return storePending(deps, c, fresh, digest);
+  return buildCommand(c, fresh.idempotencyKey, timingOf(c, tool, stored));
+}
+
+/** The issue time and timeout of a stored pending command, for rebuilding the same command. */
+function timingOf(c: ClearedEnvelope, tool: Tool, stored: PendingCommand) {
+  const deadlineMs = Date.parse(stored.deadline);
+  const issuedMs =
+    stored.issuedAt === undefined ? deadlineMs - tool.timeoutMs : Date.parse(stored.issuedAt);
+  return commandTiming(c, { ...tool, timeoutMs: deadlineMs - issuedMs }, new Date(issuedMs));
+}
+
+/**
+ * A message on `cleared` whose tag does not verify: refused, audited, never executed. Its ids,
+ * tenant and subject are claims of whoever wrote it: the observation is filed under the ids it
+ * names (if any), the audit event names no tenant and records the claims as internal detail.
+ */
+function forged(
+  deps: StageDeps,
+  msg: Incoming,
+  rejected: AnyRejected,
+  now: Date,
+): readonly Outgoing[] {
+  const { outputs, metrics } = deps;
+  metrics.decision(rejected);
+  const ids = envelopeIds(msg.value);
+  const claims = claimsOf(msg.value);
+  const facts = {
+    ...(ids.ok ? ids.value : {}),
+    source: sourceOf(msg),
+    ...(claims === undefined ? {} : { internalDetail: claims }),
+  };
+  const audit = outputs.audit(auditEvent({ kind: 'rejected', rejected, ...facts }, now));
+  if (!ids.ok) return [audit];
+  return [outputs.observation(observationForRefusal(ids.value, refusal(rejected), now)), audit];
+}
+
+function claimsOf(value: unknown): string | undefined {
+  const context = (value as { context?: { tenant?: unknown; subject?: unknown } } | undefined)
+    ?.context;
+  if (context === undefined || context === null) return undefined;
+  return `unverified claims: tenant ${JSON.stringify(context.tenant)}, subject ${JSON.stringify(context.subject)}`;
+}

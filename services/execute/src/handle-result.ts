@@ -1,0 +1,159 @@
+/**
+ * One tool result: decode (quarantine if undecodable) → shape → take the pending command (once;
+ * unknown → audit `unmatched_result`) → the result rung with the tool's ceilings → settle the
+ * idempotency record with the terminal outcome → publish the observation and audit event, or,
+ * when the deadline sweeper ended the command first, record the late result without a second
+ * terminal observation.
+ *
+ * The result message's coordinates are the token of every Redis step (take, settle): a
+ * redelivery after a crash takes and settles again as the same taker and settler, and publishes
+ * what it owes.
+ */
+import type { Incoming, Outgoing, PendingCommand, StageDeps } from '@toolgate/platform';
+import {
+  auditEvent,
+  checkResult,
+  IDEMPOTENCY_RETENTION_SECONDS,
+  observationForCheckedResult,
+  observationForResult,
+  observationForToolError,
+  rejecterFor,
+  storedOutcomeOf,
+  type IdempotencyRecord,
+  type MessageChecker,
+  type Observation,
+  type Rejected,
+  type ResultLimits,
+  type ToolResult,
+} from '@toolgate/shared';
+import {
+  auditFactsOfPendingCommand,
+  messageToken,
+  observationIdsOfPending,
+  sourceOf,
+} from './pending-command.js';
+
+const rejectResult = rejecterFor('result');
+const rejectExecution = rejecterFor('execution');
+
+/** How a result ended its command: the terminal observation, and the refusal when not shown. */
+interface Ending {
+  readonly observation: Observation;
+  readonly rejected?: Rejected<'result'> | Rejected<'execution'>;
+}
+
+/** Handles one message of the results topic; `check` validates ToolResult shapes. */
+export function createResultHandler(
+  deps: StageDeps,
+  check: MessageChecker,
+): (msg: Incoming) => Promise<readonly Outgoing[]> {
+  return async (msg) => {
+    if (msg.decodeError !== undefined) return quarantined(deps, msg, msg.decodeError);
+    const problems = check('results', msg.value);
+    if (problems.length > 0) {
+      return unmatched(deps, msg, `not a ToolResult: ${problems.join('; ')}`);
+    }
+    const result = msg.value as ToolResult;
+    const pending = await deps.store.takePendingCommand(result.commandId, messageToken(msg));
+    if (pending === undefined) return unmatched(deps, msg, 'no pending command of this gate');
+    return settled(deps, msg, result, pending);
+  };
+}
+
+/**
+ * Settles the record with the result's outcome: the terminal observation and `result` audit when
+ * this result settled it, else (the deadline sweeper was first) a `late_result`.
+ */
+async function settled(
+  deps: StageDeps,
+  msg: Incoming,
+  result: ToolResult,
+  pending: PendingCommand,
+): Promise<readonly Outgoing[]> {
+  const now = deps.now();
+  const ending = endingOf(deps, result, pending, now);
+  const record: IdempotencyRecord = {
+    digest: pending.digest,
+    state: 'done',
+    token: pending.token,
+    commandId: pending.commandId,
+    outcome: storedOutcomeOf(ending.observation),
+  };
+  const { tenant, idempotencyKey: key } = pending;
+  const retention = IDEMPOTENCY_RETENTION_SECONDS;
+  const token = messageToken(msg);
+  const settlement = await deps.store.settleRecord(tenant, key, record, retention, token);
+  const facts = { ...auditFactsOfPendingCommand(pending), source: sourceOf(msg) };
+  if (!settlement.settled) {
+    // The deadline sweeper ended the command first: the agent was told the outcome is unknown,
+    // and keeps that one terminal observation. The real outcome goes on the record, so that a
+    // retry of the same call replays what happened rather than "unknown".
+    const previous = settlement.previous;
+    const swept = previous?.state === 'unknown' && previous.token === pending.token;
+    if (swept) await deps.store.putRecord(tenant, key, record, retention);
+    const ended = previous?.state ?? 'no record';
+    const detail = `${result.status} result after the call ended (${ended}); ${swept ? 'recorded' : 'not recorded'}`;
+    const event = { kind: 'late_result', ...facts, internalDetail: detail } as const;
+    return [deps.outputs.audit(auditEvent(event, now))];
+  }
+  deps.metrics.decision(ending.rejected ?? { disposition: 'execute', stage: 'result' });
+  const rejected = ending.rejected === undefined ? {} : { rejected: ending.rejected };
+  return [
+    deps.outputs.observation(ending.observation),
+    deps.outputs.audit(auditEvent({ kind: 'result', ...rejected, ...facts }, now)),
+  ];
+}
+
+/** The terminal observation a result makes of its command. */
+function endingOf(deps: StageDeps, result: ToolResult, p: PendingCommand, now: Date): Ending {
+  const ids = observationIdsOfPending(p);
+  const tool = deps.gate.registry.get(p.tool);
+  if (tool === undefined) {
+    // The tool left the deployment while its command ran: nothing says what its output may be.
+    const refused = rejectResult('invalid_output', undefined, `tool ${p.tool} is not loaded here`);
+    return { observation: observationForCheckedResult(ids, refused, now), rejected: refused };
+  }
+  const limits: ResultLimits = {
+    maxBytes: tool.resultMaxBytes,
+    ...(tool.validateOutput === undefined ? {} : { validateOutput: tool.validateOutput }),
+  };
+  if (result.status === 'error') {
+    const error = result.error ?? { code: 'unknown', message: '' };
+    const rejected = rejectExecution('tool_error', undefined, `${error.code}: ${error.message}`);
+    // The tool's own words reach the model only through the result rung, like any output.
+    const shown = checkResult(error.message, { maxBytes: tool.resultMaxBytes });
+    const observation = observationForToolError(ids, shown.ok ? shown.value : undefined, now);
+    return { observation, rejected };
+  }
+  const checked = checkResult(result.output, limits);
+  if (!checked.ok) {
+    return { observation: observationForCheckedResult(ids, checked, now), rejected: checked };
+  }
+  return { observation: observationForResult(ids, checked.value, now) };
+}
+
+/** Undecodable bytes on results: kept on the quarantine topic, never read as a result. */
+function quarantined(deps: StageDeps, msg: Incoming, why: string): readonly Outgoing[] {
+  const raw = msg.raw ?? Buffer.alloc(0);
+  const event = { kind: 'quarantined', raw, internalDetail: why, source: sourceOf(msg) } as const;
+  return [
+    deps.outputs.quarantine(raw, msg.headers),
+    deps.outputs.audit(auditEvent(event, deps.now())),
+  ];
+}
+
+/** A result that names no pending command of this gate (or is no result): audited, dropped. */
+function unmatched(deps: StageDeps, msg: Incoming, why: string): readonly Outgoing[] {
+  const value = msg.value as Partial<Record<keyof ToolResult, unknown>> | undefined;
+  const claimed = (name: 'commandId' | 'idempotencyKey') => {
+    const text = value?.[name];
+    return typeof text === 'string' ? text : undefined;
+  };
+  const facts = {
+    commandId: claimed('commandId'),
+    idempotencyKey: claimed('idempotencyKey'),
+    internalDetail: why,
+    source: sourceOf(msg),
+  };
+  return [deps.outputs.audit(auditEvent({ kind: 'unmatched_result', ...facts }, deps.now()))];
+}

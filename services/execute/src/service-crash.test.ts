@@ -1,0 +1,177 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCodec, SILENT_LOGGER } from '@toolgate/platform';
+import { identityOf, type ClearedEnvelope, type Command } from '@toolgate/shared';
+import { USERS } from '../../../examples/billing/data.js';
+import { openaiChat } from '../../../examples/billing/fixtures/proposals.js';
+import deployment from '../../../examples/billing/toolgate.config.js';
+import { within } from '../../../test/support/deadline.js';
+import {
+  createClearedFeeder,
+  dropGateSubjects,
+  everythingUnder,
+  harnessTarget,
+  startToolWorker,
+  type ToolWorker,
+} from '../../../test/support/execute-fixtures.js';
+import { gateEnv, startGateHarness, type GateHarness } from '../../../test/support/gate-harness.js';
+import { kafkaClient, stackAddresses } from '../../../test/support/stack.js';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+
+let h: GateHarness;
+let worker: ToolWorker;
+const children: ChildProcess[] = [];
+
+beforeAll(async () => {
+  // No stage in this process: the harness only creates the namespace's topics and schemas and taps
+  // them; the execute stage runs in a child process that can be killed.
+  h = await startGateHarness({ label: 'execute-crash', modules: [] });
+  worker = await startToolWorker(
+    h.ns,
+    (short) => h.topic(short),
+    deployment.tools.map((t) => t.name),
+  );
+});
+
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  await worker?.close();
+  await h?.close();
+  if (h !== undefined) {
+    await dropGateSubjects(
+      (short) => h.topic(short),
+      deployment.tools.map((t) => t.name),
+    );
+  }
+});
+
+/** Runs the execute stage in a child process; resolves `ready` once it joined its group. */
+function executeChild(env: Record<string, string>): {
+  proc: ChildProcess;
+  ready: Promise<void>;
+  exited: Promise<NodeJS.Signals | number | null>;
+} {
+  const script = 'test/support/execute-child.ts';
+  const proc = spawn(
+    process.execPath,
+    ['--no-turbo-inline-js-wasm-calls', '--import', 'tsx', script],
+    { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  children.push(proc);
+  const ready = new Promise<void>((resolve) =>
+    proc.stdout?.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('ready')) resolve();
+    }),
+  );
+  const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
+    proc.once('exit', (code, signal) => resolve(signal ?? code)),
+  );
+  return { proc, ready, exited };
+}
+
+/** Commands on `tool`'s topic under `key`, aborted transactions included (read uncommitted). */
+async function uncommittedCommands(tool: string, key: string, least: number): Promise<Command[]> {
+  const kafka = kafkaClient(`${h.ns.id}-peek`);
+  const codec = createCodec({
+    registryUrl: stackAddresses().schemaRegistryUrl,
+    logger: SILENT_LOGGER,
+  });
+  const consumer = kafka.consumer({ groupId: h.ns.group(`peek-${tool}`), readUncommitted: true });
+  const found: Command[] = [];
+  let enough: () => void = () => undefined;
+  const done = new Promise<void>((resolve) => (enough = resolve));
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topics: [h.topic(`commands.${tool}`)], fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        if (message.key?.toString() !== key) return;
+        const decoded = await codec.decode(message.value, { plainJsonAllowed: true });
+        if ('value' in decoded && (decoded.value as { sentinel?: unknown }).sentinel === undefined)
+          found.push(decoded.value as Command);
+        if (found.length >= least) enough();
+      },
+    });
+    await within(30_000, `${least} uncommitted command(s) under ${key}`, done);
+    return found;
+  } finally {
+    await consumer.disconnect();
+  }
+}
+
+describe('the execute stage killed between publishing a command and committing', () => {
+  it('is recovered by a restart: one visible command per key, one terminal observation per proposal', async () => {
+    const env = {
+      ...gateEnv(h.ns, {
+        TOOLGATE_INTEGRITY_KEY: h.gate.config.integrityKey,
+        TOOLGATE_INSTANCE_ID: `${h.ns.id}-execute`,
+      }),
+      EXECUTE_CHILD_TIMEOUT_MS: '120000',
+    };
+    const first = executeChild({ ...env, TOOLGATE_TEST_KILL_AFTER_COMMAND: '1' });
+    await within(60_000, 'the first execute process to join its group', first.ready);
+
+    const feeder = createClearedFeeder(harnessTarget(h), deployment);
+    const alice = USERS.alice;
+    const envelopes: ClearedEnvelope[] = [
+      await feeder.build(
+        alice,
+        openaiChat({ proposalId: 'p-crash-write', runId: 'run-crash' }, 'approve_invoice', {
+          invoice_id: 'inv_481',
+          status: 'approved',
+        }),
+      ),
+      await feeder.build(
+        alice,
+        openaiChat({ proposalId: 'p-crash-read', runId: 'run-crash' }, 'search', { query: 'x' }),
+      ),
+    ];
+    for (const envelope of envelopes) await feeder.send(envelope);
+
+    expect(await within(60_000, 'the first process to kill itself', first.exited)).toBe('SIGKILL');
+    const write = envelopes[0]!;
+    const writeKey = identityOf(write).key;
+    // The killed transaction did write the command; only the missing commit hides it.
+    const [aborted] = await uncommittedCommands('approve_invoice', writeKey, 1);
+    expect(worker.delivered).toHaveLength(0);
+
+    const second = executeChild(env);
+    await within(90_000, 'the restarted execute process to join its group', second.ready);
+    for (const envelope of envelopes) {
+      await h.waitFor(
+        'observations',
+        `the terminal observation of ${envelope.proposalId}`,
+        (r) => r.value['proposalId'] === envelope.proposalId && r.value['outcome'] === 'result',
+        1,
+        60_000,
+      );
+    }
+
+    for (const envelope of envelopes) {
+      const visible = await everythingUnder(
+        h,
+        `commands.${envelope.tool}`,
+        identityOf(envelope).key,
+      );
+      expect(visible).toHaveLength(1);
+    }
+    // The re-issued command is the one the killed process sent, to the byte.
+    const [visibleWrite] = await everythingUnder(h, 'commands.approve_invoice', writeKey);
+    expect(visibleWrite!.value).toEqual(aborted);
+    expect(worker.delivered.map((c) => c.context.proposalId).sort()).toEqual([
+      'p-crash-read',
+      'p-crash-write',
+    ]);
+    const terminals = await everythingUnder(h, 'observations', 'run-crash');
+    expect(terminals.map((r) => r.value['proposalId']).sort()).toEqual([
+      'p-crash-read',
+      'p-crash-write',
+    ]);
+
+    second.proc.kill('SIGTERM');
+    expect(await within(30_000, 'the restarted process to stop', second.exited)).toBe(0);
+  }, 240_000);
+});

@@ -1,0 +1,146 @@
+/**
+ * The deadline sweeper: commands whose tool did not answer by their deadline end with an unknown
+ * outcome (DESIGN §5). Each tick claims expired commands under a lease, settles each record as
+ * `unknown` (unless a result settled it first), publishes the terminal observations and audit
+ * events in one transaction, then finishes the commands, keeping them matchable for a late result.
+ * A crash or fault anywhere before finishing leaves the lease to run out: the command is claimed
+ * again and settled by the same settler token, so its outcome is published once it commits.
+ */
+import { Fault, type Outgoing, type PendingCommand, type StageDeps } from '@toolgate/platform';
+import {
+  auditEvent,
+  IDEMPOTENCY_RETENTION_SECONDS,
+  observationForUnknown,
+  storedOutcomeOf,
+  type IdempotencyRecord,
+} from '@toolgate/shared';
+import { auditFactsOfPendingCommand, observationIdsOfPending } from './pending-command.js';
+
+/** Options of {@link startDeadlineSweeper}; times in milliseconds. */
+export interface DeadlineSweeperOptions {
+  readonly deps: StageDeps;
+  /** Produces the sweep's outputs in one transaction (the stage loop's `produceTransactional`). */
+  produce(outgoing: readonly Outgoing[]): Promise<void>;
+  /** Pause between sweeps. Default {@link SWEEP_INTERVAL_MS}. */
+  readonly intervalMs?: number;
+  /** How long a claimed command is hidden from other sweeps. Default {@link SWEEP_LEASE_MS}. */
+  readonly leaseMs?: number;
+  /** Most commands per sweep. Default {@link SWEEP_BATCH}. */
+  readonly batch?: number;
+}
+
+/** A running sweeper. */
+export interface DeadlineSweeper {
+  /** Stops sweeping, after the sweep in hand ends; idempotent. */
+  stop(): Promise<void>;
+}
+
+/** Pause between sweeps: 1 s, so an unknown outcome is told at most about a second late. */
+export const SWEEP_INTERVAL_MS = 1000;
+
+/** Lease of a claimed command: 30 s to settle, publish and finish it before it is claimed again. */
+export const SWEEP_LEASE_MS = 30_000;
+
+/** Most commands one sweep ends. */
+export const SWEEP_BATCH = 100;
+
+/**
+ * How long a swept command stays matchable, so that a late result is still recorded under its
+ * key (24 h): the record then replays the real outcome to a retry instead of "unknown".
+ */
+export const LATE_RESULT_RETAIN_MS = 24 * 60 * 60 * 1000;
+
+/** Starts sweeping at once and then every `intervalMs`. */
+export function startDeadlineSweeper(options: DeadlineSweeperOptions): DeadlineSweeper {
+  const { deps } = options;
+  const intervalMs = options.intervalMs ?? SWEEP_INTERVAL_MS;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+
+  const tick = () => {
+    running = sweepOnce(options).then(
+      (claimed) => schedule(claimed >= (options.batch ?? SWEEP_BATCH) ? 0 : intervalMs),
+      (error: unknown) => {
+        reportFault(deps, error);
+        schedule(intervalMs);
+      },
+    );
+  };
+  const schedule = (ms: number) => {
+    if (!stopped) timer = setTimeout(tick, ms);
+  };
+  tick();
+  let stopping: Promise<void> | undefined;
+  return {
+    stop: () =>
+      (stopping ??= (async () => {
+        stopped = true;
+        clearTimeout(timer);
+        await running;
+      })()),
+  };
+}
+
+/** One sweep; resolves with how many commands it claimed. */
+async function sweepOnce(options: DeadlineSweeperOptions): Promise<number> {
+  const { deps } = options;
+  const now = deps.now();
+  const lease = options.leaseMs ?? SWEEP_LEASE_MS;
+  const claimed = await deps.store.claimExpiredCommands(
+    now.getTime(),
+    lease,
+    options.batch ?? SWEEP_BATCH,
+  );
+  if (claimed.length === 0) return 0;
+  const outgoing: Outgoing[] = [];
+  for (const pending of claimed) outgoing.push(...(await settleUnknown(deps, pending, now)));
+  if (outgoing.length > 0) await options.produce(outgoing);
+  for (const pending of claimed) {
+    await deps.store.finishExpiredCommand(pending.commandId, { retainMs: LATE_RESULT_RETAIN_MS });
+  }
+  return claimed.length;
+}
+
+/** Settles one expired command as unknown; its outputs when this sweep settled it. */
+async function settleUnknown(
+  deps: StageDeps,
+  p: PendingCommand,
+  now: Date,
+): Promise<readonly Outgoing[]> {
+  const observation = observationForUnknown(observationIdsOfPending(p), now);
+  const record: IdempotencyRecord = {
+    digest: p.digest,
+    state: 'unknown',
+    token: p.token,
+    commandId: p.commandId,
+    outcome: storedOutcomeOf(observation),
+  };
+  const { settled } = await deps.store.settleRecord(
+    p.tenant,
+    p.idempotencyKey,
+    record,
+    IDEMPOTENCY_RETENTION_SECONDS,
+    `sweep:${p.commandId}`,
+  );
+  // Not settled: a result ended the command first and published its terminal observation.
+  if (!settled) return [];
+  deps.metrics.decision({
+    disposition: 'deny',
+    stage: 'execution',
+    code: 'timeout_outcome_unknown',
+  });
+  const facts = auditFactsOfPendingCommand(p);
+  return [
+    deps.outputs.observation(observation),
+    deps.outputs.audit(auditEvent({ kind: 'unknown_outcome', ...facts }, now)),
+  ];
+}
+
+function reportFault(deps: StageDeps, error: unknown): void {
+  const code = error instanceof Fault ? error.code : 'internal_error';
+  const retriable = error instanceof Fault && error.retriable;
+  deps.metrics.fault(code, retriable);
+  const err = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  deps.logger.warn({ code, retriable, err }, 'deadline sweep failed; trying again next tick');
+}
