@@ -99,6 +99,14 @@ describe('decideApproval', () => {
     });
   });
 
+  it('ends instead of keeping once this approval has taken the confirmation', () => {
+    const late = new Date(Date.parse(PENDING.expiresAt));
+    expect(decideApproval(check({ now: late, taken: true }))).toMatchObject({
+      act: 'end',
+      refusal: { rejected: { code: 'expired' } },
+    });
+  });
+
   it('lets nobody who may not approve learn that the call stopped authorizing', () => {
     const action = decideApproval(check({ approverAuthorized: notAllowed, live: gone }));
     expect(action).toMatchObject({

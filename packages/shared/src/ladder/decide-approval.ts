@@ -26,6 +26,11 @@ export type ApprovalAction =
 export interface ApprovalCheck extends Omit<ApprovalFacts, 'alreadyDecided' | 'liveDigest'> {
   /** `reauthorizeForApproval` of the requester's call, now. */
   readonly live: Step<LiveCall>;
+  /**
+   * True when this very approval took the confirmation before (its message is delivered again
+   * after a crash): nothing else can end the call any more, so every answer is final.
+   */
+  readonly taken?: boolean;
 }
 
 /**
@@ -37,7 +42,8 @@ export interface ApprovalCheck extends Omit<ApprovalFacts, 'alreadyDecided' | 'l
  *   the pending one (a stale card) → `keep`;
  * - the requester's call no longer authorizes (policy changed, object gone, precondition failed) →
  *   `end` with that refusal; the live card differs from the pending one → `end` with
- *   `content_changed`; a person rejected it → `end` with `rejected_by_human`.
+ *   `content_changed`; a person rejected it → `end` with `rejected_by_human`;
+ * - after this approval took the confirmation (`taken`), what would `keep` is `end` instead.
  */
 export function decideApproval(check: ApprovalCheck): ApprovalAction {
   const { live } = check;
@@ -50,7 +56,9 @@ export function decideApproval(check: ApprovalCheck): ApprovalAction {
       ? { act: 'clear', call: live.value.authorized, confirmed: verdict.value }
       : { act: 'end', refusal: live };
   }
-  if (keepsWaiting(verdict, check)) return { act: 'keep', refusal: refusal(verdict) };
+  if (check.taken !== true && keepsWaiting(verdict, check)) {
+    return { act: 'keep', refusal: refusal(verdict) };
+  }
   return { act: 'end', refusal: live.ok ? refusal(verdict) : live };
 }
 
