@@ -487,7 +487,9 @@ export function createBus(options: BusOptions): Bus {
           options.logger,
         );
         if (missing.length === 0) return [];
+        // Not kafkajs's own wait: it gives up on UNKNOWN_TOPIC_OR_PARTITION; ours retries it.
         await a.createTopics({
+          waitForLeaders: false,
           topics: missing.map((s) => ({
             topic: s.name,
             numPartitions: s.partitions,
