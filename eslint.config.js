@@ -24,7 +24,16 @@ const impure = [
 ];
 
 export default tseslint.config(
-  { ignores: ['**/*.d.ts', '**/node_modules/**', '**/dist/**', '.stack/**', 'coverage/**', 'bench/results/**'] },
+  {
+    ignores: [
+      '**/*.d.ts',
+      '**/node_modules/**',
+      '**/dist/**',
+      '.stack/**',
+      'coverage/**',
+      'bench/results/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
