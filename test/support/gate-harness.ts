@@ -17,6 +17,7 @@ import deployment, { EXAMPLE_SESSION_SECRET } from '../../examples/billing/toolg
 import { SILENT_LOGGER } from '@toolgate/platform';
 import { eventually } from './deadline.js';
 import { dropNamespace, testNamespace, type TestNamespace } from './namespace.js';
+import { dropSubjects } from './registry-cleanup.js';
 import { kafkaClient, redisClient, stackAddresses } from './stack.js';
 
 /** One consumed record, decoded. */
@@ -164,6 +165,8 @@ export async function startGateHarness(options: HarnessOptions): Promise<GateHar
       const redis = redisClient();
       try {
         await dropNamespace(ns, { kafka, redis });
+        // Every start registers a subject per topic; the registry lists only the first 1000.
+        await dropSubjects(stackAddresses().schemaRegistryUrl, `${ns.id}.`);
       } finally {
         redis.disconnect();
       }
