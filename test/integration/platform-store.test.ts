@@ -317,6 +317,7 @@ describe('pending commands', () => {
 describe('pending confirmations', () => {
   const NOW = Date.parse('2030-01-01T00:00:00Z');
   const TTL = 30 * 60 * 1000;
+  const PARKER = 'authorized@1:7';
   const pending = (id: string, tenant = 'acme', expiresInMs = TTL): PendingConfirmation => ({
     confirmationId: id,
     proposalId: `p-${id}`,
@@ -325,7 +326,11 @@ describe('pending confirmations', () => {
     callId: 'call-1',
     tenant,
     requestedBy: 'alice',
+    requesterRoles: ['approver'],
     tool: 'delete_invoice',
+    toolVersion: '1',
+    attempt: 0,
+    receivedAt: new Date(NOW).toISOString(),
     args: { invoice_id: 'inv-1' },
     objects: [{ type: 'invoice', id: 'inv-1', version: 3 }],
     card: { action: 'Delete invoice', target: 'inv-1', effect: 'gone', preview: { total: 12 } },
@@ -334,16 +339,34 @@ describe('pending confirmations', () => {
     expiresAt: new Date(NOW + expiresInMs).toISOString(),
   });
 
-  it('parks a confirmation once; a redelivery finds it parked', async () => {
+  it('parks a confirmation once; a redelivery gets the stored one back, a duplicate nothing', async () => {
     const id = `conf-${uid()}`;
-    expect(await store.parkConfirmation(pending(id), TTL)).toBe(true);
-    expect(await store.parkConfirmation(pending(id), TTL)).toBe(false);
+    expect(await store.parkConfirmation(pending(id), TTL, PARKER)).toEqual(pending(id));
+    const later = { ...pending(id), expiresAt: new Date(NOW + 2 * TTL).toISOString() };
+    expect(await store.parkConfirmation(later, TTL, PARKER)).toEqual(pending(id));
+    expect(await store.parkConfirmation(later, TTL, 'authorized@1:8')).toBeUndefined();
     expect(await store.peekConfirmation('acme', id)).toEqual(pending(id));
+    expect(await store.readConfirmation('acme', id)).toEqual({
+      pending: pending(id),
+      state: 'waiting',
+    });
+  });
+
+  it('reads a confirmation in every state, and none of another tenant', async () => {
+    const id = `conf-${uid()}`;
+    expect(await store.readConfirmation('acme', id)).toBeUndefined();
+    await store.parkConfirmation(pending(id), TTL, PARKER);
+    await store.takeConfirmation('acme', id, 'approval');
+    expect(await store.readConfirmation('acme', id)).toEqual({
+      pending: pending(id),
+      state: 'taken',
+    });
+    expect(await store.readConfirmation('globex', id)).toBeUndefined();
   });
 
   it('keeps the JSON past the expiry for the sweeper, and scores both indexes by expiry', async () => {
     const id = `conf-${uid()}`;
-    await store.parkConfirmation(pending(id), TTL);
+    await store.parkConfirmation(pending(id), TTL, PARKER);
     const pttl = await admin.pttl(store.keys.confirmation('acme', id));
     expect(pttl).toBeGreaterThan(TTL + 60 * 60 * 1000);
     const expiry = String(NOW + TTL);
@@ -354,7 +377,7 @@ describe('pending confirmations', () => {
 
   it('gives a confirmation to exactly one of ten concurrent approvals', async () => {
     const id = `conf-${uid()}`;
-    await store.parkConfirmation(pending(id), TTL);
+    await store.parkConfirmation(pending(id), TTL, PARKER);
     const taken = await Promise.all(
       racers(10).map((s, i) => s.takeConfirmation('acme', id, `approval-${i}`)),
     );
@@ -363,7 +386,7 @@ describe('pending confirmations', () => {
 
   it('gives a taken confirmation to the same approval again after a lost reply, and to no other', async () => {
     const id = `conf-${uid()}`;
-    await store.parkConfirmation(pending(id), TTL);
+    await store.parkConfirmation(pending(id), TTL, PARKER);
     expect(await store.takeConfirmation('acme', id, 'approvals@2:9')).toEqual(pending(id));
     expect(await store.takeConfirmation('acme', id, 'approvals@2:9')).toEqual(pending(id));
     expect(await store.takeConfirmation('acme', id, 'approvals@2:10')).toBeUndefined();
@@ -372,9 +395,9 @@ describe('pending confirmations', () => {
 
   it('does not park a decided confirmation again when its message is redelivered', async () => {
     const id = `conf-${uid()}`;
-    await store.parkConfirmation(pending(id), TTL);
+    await store.parkConfirmation(pending(id), TTL, PARKER);
     await store.takeConfirmation('acme', id, 'approval');
-    expect(await store.parkConfirmation(pending(id), TTL)).toBe(false);
+    expect(await store.parkConfirmation(pending(id), TTL, PARKER)).toBeUndefined();
     expect(await store.peekConfirmation('acme', id)).toBeUndefined();
     expect(await store.takeConfirmation('acme', id, 'other approval')).toBeUndefined();
     expect(await admin.pttl(store.keys.confirmation('acme', id))).toBeGreaterThan(0);
@@ -382,7 +405,7 @@ describe('pending confirmations', () => {
 
   it("hides a tenant's confirmation from every other tenant", async () => {
     const id = `conf-${uid()}`;
-    await store.parkConfirmation(pending(id), TTL);
+    await store.parkConfirmation(pending(id), TTL, PARKER);
     expect(await store.peekConfirmation('globex', id)).toBeUndefined();
     expect(await store.takeConfirmation('globex', id, 'approval')).toBeUndefined();
     expect(await store.listPending('globex', 100)).not.toContainEqual(pending(id));
@@ -392,9 +415,9 @@ describe('pending confirmations', () => {
   it("lists a tenant's waiting confirmations, soonest expiry first, up to the limit", async () => {
     const tenant = `t-${uid()}`;
     const [late, soon, gone] = [uid(), uid(), uid()];
-    await store.parkConfirmation(pending(late, tenant, TTL), TTL);
-    await store.parkConfirmation(pending(soon, tenant, 1000), 1000);
-    await store.parkConfirmation(pending(gone, tenant, 2000), 2000);
+    await store.parkConfirmation(pending(late, tenant, TTL), TTL, PARKER);
+    await store.parkConfirmation(pending(soon, tenant, 1000), 1000, PARKER);
+    await store.parkConfirmation(pending(gone, tenant, 2000), 2000, PARKER);
     await store.takeConfirmation(tenant, gone, 'approval');
     const listed = await store.listPending(tenant, 100);
     expect(listed.map((p) => p.confirmationId)).toEqual([soon, late]);
@@ -404,8 +427,8 @@ describe('pending confirmations', () => {
 
   it('sweeps only expired confirmations, which no approval can take any more', async () => {
     const [expired, waiting] = [`conf-${uid()}`, `conf-${uid()}`];
-    await store.parkConfirmation(pending(expired, 'acme', -1), 1);
-    await store.parkConfirmation(pending(waiting), TTL);
+    await store.parkConfirmation(pending(expired, 'acme', -1), 1, PARKER);
+    await store.parkConfirmation(pending(waiting), TTL, PARKER);
     const claimed = await store.claimExpiredConfirmations(NOW, 1000, 1000);
     expect(claimed).toContainEqual(pending(expired, 'acme', -1));
     expect(claimed.map((p) => p.confirmationId)).not.toContain(waiting);
@@ -417,7 +440,7 @@ describe('pending confirmations', () => {
 
   it('sweeps an unfinished confirmation again once its lease has run out, and not after finishing', async () => {
     const id = `conf-${uid()}`;
-    await store.parkConfirmation(pending(id, 'acme', -1), 1);
+    await store.parkConfirmation(pending(id, 'acme', -1), 1, PARKER);
     await store.claimExpiredConfirmations(NOW, 1000, 1000);
     const hidden = await store.claimExpiredConfirmations(NOW + 999, 1000, 1000);
     expect(hidden.map((p) => p.confirmationId)).not.toContain(id);
@@ -426,12 +449,12 @@ describe('pending confirmations', () => {
     expect(await store.finishExpiredConfirmation('acme', id)).toBe(true);
     const later = await store.claimExpiredConfirmations(NOW + 60_000, 1000, 1000);
     expect(later.map((p) => p.confirmationId)).not.toContain(id);
-    expect(await store.parkConfirmation(pending(id, 'acme', -1), 1)).toBe(false);
+    expect(await store.parkConfirmation(pending(id, 'acme', -1), 1, PARKER)).toBeUndefined();
   });
 
   it('lets either the approval or the sweeper have an expired confirmation, never both', async () => {
     const ids = Array.from({ length: 20 }, () => `conf-${uid()}`);
-    for (const id of ids) await store.parkConfirmation(pending(id, 'acme', -1), 1);
+    for (const id of ids) await store.parkConfirmation(pending(id, 'acme', -1), 1, PARKER);
     const [approver, sweeper] = racers(2);
     const [taken, swept] = await Promise.all([
       Promise.all(ids.map((id) => approver!.takeConfirmation('acme', id, `approval-${id}`))),

@@ -17,8 +17,7 @@ import deployment, { EXAMPLE_SESSION_SECRET } from '../../examples/billing/toolg
 import { SILENT_LOGGER } from '@toolgate/platform';
 import { eventually } from './deadline.js';
 import { dropNamespace, testNamespace, type TestNamespace } from './namespace.js';
-import { dropNamedSubjects } from './registry-cleanup.js';
-import { TOPIC_NAMES } from '@toolgate/platform';
+import { dropSubjects } from './registry-cleanup.js';
 import { kafkaClient, redisClient, stackAddresses } from './stack.js';
 
 /** One consumed record, decoded. */
@@ -166,8 +165,8 @@ export async function startGateHarness(options: HarnessOptions): Promise<GateHar
       const redis = redisClient();
       try {
         await dropNamespace(ns, { kafka, redis });
-        const shorts = [...Object.keys(TOPIC_NAMES), ...TOOL_TOPICS];
-        await dropNamedSubjects(stackAddresses().schemaRegistryUrl, shorts.map((t) => `${topic(t)}-value`));
+        // Every start registers a subject per topic; the registry lists only the first 1000.
+        await dropSubjects(stackAddresses().schemaRegistryUrl, `${ns.id}.`);
       } finally {
         redis.disconnect();
       }

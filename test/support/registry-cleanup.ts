@@ -10,12 +10,3 @@ export async function dropSubjects(url: string, prefix: string): Promise<void> {
     await fetch(`${url}/subjects/${name}?permanent=true`, { method: 'DELETE' });
   }
 }
-
-/** Soft-, then hard-deletes the named subjects (a listing of the registry may be truncated). */
-export async function dropNamedSubjects(url: string, subjects: readonly string[]): Promise<void> {
-  for (const subject of subjects) {
-    const name = encodeURIComponent(subject);
-    await fetch(`${url}/subjects/${name}`, { method: 'DELETE' });
-    await fetch(`${url}/subjects/${name}?permanent=true`, { method: 'DELETE' });
-  }
-}

@@ -225,8 +225,11 @@ function isRoutine(message: string, fields: Readonly<Record<string, unknown>>): 
   return ROUTINE.some((pattern) => pattern.test(message) || pattern.test(error));
 }
 
-/** kafkajs log lines at warn and above, as structured log calls; routine ones at debug. */
-function logCreatorFor(logger: AdapterLogger) {
+/**
+ * kafkajs's `logCreator` for `logger`: log lines at warn and above as structured log calls,
+ * routine ones at debug. The method is called ON the logger: pino's methods need their `this`.
+ */
+export function logCreatorFor(logger: AdapterLogger) {
   return () =>
     ({ namespace, level, log }: LogEntry): void => {
       const { message, timestamp: _timestamp, logger: _logger, ...fields } = log;

@@ -123,19 +123,25 @@ return removed`,
 
 /**
  * Parks a confirmation once and indexes it by tenant and by expiry in the same step. The hash holds
- * `json` and `state`: `waiting` → `taken` (an approval, with `takenBy`) or `swept` (the expiry
- * sweeper) → `finished`. A hash in any state blocks parking again, so a redelivered message can
- * never revive a decided confirmation. Returns 1 when parked, 0 when it existed.
- * KEYS: confirmation, by-tenant, expiry. ARGV: JSON, PX ms, expiry ms, id, expiry member.
+ * `json`, `state` and `parkedBy`; `state` goes `waiting` → `taken` (an approval, with `takenBy`) or
+ * `swept` (the expiry sweeper) → `finished`. A hash in any state blocks parking again, so a
+ * redelivered message can never revive a decided confirmation. Returns the JSON to publish: the
+ * new one when parked, the stored one when the same parker (the same message, delivered again)
+ * parked it and it still waits; false otherwise (another message parked it, or it was decided).
+ * KEYS: confirmation, by-tenant, expiry. ARGV: JSON, PX ms, expiry ms, id, expiry member, parker.
  */
 export const PARK_CONFIRMATION = script(
   'park_confirmation',
-  `if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'json', ARGV[1], 'state', 'waiting')
+  `if redis.call('EXISTS', KEYS[1]) == 1 then
+  local found = redis.call('HMGET', KEYS[1], 'json', 'state', 'parkedBy')
+  if found[2] == 'waiting' and found[3] == ARGV[6] then return found[1] end
+  return false
+end
+redis.call('HSET', KEYS[1], 'json', ARGV[1], 'state', 'waiting', 'parkedBy', ARGV[6])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4])
 redis.call('ZADD', KEYS[3], ARGV[3], ARGV[5])
-return 1`,
+return ARGV[1]`,
 );
 
 /**

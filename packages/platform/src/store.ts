@@ -77,6 +77,18 @@ export interface PendingCommand {
   readonly issuedAt?: string;
 }
 
+/** Where a parked confirmation stands: see {@link Store.parkConfirmation} and the takes. */
+export const CONFIRMATION_STATES = ['waiting', 'taken', 'swept', 'finished'] as const;
+
+/** One state of a parked confirmation. */
+export type ConfirmationState = (typeof CONFIRMATION_STATES)[number];
+
+/** A parked confirmation and its state, as {@link Store.readConfirmation} finds it. */
+export interface StoredConfirmation {
+  readonly pending: PendingConfirmation;
+  readonly state: ConfirmationState;
+}
+
 /** What {@link Store.settleRecord} found and did. */
 export interface Settlement {
   /** True when this call replaced the claimed record: the caller publishes the terminal outcome. */
@@ -229,9 +241,22 @@ export interface Store {
 
   /**
    * Parks a confirmation (kept for ttlMs + grace) and indexes it by tenant and by expiry
-   * (`pending.expiresAt`). False when it exists in any state, waiting or decided: a redelivery.
+   * (`pending.expiresAt`), and answers what to publish: `pending` when this call parked it; the
+   * STORED confirmation when `parkerToken` parked it before and it still waits (the same message
+   * delivered again after a crash: publish the same request again); undefined when it exists
+   * otherwise (parked by another message, a duplicate, or decided: publish nothing). Use a token
+   * that is stable across redelivery: the message's coordinates.
    */
-  parkConfirmation(pending: PendingConfirmation, ttlMs: number): Promise<boolean>;
+  parkConfirmation(
+    pending: PendingConfirmation,
+    ttlMs: number,
+    parkerToken: string,
+  ): Promise<PendingConfirmation | undefined>;
+  /**
+   * The confirmation under `tenant` in whatever state it is (waiting, taken, swept, finished), or
+   * undefined (never parked there, expired past its grace, or another tenant's). Changes nothing.
+   */
+  readConfirmation(tenant: string, confirmationId: string): Promise<StoredConfirmation | undefined>;
   /** The confirmation while it waits for a person, else undefined; changes nothing. */
   peekConfirmation(
     tenant: string,
@@ -673,16 +698,27 @@ function confirmationOperations(conn: Connection, keys: StoreKeys, graceMs: numb
     return state === 'waiting' ? read(json, k) : undefined;
   };
   return {
-    async parkConfirmation(pending: PendingConfirmation, ttlMs: number) {
+    async parkConfirmation(pending: PendingConfirmation, ttlMs: number, parkerToken: string) {
       checkCount('confirmation TTL (ms)', ttlMs, 1);
       const expiresAtMs = Date.parse(pending.expiresAt);
       checkCount('expiresAt (ms)', expiresAtMs, 0);
       const { tenant, confirmationId: id } = pending;
       const member = keys.confirmationMember(tenant, id);
-      const args = [JSON.stringify(pending), ttlMs + graceMs, expiresAtMs, id, member];
-      return (await conn.script(scripts.PARK_CONFIRMATION, keysOf(tenant, id), args)) === 1;
+      const args = [JSON.stringify(pending), ttlMs + graceMs, expiresAtMs, id, member, parkerToken];
+      const reply = await conn.script(scripts.PARK_CONFIRMATION, keysOf(tenant, id), args);
+      return read(reply, keys.confirmation(tenant, id));
     },
     peekConfirmation: (tenant: string, id: string) => waiting(keys.confirmation(tenant, id)),
+    async readConfirmation(tenant: string, id: string) {
+      const k = keys.confirmation(tenant, id);
+      const [json, state] = await conn.run('read confirmation', (r) => r.hmget(k, 'json', 'state'));
+      const pending = read(json, k);
+      if (pending === undefined) return undefined;
+      if (!(CONFIRMATION_STATES as readonly unknown[]).includes(state)) {
+        throw corrupt('confirmation state', k);
+      }
+      return { pending, state: state as ConfirmationState };
+    },
     async takeConfirmation(tenant: string, id: string, takerToken: string) {
       const args = [id, keys.confirmationMember(tenant, id), takerToken];
       const reply = await conn.script(scripts.TAKE_CONFIRMATION, keysOf(tenant, id), args);

@@ -267,6 +267,16 @@ export const REJECTION_CODES = {
       'This confirmation was already decided.',
       'A second approval or rejection of the same confirmation; approvals are single-use.',
     ),
+    unknown_confirmation: spec(
+      'deny',
+      'There is no confirmation with that id waiting for you.',
+      'An approval named a confirmation that was never parked under the approver\u2019s tenant (a typo, a stale link, or another tenant\u2019s id, which is reported the same way); look up confirmationId and decidedBy in the audit event.',
+    ),
+    invalid_approval: spec(
+      'deny',
+      'The approval is malformed. Send confirmationId, decision (approve or reject) and the digest shown on the card.',
+      'An approval UI or bot wrote something to the approvals topic that is not an Approval (undecodable, wrong shape); fix the client.',
+    ),
   },
   idempotency: {
     conflict: spec(

@@ -1,12 +1,88 @@
-/** The confirm stage (being built). */
-import type { RunningStage, StageDeps } from '@toolgate/platform';
+/**
+ * The confirm stage: consumes authorized envelopes and approvals; clears calls that need no person
+ * or that a person approved, parks the others in Redis with a confirmation request, sweeps the
+ * expired ones, and serves the approval API on its HTTP port.
+ */
+import {
+  fatalOutputs,
+  Fault,
+  loopMetrics,
+  startStageLoop,
+  stageGroup,
+  type Incoming,
+  type Outgoing,
+  type Route,
+  type RunningStage,
+  type StageDeps,
+  type StageLoop,
+} from '@toolgate/platform';
+import { approvalRoutes } from './approval-routes.js';
+import { createApprovalHandler } from './handle-approval.js';
+import { createAuthorizedHandler } from './handle-authorized.js';
+import { repeatEvery } from './repeat-every.js';
+import { createExpirySweeper } from './sweep-expired.js';
 
 /** The stage's name everywhere: folder, package, consumer group, log field. */
 export const STAGE = 'confirm' as const;
 
-/** Starts the confirm stage on `deps`. */
-export function start(deps: StageDeps): Promise<RunningStage> {
-  return Promise.reject(
-    new Error(`the confirm stage is not built yet (${deps.config.instanceId})`),
+/** How often the expiry sweeper runs, in ms. */
+export const SWEEP_INTERVAL_MS = 1000;
+
+// The approval API writes through the running stage's producer; routes() gets the same deps.
+const loops = new WeakMap<StageDeps, StageLoop>();
+
+/** Starts the confirm stage and its expiry sweeper on `deps`; resolves once it is consuming. */
+export async function start(deps: StageDeps): Promise<RunningStage> {
+  const { topics } = deps.outputs;
+  const onAuthorized = createAuthorizedHandler(deps);
+  const onApproval = createApprovalHandler(deps);
+  const loop = await startStageLoop({
+    stage: STAGE,
+    groupId: stageGroup(deps.config.groupPrefix, STAGE),
+    topics: [
+      { name: topics.authorized, plainJsonAllowed: false },
+      { name: topics.approvals, plainJsonAllowed: true },
+    ],
+    bus: deps.bus,
+    codec: deps.codec,
+    logger: deps.logger,
+    instanceId: deps.config.instanceId,
+    handle: (msg: Incoming) => (msg.topic === topics.approvals ? onApproval : onAuthorized)(msg),
+    onFatal: (msg, error) => fatalOutputs(STAGE, msg, error, deps.outputs, deps.now()),
+    metrics: loopMetrics(deps.metrics),
+  });
+  loops.set(deps, loop);
+  const sweeper = createExpirySweeper({
+    ...deps,
+    produce: (outgoing) => loop.produceTransactional(outgoing),
+  });
+  const sweeping = repeatEvery(
+    SWEEP_INTERVAL_MS,
+    () => sweeper.sweepOnce(),
+    (error) =>
+      deps.logger.warn(
+        { err: error },
+        'expiry sweep failed; claimed confirmations return after their lease',
+      ),
   );
+  return {
+    stage: STAGE,
+    ready: () => loop.ready(),
+    stop: async () => {
+      loops.delete(deps);
+      await sweeping.stop();
+      await loop.stop();
+    },
+  };
+}
+
+/** The approval API: `GET /pending`, `POST /confirmations/:id/approve` and `/reject`. */
+export function routes(deps: StageDeps): readonly Route[] {
+  return approvalRoutes(deps, (outgoing: readonly Outgoing[]) => {
+    const loop = loops.get(deps);
+    if (loop === undefined) {
+      throw new Fault('stage_not_running', 'the confirm stage is not running', { retriable: true });
+    }
+    return loop.produceTransactional(outgoing);
+  });
 }

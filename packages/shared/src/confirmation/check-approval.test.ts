@@ -15,7 +15,11 @@ const pending: PendingConfirmation = {
   callId: 'call-1',
   tenant: 'acme',
   requestedBy: 'erin',
+  requesterRoles: ['clerk'],
   tool: 'refund_payment',
+  toolVersion: '1',
+  attempt: 0,
+  receivedAt: '2025-03-01T11:59:59.000Z',
   args: { payment_id: 'pay-7', amount_cents: 500 },
   objects: [{ type: 'Payment', id: 'pay-7', version: 4 }],
   card: {

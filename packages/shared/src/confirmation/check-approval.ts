@@ -17,7 +17,20 @@ export interface PendingConfirmation {
   readonly tenant: string;
   /** The subject of the principal who proposed the call. */
   readonly requestedBy: string;
+  /**
+   * The requester's roles from their verified session: on approval the call is authorized again
+   * for this requester, against live objects and current policy, and policy reads roles.
+   */
+  readonly requesterRoles: readonly string[];
   readonly tool: string;
+  /** The tool version the call was validated against. */
+  readonly toolVersion: string;
+  /** The proposal's repair attempt (0 for a first proposal). */
+  readonly attempt: number;
+  /** Set when validate unwrapped a known fence around the call. */
+  readonly repaired?: 'fence';
+  /** ISO-8601 instant the validate stage received the proposal; the cleared envelope keeps it. */
+  readonly receivedAt: string;
   readonly args: Readonly<Record<string, unknown>>;
   readonly objects: readonly { type: string; id: string; version: number }[];
   readonly card: Card;

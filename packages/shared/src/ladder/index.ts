@@ -6,3 +6,6 @@ export * from './plan-confirmation.js';
 export * from './validate-proposal.js';
 export * from './validated.js';
 export * from './create-gate.js';
+export * from './decide-approval.js';
+export * from './reauthorize-for-approval.js';
+export * from './refuse-unavailable-confirmation.js';

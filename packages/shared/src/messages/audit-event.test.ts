@@ -127,6 +127,16 @@ describe('auditEvent', () => {
     expect(e.outcome).toBe('rejected');
   });
 
+  it('records no outcome for a refusal that published no observation', () => {
+    const stale = rejecterFor('confirmation')('content_changed', undefined, 'stale digest');
+    const e = auditEvent(
+      { kind: 'rejected', rejected: stale, answered: false, ...auditFactsOfPending(pending()) },
+      NOW,
+    );
+    expect(e).toMatchObject({ stage: 'confirmation', code: 'content_changed', outcome: null });
+    expect(check('audit', e)).toEqual([]);
+  });
+
   it('files a withheld result as result/withheld and a plain one with no code', () => {
     const kinds = everyKind();
     expect(auditEvent(kinds.result, NOW)).toMatchObject({

@@ -100,7 +100,17 @@ export interface AuditFacts {
 
 /** The decision the event records: its kind, and what that kind needs. */
 export type AuditDecision =
-  | { readonly kind: 'rejected'; readonly rejected: AnyRejected }
+  | {
+      readonly kind: 'rejected';
+      readonly rejected: AnyRejected;
+      /**
+       * False when no observation was published with the refusal, so the event's outcome is null:
+       * an approval refused while its confirmation keeps waiting (unauthorized approver, stale
+       * digest, second approval) ends nothing, and counting it as an outcome would count a
+       * proposal twice. Default true.
+       */
+      readonly answered?: boolean;
+    }
   | {
       readonly kind: 'result';
       /** A result-rung refusal or a tool error, when the output was not shown. */
@@ -185,7 +195,8 @@ type Decided = Pick<AuditEvent, 'stage' | 'code' | 'disposition' | 'outcome'>;
 function decidedOf(input: AuditDecision): Decided {
   if (input.kind === 'rejected') {
     const { stage, code, disposition } = input.rejected;
-    return { stage, code, disposition, outcome: AUDIT_KINDS.rejected.outcome };
+    const outcome = input.answered === false ? null : AUDIT_KINDS.rejected.outcome;
+    return { stage, code, disposition, outcome };
   }
   const { stage, code, disposition, outcome }: AuditKindSpec & { stage: Stage } =
     AUDIT_KINDS[input.kind];

@@ -6,10 +6,12 @@ import {
   confirmationIdFor,
   confirmationRequest,
   pendingConfirmationFor,
+  requestedCallOf,
 } from './confirmation-request.js';
 import { createMessageChecker } from './create-message-checker.js';
-import { authorized, NOW, pending, refundTool } from './messages.test-support.js';
+import { authorizedEnv, NOW, pending, RECEIVED_AT, refundTool } from './messages.test-support.js';
 import { OBJECT_ID_PATTERN } from './redact-arguments.js';
+import { validatedEnvelope } from './stage-envelope.js';
 
 const check = createMessageChecker();
 
@@ -65,7 +67,7 @@ describe('confirmationRequest', () => {
 
 describe('pendingConfirmationFor', () => {
   it('parks what an approval is later checked against, expiring after the TTL', () => {
-    const a = authorized();
+    const a = authorizedEnv();
     const plan = {
       card: { action: 'Refund payment', target: 'pay_11', effect: 'refund', preview: null },
       digest: 'e'.repeat(64),
@@ -79,7 +81,11 @@ describe('pendingConfirmationFor', () => {
       callId: 'call_abc',
       tenant: 'tenant-a',
       requestedBy: 'alice',
+      requesterRoles: ['clerk'],
       tool: 'refund_payment',
+      toolVersion: '3',
+      attempt: 0,
+      receivedAt: RECEIVED_AT,
       args: a.args,
       objects: [{ type: 'Payment', id: 'pay_11', version: 4 }],
       card: plan.card,
@@ -91,19 +97,35 @@ describe('pendingConfirmationFor', () => {
 
   it('waits 30 minutes by default', () => {
     const plan = { card: pending().card, digest: 'e'.repeat(64) };
-    expect(pendingConfirmationFor(authorized(), plan, NOW).expiresAt).toBe(
+    expect(pendingConfirmationFor(authorizedEnv(), plan, NOW).expiresAt).toBe(
       '2025-03-01T12:30:00.000Z',
     );
   });
 
   it('builds a valid request from the real confirmation plan', () => {
-    const a = authorized();
+    const a = authorizedEnv();
     const plan = planConfirmation(a, refundTool());
     if (!plan.needed) throw new Error('a destructive tool always needs confirmation');
     const request = confirmationRequest(pendingConfirmationFor(a, plan, NOW));
     expect(request.digest).toBe(plan.digest);
     expect(request.card).toEqual(plan.card);
     expect(check('confirmations', request)).toEqual([]);
+  });
+});
+
+describe('requestedCallOf', () => {
+  it('gives back the call as validate accepted it, roles and receivedAt included', () => {
+    const a = authorizedEnv();
+    const plan = { card: pending().card, digest: 'e'.repeat(64) };
+    const call = requestedCallOf(pendingConfirmationFor(a, plan, NOW));
+    expect(call).toEqual(validatedEnvelope(a, RECEIVED_AT));
+    expect(check('validated', call)).toEqual([]);
+  });
+
+  it('keeps a fence repair, so the cleared envelope says how the call was read', () => {
+    const a = { ...authorizedEnv(), repaired: 'fence' as const };
+    const plan = { card: pending().card, digest: 'e'.repeat(64) };
+    expect(requestedCallOf(pendingConfirmationFor(a, plan, NOW)).repaired).toBe('fence');
   });
 });
 

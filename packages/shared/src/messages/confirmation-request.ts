@@ -4,8 +4,8 @@ import {
   DEFAULT_CONFIRMATION_TTL_SECONDS,
   type PendingConfirmation,
 } from '../confirmation/index.js';
-import type { AuthorizedProposal } from '../ladder/index.js';
 import type { Card } from '../types.js';
+import type { AuthorizedEnvelope, ValidatedEnvelope } from './stage-envelope.js';
 
 /** A request for a person to approve one effect, keyed by tenant. */
 export interface ConfirmationRequest {
@@ -62,10 +62,12 @@ export function confirmationRequest(pending: PendingConfirmation): ConfirmationR
 /**
  * The pending confirmation the confirm stage parks for `a`, whose plan needed a person: card and
  * digest from `planConfirmation`, id from {@link confirmationIdFor}, expiring `ttlSeconds`
- * (default 1800, DESIGN §4) after `now`. Objects keep only type, id and version.
+ * (default 1800, DESIGN §4) after `now`. Objects keep only type, id and version; the requester's
+ * roles, the tool version, attempt and `receivedAt` are kept so that an approval can authorize
+ * the call again for the requester ({@link requestedCallOf}) and clear it.
  */
 export function pendingConfirmationFor(
-  a: AuthorizedProposal,
+  a: AuthorizedEnvelope,
   plan: { readonly card: Card; readonly digest: string },
   now: Date,
   ttlSeconds: number = DEFAULT_CONFIRMATION_TTL_SECONDS,
@@ -78,12 +80,46 @@ export function pendingConfirmationFor(
     callId: a.context.callId,
     tenant: a.context.tenant,
     requestedBy: a.context.subject,
+    requesterRoles: [...a.context.roles],
     tool: a.tool,
+    toolVersion: a.toolVersion,
+    attempt: a.attempt,
+    ...(a.repaired === undefined ? {} : { repaired: a.repaired }),
+    receivedAt: a.receivedAt,
     args: a.args,
     objects: a.objects.map(({ type, id, version }) => ({ type, id, version })),
     card: plan.card,
     digest: plan.digest,
     policyVersion: a.policyVersion,
     expiresAt: new Date(now.getTime() + ttlSeconds * 1000).toISOString(),
+  };
+}
+
+/**
+ * The call `pending` waits for, as validate accepted it: the requester's context (roles
+ * included), tool, version and arguments, and when it was received. The confirm stage resolves
+ * its objects again and re-runs `authorizeProposal` on it when an approval arrives.
+ */
+export function requestedCallOf(pending: PendingConfirmation): ValidatedEnvelope {
+  const { proposalId, runId, requestId, callId, tenant } = pending;
+  return {
+    proposalId,
+    runId,
+    requestId,
+    attempt: pending.attempt,
+    context: {
+      subject: pending.requestedBy,
+      tenant,
+      roles: [...pending.requesterRoles],
+      requestId,
+      runId,
+      proposalId,
+      callId,
+    },
+    tool: pending.tool,
+    toolVersion: pending.toolVersion,
+    args: pending.args,
+    ...(pending.repaired === undefined ? {} : { repaired: pending.repaired }),
+    receivedAt: pending.receivedAt,
   };
 }

@@ -13,6 +13,7 @@ import {
 } from '../ladder/index.js';
 import type { PendingConfirmation } from '../confirmation/index.js';
 import type { Principal, ResolvedObject } from '../types.js';
+import { authorizedEnvelope, type AuthorizedEnvelope } from './stage-envelope.js';
 
 /** A fixed clock: the core never reads one. */
 export const NOW = new Date('2025-03-01T12:00:00.000Z');
@@ -99,6 +100,14 @@ export function authorized(): AuthorizedProposal {
   return { ...validated(), objects: [PAYMENT], policyVersion: 'a'.repeat(64) };
 }
 
+/** When the validate stage received the fixture proposal. */
+export const RECEIVED_AT = '2025-03-01T11:59:59.500Z';
+
+/** The fixture proposal's `authorized` envelope. */
+export function authorizedEnv(): AuthorizedEnvelope {
+  return authorizedEnvelope(authorized(), RECEIVED_AT);
+}
+
 /** A real refusal with a repair offer: the model named a tool that does not exist. */
 export function repairableRefusal(): Refusal {
   const step = validateProposal(proposalOf(ARGS, 'p-2', 'refund_everything'), ALICE, facts);
@@ -117,7 +126,11 @@ export function pending(): PendingConfirmation {
     callId: a.context.callId,
     tenant: a.context.tenant,
     requestedBy: a.context.subject,
+    requesterRoles: [...a.context.roles],
     tool: a.tool,
+    toolVersion: a.toolVersion,
+    attempt: a.attempt,
+    receivedAt: RECEIVED_AT,
     args: a.args,
     objects: [{ type: 'Payment', id: 'pay_11', version: 4 }],
     card: {

@@ -1,0 +1,107 @@
+/**
+ * The approval API on the confirm stage's HTTP port: `GET /pending` lists the caller's tenant's
+ * waiting confirmations; `POST /confirmations/:id/approve` and `/reject` with `{digest}` publish an
+ * Approval to the approvals topic, with the caller's session token as its header, and answer 202.
+ * The approvals consumer makes every decision; these routes only authenticate the caller, so an
+ * approval given over HTTP and one written to Kafka by a bot are checked alike.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import {
+  route,
+  type HttpResponse,
+  type Outgoing,
+  type Route,
+  type StageDeps,
+} from '@toolgate/platform';
+import {
+  confirmationRequest,
+  parseApproval,
+  SESSION_HEADER,
+  type ApprovalDecision,
+  type Principal,
+} from '@toolgate/shared';
+
+/** Most confirmations `GET /pending` lists: the soonest to expire. */
+export const MAX_LISTED = 100;
+
+/** The approval API; `produce` writes in one Kafka transaction (the stage loop's). */
+export function approvalRoutes(
+  deps: StageDeps,
+  produce: (outgoing: readonly Outgoing[]) => Promise<void>,
+): readonly Route[] {
+  const signedIn = async (headers: IncomingHttpHeaders) => {
+    const token = sessionToken(headers);
+    const principal = await deps.gate.verifier.verify(token, deps.now());
+    return principal.ok && token !== undefined
+      ? { token, principal: principal.value }
+      : failure(401, 'unauthorized', principal.ok ? 'Sign in.' : principal.publicMessage, {
+          'www-authenticate': 'Bearer',
+        });
+  };
+
+  const decide = (decision: ApprovalDecision) =>
+    route('POST', `/confirmations/:id/${decision}`, async (request) => {
+      const caller = await signedIn(request.headers);
+      if ('status' in caller) return caller;
+      const digest = (request.body as { digest?: unknown } | undefined)?.digest;
+      const approval = parseApproval({ confirmationId: request.params['id'], decision, digest });
+      if (!approval.ok) return failure(400, 'invalid_approval', approval.publicMessage);
+      const { confirmationId } = approval.value;
+      await produce([
+        {
+          topic: deps.outputs.topics.approvals,
+          key: confirmationId,
+          value: approval.value,
+          headers: { [SESSION_HEADER]: caller.token },
+        },
+      ]);
+      return { status: 202, body: { confirmationId, decision } };
+    });
+
+  return [
+    route('GET', '/pending', async (request) => {
+      const caller = await signedIn(request.headers);
+      if ('status' in caller) return caller;
+      return listPending(deps, caller.principal, request.query.get('tenant'));
+    }),
+    decide('approve'),
+    decide('reject'),
+  ];
+}
+
+async function listPending(
+  deps: StageDeps,
+  caller: Principal,
+  asked: string | null,
+): Promise<HttpResponse> {
+  if (asked !== null && asked !== caller.tenant) {
+    return failure(403, 'forbidden', "Only your own tenant's confirmations can be listed.");
+  }
+  const now = deps.now().getTime();
+  const waiting = await deps.store.listPending(caller.tenant, MAX_LISTED);
+  const confirmations = waiting
+    .filter((p) => Date.parse(p.expiresAt) > now)
+    .map((p) => confirmationRequest(p));
+  return { status: 200, body: { tenant: caller.tenant, confirmations } };
+}
+
+/** The session token from `toolgate-session`, else from `Authorization: Bearer`. */
+function sessionToken(headers: IncomingHttpHeaders): string | undefined {
+  const own = headers[SESSION_HEADER];
+  if (typeof own === 'string' && own !== '') return own;
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? '');
+  return bearer?.[1];
+}
+
+function failure(
+  status: number,
+  code: string,
+  message: string,
+  headers?: Readonly<Record<string, string>>,
+): HttpResponse {
+  return {
+    status,
+    body: { error: { code, message } },
+    ...(headers === undefined ? {} : { headers }),
+  };
+}

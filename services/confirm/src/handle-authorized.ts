@@ -1,0 +1,110 @@
+/**
+ * One authorized envelope: integrity → tool → confirmation plan. No person needed → the cleared
+ * envelope. Needed → park the pending confirmation in Redis (once per message, by its
+ * coordinates), then publish the confirmation request (keyed by tenant), the non-terminal
+ * `pending_confirmation` observation and its audit event. The stage never waits for the person:
+ * approvals arrive later as events.
+ */
+import {
+  auditEvent,
+  auditFactsOf,
+  checkIntegrity,
+  clearedEnvelope,
+  confirmationRequest,
+  DEFAULT_CONFIRMATION_TTL_SECONDS,
+  envelopeIds,
+  INTEGRITY_HEADER,
+  observationForPending,
+  observationForRefusal,
+  pendingConfirmationFor,
+  planConfirmation,
+  refusal,
+  toolOf,
+  type AuthorizedEnvelope,
+  type Refusal,
+} from '@toolgate/shared';
+import type { Incoming, Outgoing, StageDeps } from '@toolgate/platform';
+import { messageToken, sourceOf } from './message-token.js';
+
+/** Handles one message of the authorized topic. */
+export function createAuthorizedHandler(
+  deps: StageDeps,
+): (msg: Incoming) => Promise<readonly Outgoing[]> {
+  const { gate, outputs, metrics, store, logger } = deps;
+  const ttlSeconds = deps.deployment.confirmationTtlSeconds ?? DEFAULT_CONFIRMATION_TTL_SECONDS;
+  return async (msg) => {
+    const now = deps.now();
+    const tag = msg.headers[INTEGRITY_HEADER];
+    const genuine = checkIntegrity(deps.config.integrityKey, msg.topic, msg.value, tag);
+    if (!genuine.ok) return forged(refusal(genuine));
+    // The tag verifies, so the gate wrote this value, checked against the topic's closed schema.
+    const a = msg.value as AuthorizedEnvelope;
+    const tool = toolOf(a, gate.registry);
+    if (!tool.ok) return refused(a, tool);
+    const plan = planConfirmation(a, tool.value);
+    if (!plan.needed) {
+      metrics.decision({ disposition: 'execute', stage: 'confirmation' });
+      return [outputs.envelope('cleared', a.runId, clearedEnvelope(a, a.receivedAt))];
+    }
+    const pending = pendingConfirmationFor(a, plan, now, ttlSeconds);
+    const parked = await store.parkConfirmation(pending, ttlSeconds * 1000, messageToken(msg));
+    if (parked === undefined) {
+      // Another message parked it (the same envelope written twice) or it was already decided:
+      // the request and the observation went out with that message.
+      logger.info(
+        { confirmationId: pending.confirmationId, proposalId: a.proposalId, ...sourceOf(msg) },
+        'confirmation already parked by another message; nothing to publish',
+      );
+      return [];
+    }
+    metrics.decision({ disposition: 'confirm', stage: 'confirmation', code: 'pending' });
+    const facts = { ...auditFactsOf(a), confirmationId: parked.confirmationId };
+    return [
+      outputs.confirmationRequest(parked.tenant, confirmationRequest(parked)),
+      outputs.observation(observationForPending(idsOf(a), parked, now)),
+      outputs.audit(
+        auditEvent({ kind: 'pending_confirmation', ...facts, source: sourceOf(msg) }, now),
+      ),
+    ];
+
+    function refused(at: AuthorizedEnvelope, r: Refusal): Outgoing[] {
+      metrics.decision(r.rejected);
+      const about = { ...auditFactsOf(at), source: sourceOf(msg) };
+      return [
+        outputs.observation(observationForRefusal(idsOf(at), r, now)),
+        outputs.audit(auditEvent({ kind: 'rejected', rejected: r.rejected, ...about }, now)),
+      ];
+    }
+
+    function forged(r: Refusal): Outgoing[] {
+      metrics.decision(r.rejected);
+      // Whatever the value says is its writer's claim: only the ids it names are used, to answer
+      // the proposal it names; never its tenant or subject.
+      const ids = envelopeIds(msg.value);
+      const audit = outputs.audit(
+        auditEvent(
+          {
+            kind: 'rejected',
+            rejected: r.rejected,
+            answered: ids.ok,
+            ...(ids.ok ? ids.value : {}),
+            source: sourceOf(msg),
+            ...(msg.decodeError === undefined ? {} : { internalDetail: msg.decodeError }),
+          },
+          now,
+        ),
+      );
+      if (!ids.ok) return [audit];
+      return [outputs.observation(observationForRefusal(ids.value, r, now)), audit];
+    }
+  };
+}
+
+function idsOf(a: AuthorizedEnvelope) {
+  return {
+    proposalId: a.proposalId,
+    runId: a.runId,
+    requestId: a.requestId,
+    callId: a.context.callId,
+  };
+}

@@ -1,0 +1,78 @@
+/**
+ * The expiry sweeper: confirmations nobody decided in time get their terminal `expired`
+ * observation and audit event. Claims are leased (Redis, atomically): a claimed confirmation can
+ * no longer be taken by an approval, and one whose outputs were never published (a crash, Kafka
+ * down) becomes claimable again when its lease runs out, so it is answered late rather than never.
+ */
+import type { GateOutputs, Metrics, Outgoing, Store } from '@toolgate/platform';
+import {
+  auditEvent,
+  auditFactsOfPending,
+  observationForExpired,
+  type PendingConfirmation,
+} from '@toolgate/shared';
+
+/** How long a claim hides a confirmation from other sweeps, in ms (30 s). */
+export const DEFAULT_SWEEP_LEASE_MS = 30_000;
+
+/** Most confirmations one sweep ends, in one transaction (100). */
+export const DEFAULT_SWEEP_LIMIT = 100;
+
+/** Options of {@link createExpirySweeper}. */
+export interface ExpirySweeperOptions {
+  readonly store: Store;
+  readonly outputs: GateOutputs;
+  readonly metrics: Pick<Metrics, 'decision'>;
+  readonly now: () => Date;
+  /** Produces in one Kafka transaction (the stage loop's `produceTransactional`). */
+  readonly produce: (outgoing: readonly Outgoing[]) => Promise<void>;
+  /** Default {@link DEFAULT_SWEEP_LEASE_MS}; longer than a sweep's publish ever takes. */
+  readonly leaseMs?: number;
+  /** Default {@link DEFAULT_SWEEP_LIMIT}. */
+  readonly limit?: number;
+}
+
+/** One sweep at a time; run it from a timer. */
+export interface ExpirySweeper {
+  /**
+   * Claims the confirmations expired by now, publishes their terminal outputs in one transaction,
+   * then marks them finished. Resolves with how many it ended; rejects (with a Fault from the store
+   * or the producer) leaving whatever it claimed to come back after the lease.
+   */
+  sweepOnce(): Promise<number>;
+}
+
+/** The sweeper of one confirm stage instance. */
+export function createExpirySweeper(options: ExpirySweeperOptions): ExpirySweeper {
+  const { store, outputs, metrics } = options;
+  const leaseMs = options.leaseMs ?? DEFAULT_SWEEP_LEASE_MS;
+  const limit = options.limit ?? DEFAULT_SWEEP_LIMIT;
+  return {
+    async sweepOnce() {
+      const now = options.now();
+      const claimed = await store.claimExpiredConfirmations(now.getTime(), leaseMs, limit);
+      if (claimed.length === 0) return 0;
+      await options.produce(claimed.flatMap((p) => expiredOutputs(p, outputs, now)));
+      for (const p of claimed) {
+        metrics.decision({ disposition: 'deny', stage: 'confirmation', code: 'expired' });
+        await store.finishExpiredConfirmation(p.tenant, p.confirmationId);
+      }
+      return claimed.length;
+    },
+  };
+}
+
+/** The terminal observation and the audit event of one expired confirmation. */
+function expiredOutputs(p: PendingConfirmation, outputs: GateOutputs, now: Date): Outgoing[] {
+  const ids = {
+    proposalId: p.proposalId,
+    runId: p.runId,
+    requestId: p.requestId,
+    callId: p.callId,
+  };
+  return [
+    outputs.observation(observationForExpired(ids, now)),
+    // No source: the event id then depends only on the proposal, so a re-sweep repeats it.
+    outputs.audit(auditEvent({ kind: 'expired', ...auditFactsOfPending(p) }, now)),
+  ];
+}
