@@ -24,3 +24,4 @@ export * from './gate-runtime.js';
 export * from './supervise-stages.js';
 export * from './import-deployment.js';
 export * from './run-stages-main.js';
+export * from './forged-outputs.js';

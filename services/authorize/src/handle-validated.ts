@@ -10,22 +10,21 @@ import {
   authorizedEnvelope,
   authorizeProposal,
   checkIntegrity,
-  envelopeIds,
   INTEGRITY_HEADER,
   observationForRefusal,
   referencesOf,
-  refusal,
   toolOf,
   type MessageSource,
   type ObjectRef,
   type Refusal,
-  type Rejected,
   type ValidatedEnvelope,
 } from '@toolgate/shared';
-import type { Incoming, Outgoing, StageDeps } from '@toolgate/platform';
-
-/** Longest claimed identifier quoted in a forged envelope's internal detail, in characters. */
-const MAX_CLAIM_CHARS = 200;
+import {
+  forgedEnvelopeOutputs,
+  type Incoming,
+  type Outgoing,
+  type StageDeps,
+} from '@toolgate/platform';
 
 /** Handles one message of the validated topic. */
 export function createValidatedHandler(
@@ -37,7 +36,7 @@ export function createValidatedHandler(
     const now = deps.now();
     const tag = msg.headers[INTEGRITY_HEADER];
     const genuine = checkIntegrity(deps.config.integrityKey, msg.topic, msg.value, tag);
-    if (!genuine.ok) return forged(deps, msg, genuine, now);
+    if (!genuine.ok) return forgedEnvelopeOutputs(msg, genuine, deps, now);
     // The tag proves the gate wrote this value, and the gate writes only schema-checked envelopes.
     const v = msg.value as ValidatedEnvelope;
     const at = { source: sourceOf(msg), now };
@@ -81,49 +80,6 @@ function refuser(deps: StageDeps) {
       outputs.audit(auditEvent({ kind: 'rejected', rejected: r.rejected, ...facts }, at.now)),
     ];
   };
-}
-
-/**
- * A message on `validated` the gate did not write (or cannot read). Its ids, tenant and subject
- * are claims of whoever wrote it: the observation goes only under the ids it names, and the audit
- * event files no tenant or subject (so a forger cannot charge one to a victim), quoting the claims
- * in the internal detail instead.
- */
-function forged(
-  deps: StageDeps,
-  msg: Incoming,
-  rejected: Rejected<'authentication'>,
-  now: Date,
-): readonly Outgoing[] {
-  const { outputs, metrics } = deps;
-  metrics.decision(rejected);
-  const ids = envelopeIds(msg.value);
-  const claimed = ids.ok ? ids.value : {};
-  const internalDetail = [msg.decodeError, claimsOf(msg.value)]
-    .filter((part) => part !== undefined)
-    .join('; ');
-  deps.logger.warn(
-    { ...sourceOf(msg), proposalId: ids.ok ? ids.value.proposalId : null },
-    'refused a validated envelope the gate did not write',
-  );
-  const audit = outputs.audit(
-    auditEvent(
-      { kind: 'rejected', rejected, ...claimed, internalDetail, source: sourceOf(msg) },
-      now,
-    ),
-  );
-  if (!ids.ok) return [audit];
-  return [outputs.observation(observationForRefusal(ids.value, refusal(rejected), now)), audit];
-}
-
-/** The tenant and subject a refused envelope claims, quoted and cut, for the internal detail. */
-function claimsOf(value: unknown): string | undefined {
-  const context = (value as { context?: { tenant?: unknown; subject?: unknown } } | undefined)
-    ?.context;
-  const quote = (claim: unknown) =>
-    typeof claim === 'string' ? JSON.stringify(claim.slice(0, MAX_CLAIM_CHARS)) : 'none';
-  if (context === undefined || context === null) return undefined;
-  return `claims tenant ${quote(context.tenant)}, subject ${quote(context.subject)}`;
 }
 
 function sourceOf(msg: Incoming): MessageSource {

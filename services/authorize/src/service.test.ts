@@ -110,6 +110,16 @@ async function forwardedBefore(h: GateHarness, runId: string): Promise<unknown[]
   return forwarded.map((r) => r.value['proposalId']).filter((id) => id !== proposalId);
 }
 
+/** Proposal ids of `runId` that got an observation before a refused sentinel sent now got its own. */
+async function observedBefore(h: GateHarness, runId: string): Promise<unknown[]> {
+  const proposalId = `refused-sentinel-${runId}`;
+  const write = { invoice_id: 'inv_481', status: 'approved' };
+  await feed(h, validated(h, USERS.bob, { proposalId, runId }, 'approve_invoice', write));
+  await observationOf(h, proposalId);
+  const observed = h.seen('observations').filter((r) => r.value['runId'] === runId);
+  return observed.map((r) => r.value['proposalId']).filter((id) => id !== proposalId);
+}
+
 function commandsSeen(h: GateHarness): number {
   return deployment.tools.reduce((n, t) => n + h.seen(`commands.${t.name}`).length, 0);
 }
@@ -276,7 +286,7 @@ describe('the authorize stage on Kafka', () => {
     expect(commandsSeen(h)).toBe(0);
   });
 
-  it('refuses a forged envelope, whatever is wrong with its tag, and never forwards it', async () => {
+  it('refuses a forged envelope, whatever is wrong with its tag: audited, never forwarded or answered', async () => {
     const runId = 'run-forged';
     const envelope = (proposalId: string) =>
       validated(h, USERS.alice, { proposalId, runId }, 'approve_invoice', {
@@ -303,18 +313,16 @@ describe('the authorize stage on Kafka', () => {
     });
 
     for (const proposalId of ['p-tampered', 'p-untagged', 'p-other-topic', 'p-other-key']) {
-      const observation = await observationOf(h, proposalId);
-      expect(observation).toMatchObject({
-        runId,
-        outcome: 'rejected',
-        stage: 'authentication',
-        code: 'forged_envelope',
-        disposition: 'deny',
-        message: REJECTION_CODES.authentication.forged_envelope.publicMessage,
-      });
-      expectNothingLeaks(observation, policyVersion);
       const audit = await auditOf(h, proposalId);
-      expect(audit).toMatchObject({ code: 'forged_envelope', tenant: null, subject: null });
+      // Audited under the ids it claims, but believed in nothing: no tenant, and no observation,
+      // which would let a forger end someone else's proposal.
+      expect(audit).toMatchObject({
+        code: 'forged_envelope',
+        stage: 'authentication',
+        outcome: null,
+        tenant: null,
+        subject: null,
+      });
       expect(audit['internalDetail']).toMatch(/claims tenant "(acme|globex)", subject "alice"/);
     }
     expect((await auditOf(h, 'p-tampered'))['internalDetail']).toContain('"globex"');
@@ -328,7 +336,7 @@ describe('the authorize stage on Kafka', () => {
     );
     expect(undecodable!.value['internalDetail']).toMatch(/undecodable/);
     expect(await forwardedBefore(h, runId)).toEqual([]);
-    expect(h.seen('observations').filter((r) => r.value['proposalId'] === 'p-plain')).toEqual([]);
+    expect(await observedBefore(h, runId)).toEqual([]);
     expect(commandsSeen(h)).toBe(0);
   });
 

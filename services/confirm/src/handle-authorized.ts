@@ -12,18 +12,21 @@ import {
   clearedEnvelope,
   confirmationRequest,
   DEFAULT_CONFIRMATION_TTL_SECONDS,
-  envelopeIds,
   INTEGRITY_HEADER,
   observationForPending,
   observationForRefusal,
   pendingConfirmationFor,
   planConfirmation,
-  refusal,
   toolOf,
   type AuthorizedEnvelope,
   type Refusal,
 } from '@toolgate/shared';
-import type { Incoming, Outgoing, StageDeps } from '@toolgate/platform';
+import {
+  forgedEnvelopeOutputs,
+  type Incoming,
+  type Outgoing,
+  type StageDeps,
+} from '@toolgate/platform';
 import { messageToken, sourceOf } from './message-token.js';
 
 /** Handles one message of the authorized topic. */
@@ -36,7 +39,7 @@ export function createAuthorizedHandler(
     const now = deps.now();
     const tag = msg.headers[INTEGRITY_HEADER];
     const genuine = checkIntegrity(deps.config.integrityKey, msg.topic, msg.value, tag);
-    if (!genuine.ok) return forged(refusal(genuine));
+    if (!genuine.ok) return forgedEnvelopeOutputs(msg, genuine, deps, now);
     // The tag verifies, so the gate wrote this value, checked against the topic's closed schema.
     const a = msg.value as AuthorizedEnvelope;
     const tool = toolOf(a, gate.registry);
@@ -74,28 +77,6 @@ export function createAuthorizedHandler(
         outputs.observation(observationForRefusal(idsOf(at), r, now)),
         outputs.audit(auditEvent({ kind: 'rejected', rejected: r.rejected, ...about }, now)),
       ];
-    }
-
-    function forged(r: Refusal): Outgoing[] {
-      metrics.decision(r.rejected);
-      // Whatever the value says is its writer's claim: only the ids it names are used, to answer
-      // the proposal it names; never its tenant or subject.
-      const ids = envelopeIds(msg.value);
-      const audit = outputs.audit(
-        auditEvent(
-          {
-            kind: 'rejected',
-            rejected: r.rejected,
-            answered: ids.ok,
-            ...(ids.ok ? ids.value : {}),
-            source: sourceOf(msg),
-            ...(msg.decodeError === undefined ? {} : { internalDetail: msg.decodeError }),
-          },
-          now,
-        ),
-      );
-      if (!ids.ok) return [audit];
-      return [outputs.observation(observationForRefusal(ids.value, r, now)), audit];
     }
   };
 }

@@ -311,19 +311,24 @@ describe('the confirm stage on Kafka', () => {
     await h.gate.runtime.objects.put(before!);
   });
 
-  it('refuses an envelope the gate did not tag, and never forwards it', async () => {
+  it('refuses an envelope the gate did not tag: audited, never forwarded or answered', async () => {
     const env = await authorizedFor(h, USERS.alice, refund('p-forged', 'run-forged'));
     await sendAuthorized(h, env, 'f'.repeat(64));
-    const [refused] = await h.waitFor(
-      'observations',
-      'the forged envelope',
+    const [audit] = await h.waitFor(
+      'audit',
+      'the audit of the forged envelope',
       (r) => r.value['proposalId'] === 'p-forged',
     );
-    expect(refused!.value).toMatchObject({
-      outcome: 'rejected',
+    expect(audit!.value).toMatchObject({
+      outcome: null,
       stage: 'authentication',
       code: 'forged_envelope',
+      tenant: null,
     });
+    // A genuine call on the same run gets its pending observation; nothing came before it.
+    await sendAuthorized(h, await authorizedFor(h, USERS.alice, refund('p-after', 'run-forged')));
+    await h.waitFor('observations', 'the next call', (r) => r.value['proposalId'] === 'p-after');
+    expect(observationsOf(h, 'p-forged')).toEqual([]);
     await flushCleared(h, 'run-forged', 'p-forged-flush');
     expect(clearedOf(h, 'p-forged')).toEqual([]);
     expect(h.seen('confirmations').filter((r) => r.value['proposalId'] === 'p-forged')).toEqual([]);

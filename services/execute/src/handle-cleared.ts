@@ -10,6 +10,7 @@
  */
 import {
   Fault,
+  forgedEnvelopeOutputs,
   type Incoming,
   type Outgoing,
   type PendingCommand,
@@ -21,7 +22,6 @@ import {
   buildCommand,
   checkIntegrity,
   decideIdempotency,
-  envelopeIds,
   identityOf,
   IDEMPOTENCY_RETENTION_SECONDS,
   INTEGRITY_HEADER,
@@ -29,7 +29,6 @@ import {
   refusal,
   replayObservation,
   toolOf,
-  type AnyRejected,
   type AuditFacts,
   type ClearedEnvelope,
   type Command,
@@ -68,7 +67,7 @@ export function createClearedHandler(
     const now = deps.now();
     const tag = msg.headers[INTEGRITY_HEADER];
     const intact = checkIntegrity(deps.config.integrityKey, msg.topic, msg.value, tag);
-    if (!intact.ok) return forged(deps, msg, intact, now);
+    if (!intact.ok) return forgedEnvelopeOutputs(msg, intact, deps, now);
     const c = msg.value as ClearedEnvelope;
     const ids = { ...envelopeIdsOf(c), callId: c.context.callId };
     const at: Case = { c, ids, facts: { ...auditFactsOf(c), source: sourceOf(msg) }, now };
@@ -210,36 +209,4 @@ function timingOf(c: ClearedEnvelope, tool: Tool, stored: PendingCommand) {
   const issuedMs =
     stored.issuedAt === undefined ? deadlineMs - tool.timeoutMs : Date.parse(stored.issuedAt);
   return commandTiming(c, { ...tool, timeoutMs: deadlineMs - issuedMs }, new Date(issuedMs));
-}
-
-/**
- * A message on `cleared` whose tag does not verify: refused, audited, never executed. Its ids,
- * tenant and subject are claims of whoever wrote it: the observation is filed under the ids it
- * names (if any), the audit event names no tenant and records the claims as internal detail.
- */
-function forged(
-  deps: StageDeps,
-  msg: Incoming,
-  rejected: AnyRejected,
-  now: Date,
-): readonly Outgoing[] {
-  const { outputs, metrics } = deps;
-  metrics.decision(rejected);
-  const ids = envelopeIds(msg.value);
-  const claims = claimsOf(msg.value);
-  const facts = {
-    ...(ids.ok ? ids.value : {}),
-    source: sourceOf(msg),
-    ...(claims === undefined ? {} : { internalDetail: claims }),
-  };
-  const audit = outputs.audit(auditEvent({ kind: 'rejected', rejected, ...facts }, now));
-  if (!ids.ok) return [audit];
-  return [outputs.observation(observationForRefusal(ids.value, refusal(rejected), now)), audit];
-}
-
-function claimsOf(value: unknown): string | undefined {
-  const context = (value as { context?: { tenant?: unknown; subject?: unknown } } | undefined)
-    ?.context;
-  if (context === undefined || context === null) return undefined;
-  return `unverified claims: tenant ${JSON.stringify(context.tenant)}, subject ${JSON.stringify(context.subject)}`;
 }
