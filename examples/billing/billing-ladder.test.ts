@@ -308,6 +308,48 @@ describe('evaluate on the billing example', () => {
   });
 });
 
+describe('a retry after the write took effect', () => {
+  it('replays the outcome instead of refusing on the precondition the first call changed', async () => {
+    const store = createMemoryObjectStore(SEED_OBJECTS);
+    const g = { ...createGate(deployment), objects: store };
+    const s = createEvaluationState();
+    const write = (proposalId: string) =>
+      openaiChat({ proposalId, requestId: 'req-retry', callId: 'call_retry' }, 'approve_invoice', {
+        invoice_id: 'inv_481',
+        status: 'approved',
+      });
+    const first = await evaluate(
+      { session: tokens['alice'], proposal: write('p-first') },
+      g,
+      s,
+      NOW,
+    );
+    expect(first.kind).toBe('execute');
+    // The tool ran: the invoice is no longer open.
+    store.update({ type: 'Invoice', id: 'inv_481' }, { status: 'approved' });
+    const retry = await evaluate(
+      { session: tokens['alice'], proposal: write('p-retry') },
+      g,
+      s,
+      NOW,
+    );
+    expect(retry).toMatchObject({ kind: 'execute', replay: true });
+    const fresh = await evaluate(
+      {
+        session: tokens['alice'],
+        proposal: openaiChat({ proposalId: 'p-new' }, 'approve_invoice', {
+          invoice_id: 'inv_481',
+          status: 'approved',
+        }),
+      },
+      g,
+      s,
+      NOW,
+    );
+    expectRefused(fresh, 'precondition', 'not_open', 'deny');
+  });
+});
+
 describe('confirmation against live objects', () => {
   it('refuses an approval when the draft was edited after its card was built', async () => {
     const store = createMemoryObjectStore(SEED_OBJECTS);

@@ -9,6 +9,8 @@ import {
   auditFactsOf,
   authorizedEnvelope,
   authorizeProposal,
+  identityFor,
+  isSettledReplay,
   checkIntegrity,
   INTEGRITY_HEADER,
   observationForRefusal,
@@ -44,11 +46,17 @@ export function createValidatedHandler(
     if (!tool.ok) return refused(v, tool, [], at);
     const refs = referencesOf(v, tool.value);
     const tenant = v.context.tenant;
-    const loaded = await Promise.all(refs.map((ref) => gate.objects.load(tenant, ref)));
-    // Counted by proposalId: a redelivered envelope is not counted twice.
-    const counts = await store.countCall(tenant, v.runId, v.proposalId, now.getTime());
+    const known = identityFor(v, refs);
+    // The facts are independent: fetch them at once. Counted by proposalId, so a redelivered
+    // envelope is not counted twice; the idempotency record tells a client retry of a settled call.
+    const [loaded, counts, record] = await Promise.all([
+      Promise.all(refs.map((ref) => gate.objects.load(tenant, ref))),
+      store.countCall(tenant, v.runId, v.proposalId, now.getTime()),
+      store.getRecord(tenant, known.key),
+    ]);
+    const settled = isSettledReplay(record, known.digest);
     const facts = { registry: gate.registry, policies: gate.policies, ceilings: gate.ceilings };
-    const authorized = authorizeProposal(v, tool.value, loaded, { ...facts, counts });
+    const authorized = authorizeProposal(v, tool.value, loaded, { ...facts, counts, settled });
     if (!authorized.ok) return refused(v, authorized, refs, at);
     metrics.decision({ disposition: 'execute', stage: 'limits' });
     const envelope = authorizedEnvelope(authorized.value, v.receivedAt);

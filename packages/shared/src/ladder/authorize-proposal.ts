@@ -27,6 +27,13 @@ export interface AuthorizeFacts {
   readonly ceilings: Ceilings;
   /** Calls counted so far, including this one (the shell's counters). */
   readonly counts: { readonly callsInRun: number; readonly tenantCallsThisSecond: number };
+  /**
+   * True when the call's idempotency key already holds a settled outcome of this very command
+   * (`isSettledReplay`): a client retry, which changes nothing. Resolution, authorization and
+   * ceilings still apply; preconditions do not (the world the first call changed no longer
+   * allows it), and the result is marked `replay`.
+   */
+  readonly settled?: boolean;
 }
 
 /** Looks up the validated proposal's tool; a tool that vanished between stages is a fault. */
@@ -90,10 +97,12 @@ export function authorizeProposal(
     facts.policies,
   );
   if (!allowed.ok) return refusal(allowed);
-  const issue = tool.spec.preconditions?.(v.args, byId(objects));
+  const replay = facts.settled === true;
+  const issue = replay ? undefined : tool.spec.preconditions?.(v.args, byId(objects));
   if (issue !== undefined)
     return refusal(rejectPrecondition(issue.code, issue.message, `${tool.name}: ${issue.code}`));
   const within = checkCallLimits(facts.counts, facts.ceilings);
   if (!within.ok) return refusal(within);
-  return accept({ ...v, objects, policyVersion: allowed.value.policyVersion });
+  const policyVersion = allowed.value.policyVersion;
+  return accept({ ...v, objects, policyVersion, ...(replay ? { replay: true as const } : {}) });
 }

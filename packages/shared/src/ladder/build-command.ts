@@ -2,24 +2,40 @@
  * The execute rung's pure half: the idempotency key and digest of an accepted call, and the
  * Command a tool receives. Commands carry no bearer token: only the trusted context.
  */
-import { commandDigest, idempotencyKey } from '../idempotency/index.js';
-import type { Command } from '../types.js';
-import type { AuthorizedProposal } from './validated.js';
+import { commandDigest, idempotencyKey, type IdempotencyRecord } from '../idempotency/index.js';
+import type { Command, ObjectRef } from '../types.js';
+import type { AuthorizedProposal, ValidatedProposal } from './validated.js';
 
 /** The idempotency key (tenant, requestId, callId) and command digest of an authorized call. */
 export function identityOf(a: AuthorizedProposal): {
   readonly key: string;
   readonly digest: string;
 } {
-  const key = idempotencyKey(a.context.tenant, a.requestId, a.context.callId);
+  return identityFor(a, a.objects);
+}
+
+/**
+ * The same identity before resolution, from the objects the call names: the digest reads object
+ * types and ids only, so it is known as soon as the call is validated.
+ */
+export function identityFor(
+  v: ValidatedProposal,
+  refs: readonly ObjectRef[],
+): { readonly key: string; readonly digest: string } {
+  const key = idempotencyKey(v.context.tenant, v.requestId, v.context.callId);
   const digest = commandDigest({
-    tool: a.tool,
-    toolVersion: a.toolVersion,
-    args: a.args,
-    objects: a.objects.map(({ type, id }) => ({ type, id })),
-    tenant: a.context.tenant,
+    tool: v.tool,
+    toolVersion: v.toolVersion,
+    args: v.args,
+    objects: refs.map(({ type, id }) => ({ type, id })),
+    tenant: v.context.tenant,
   });
   return { key, digest };
+}
+
+/** True when `record` holds a settled outcome of the command with `digest`: a retry replays it. */
+export function isSettledReplay(record: IdempotencyRecord | undefined, digest: string): boolean {
+  return record !== undefined && record.digest === digest && record.state !== 'claimed';
 }
 
 /**

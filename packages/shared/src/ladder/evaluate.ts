@@ -12,7 +12,7 @@ import type { ToolRegistry } from '../tools/index.js';
 import type { ObjectStore } from '../tool-spec.js';
 import type { Card, Command } from '../types.js';
 import { authorizeProposal, referencesOf, toolOf } from './authorize-proposal.js';
-import { buildCommand, identityOf } from './build-command.js';
+import { buildCommand, identityFor, identityOf, isSettledReplay } from './build-command.js';
 import { planConfirmation } from './plan-confirmation.js';
 import { envelopeIds, validateProposal } from './validate-proposal.js';
 import { refusal, type Refusal, type Step } from './validated.js';
@@ -103,14 +103,16 @@ async function climb(
   const tool = toolOf(validated.value, gate.registry);
   if (!tool.ok) return tool;
   const v = validated.value;
-  const loaded = await Promise.all(
-    referencesOf(v, tool.value).map((ref) => gate.objects.load(v.context.tenant, ref)),
-  );
+  const refs = referencesOf(v, tool.value);
+  const loaded = await Promise.all(refs.map((ref) => gate.objects.load(v.context.tenant, ref)));
+  const known = identityFor(v, refs);
+  const settled = isSettledReplay(state.idempotency.get(known.key), known.digest);
   const authorized = authorizeProposal(v, tool.value, loaded, {
     registry: gate.registry,
     policies: gate.policies,
     ceilings: gate.ceilings,
     counts: count(state, v.runId, v.context.tenant, now),
+    settled,
   });
   if (!authorized.ok) return authorized;
   const plan = planConfirmation(authorized.value, tool.value);

@@ -11,7 +11,8 @@ import type { AuthorizedProposal, ConfirmationPlan } from './validated.js';
 /** Decides whether `a` needs confirmation and builds its card and digest when it does. */
 export function planConfirmation(a: AuthorizedProposal, tool: Tool): ConfirmationPlan {
   const objects = byId(a.objects);
-  if (!needsConfirmation(tool.spec, a.args, objects)) return { needed: false };
+  // A replay re-issues an outcome a person already allowed (or that needed nobody): no effect.
+  if (a.replay === true || !needsConfirmation(tool.spec, a.args, objects)) return { needed: false };
   // A definition that can need confirmation has a card builder: the registry refuses it otherwise.
   const card = tool.spec.card!(a.args, objects);
   return { needed: true, card, digest: digestOf(a, card) };

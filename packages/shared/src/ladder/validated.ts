@@ -24,6 +24,12 @@ export interface ValidatedProposal {
 export interface AuthorizedProposal extends ValidatedProposal {
   readonly objects: readonly ResolvedObject[];
   readonly policyVersion: string;
+  /**
+   * Set when the call's idempotency key already holds a settled outcome of the same command: a
+   * client retry. A replay changes nothing, so preconditions and confirmation do not apply to it
+   * (an invoice approved by the first call is no longer open for its retry); execute replays.
+   */
+  readonly replay?: true;
 }
 
 /** What the confirm rung decided for an authorized proposal. */

@@ -158,6 +158,7 @@ const authorizedFields = {
   ...validatedFields,
   objects: { type: 'array', items: { $ref: '#/$defs/resolvedObject' } },
   policyVersion: text,
+  replay: { const: true },
 };
 const defs = { $defs: { context, resolvedObject } };
 

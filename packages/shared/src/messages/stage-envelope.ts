@@ -58,6 +58,7 @@ export function authorizedEnvelope(a: AuthorizedProposal, receivedAt: string): A
     ...validatedEnvelope(a, receivedAt),
     objects: a.objects.map(objectOf),
     policyVersion: a.policyVersion,
+    ...(a.replay === true ? { replay: true as const } : {}),
   };
 }
 
