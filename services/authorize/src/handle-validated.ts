@@ -10,7 +10,8 @@ import {
   authorizedEnvelope,
   authorizeProposal,
   identityFor,
-  isSettledReplay,
+  priorCall,
+  refusal,
   checkIntegrity,
   INTEGRITY_HEADER,
   observationForRefusal,
@@ -54,7 +55,9 @@ export function createValidatedHandler(
       store.countCall(tenant, v.runId, v.proposalId, now.getTime()),
       store.getRecord(tenant, known.key),
     ]);
-    const settled = isSettledReplay(record, known.digest);
+    const prior = priorCall(record, known.digest);
+    if (!prior.ok) return refused(v, refusal(prior), refs, at);
+    const settled = prior.value.settled;
     const facts = { registry: gate.registry, policies: gate.policies, ceilings: gate.ceilings };
     const authorized = authorizeProposal(v, tool.value, loaded, { ...facts, counts, settled });
     if (!authorized.ok) return refused(v, authorized, refs, at);

@@ -29,7 +29,7 @@ export interface AuthorizeFacts {
   readonly counts: { readonly callsInRun: number; readonly tenantCallsThisSecond: number };
   /**
    * True when the call's idempotency key already holds a settled outcome of this very command
-   * (`isSettledReplay`): a client retry, which changes nothing. Resolution, authorization and
+   * (`priorCall`): a client retry, which changes nothing. Resolution, authorization and
    * ceilings still apply; preconditions do not (the world the first call changed no longer
    * allows it), and the result is marked `replay`.
    */

@@ -2,7 +2,10 @@
  * The execute rung's pure half: the idempotency key and digest of an accepted call, and the
  * Command a tool receives. Commands carry no bearer token: only the trusted context.
  */
+import { accept, rejecterFor, type Decision } from '../decision.js';
 import { commandDigest, idempotencyKey, type IdempotencyRecord } from '../idempotency/index.js';
+
+const rejectIdempotency = rejecterFor('idempotency');
 import type { Command, ObjectRef } from '../types.js';
 import type { AuthorizedProposal, ValidatedProposal } from './validated.js';
 
@@ -33,9 +36,19 @@ export function identityFor(
   return { key, digest };
 }
 
-/** True when `record` holds a settled outcome of the command with `digest`: a retry replays it. */
-export function isSettledReplay(record: IdempotencyRecord | undefined, digest: string): boolean {
-  return record !== undefined && record.digest === digest && record.state !== 'claimed';
+/**
+ * What an earlier call under the same idempotency key means for this one, before it is resolved:
+ * another command under the key is `idempotency/conflict` (whatever the world now says of it), and
+ * a settled outcome of this very command makes it a replay (`settled`), which changes nothing.
+ */
+export function priorCall(
+  record: IdempotencyRecord | undefined,
+  digest: string,
+): Decision<{ readonly settled: boolean }, 'idempotency'> {
+  if (record !== undefined && record.digest !== digest) {
+    return rejectIdempotency('conflict', undefined, 'the key holds a different command');
+  }
+  return accept({ settled: record !== undefined && record.state !== 'claimed' });
 }
 
 /**

@@ -12,7 +12,7 @@ import type { ToolRegistry } from '../tools/index.js';
 import type { ObjectStore } from '../tool-spec.js';
 import type { Card, Command } from '../types.js';
 import { authorizeProposal, referencesOf, toolOf } from './authorize-proposal.js';
-import { buildCommand, identityFor, identityOf, isSettledReplay } from './build-command.js';
+import { buildCommand, identityFor, identityOf, priorCall } from './build-command.js';
 import { planConfirmation } from './plan-confirmation.js';
 import { envelopeIds, validateProposal } from './validate-proposal.js';
 import { refusal, type Refusal, type Step } from './validated.js';
@@ -106,7 +106,9 @@ async function climb(
   const refs = referencesOf(v, tool.value);
   const loaded = await Promise.all(refs.map((ref) => gate.objects.load(v.context.tenant, ref)));
   const known = identityFor(v, refs);
-  const settled = isSettledReplay(state.idempotency.get(known.key), known.digest);
+  const prior = priorCall(state.idempotency.get(known.key), known.digest);
+  if (!prior.ok) return refusal(prior);
+  const settled = prior.value.settled;
   const authorized = authorizeProposal(v, tool.value, loaded, {
     registry: gate.registry,
     policies: gate.policies,
