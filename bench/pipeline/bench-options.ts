@@ -57,7 +57,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     saturationMs: quick ? 6_000 : 15_000,
     openMs: quick ? 5_000 : 12_000,
     fractions: [0.25, 0.5, 0.75],
-    window: 1_000,
+    window: 500,
     warmupMs: quick ? 4_000 : 8_000,
     seed: whole('seed', values.seed, 20261129, 0),
     out: values.out,

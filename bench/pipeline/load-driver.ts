@@ -46,8 +46,17 @@ export interface DriverOptions {
 
 /** A connected driver. */
 export interface LoadDriver {
-  /** Offers more than the system can handle for `durationMs`; throughput from the last 3/4. */
-  saturate(system: SystemName, tag: string, durationMs: number, window: number, marks?: WindowMarks): Promise<RunResult>;
+  /**
+   * Keeps `window` proposals outstanding: fills the pipeline until a quarter of a window has been
+   * answered, then measures completions for `durationMs`.
+   */
+  saturate(
+    system: SystemName,
+    tag: string,
+    durationMs: number,
+    window: number,
+    marks?: WindowMarks,
+  ): Promise<RunResult>;
   /** Sends `rate` proposals/s on schedule for `durationMs`, never waiting for answers. */
   openLoop(system: SystemName, tag: string, rate: number, durationMs: number): Promise<RunResult>;
   /** Gate answers that differed from the mix's recipe, by label. */
@@ -87,7 +96,8 @@ export async function createLoadDriver(o: DriverOptions): Promise<LoadDriver> {
     if (p === undefined) return;
     pending.delete(id as string);
     if (p.out.expected !== undefined && !answers(p.out.expected, p.out.label, value)) {
-      const key = `${p.out.label ?? '?'} → ${String(value['outcome'])} ${String(value['stage'] ?? '')}/${String(value['code'] ?? '')}`;
+      const word = (k: string) => JSON.stringify(value[k] ?? null);
+      const key = `${p.out.label ?? '?'} → ${word('outcome')} ${word('stage')}/${word('code')}`;
       mismatched.set(key, (mismatched.get(key) ?? 0) + 1);
     }
     if (current === undefined) return;
@@ -95,37 +105,62 @@ export async function createLoadDriver(o: DriverOptions): Promise<LoadDriver> {
     current.completions += 1;
     if (at >= current.windowStart) current.windowCompletions += 1;
   };
-  const observations = await consume(o.bus, `${o.groupPrefix}driver.observations`, o.observationTopics, (batch) => {
-    const at = performance.now();
-    for (const m of batch.messages) {
-      const value = decodeValue(m.value);
-      if (value !== undefined) onObservation(value, at);
-    }
-    wake?.();
-  });
-  const approver = await consume(o.bus, `${o.groupPrefix}driver.approver`, [o.confirmationsTopic], async (batch) => {
-    const records: OutRecord[] = [];
-    for (const m of batch.messages) {
-      const request = decodeValue(m.value);
-      const token = o.approverTokens[String(request?.['tenant'])];
-      if (request === undefined || token === undefined) continue;
-      const approval = { confirmationId: request['confirmationId'], decision: 'approve', digest: request['digest'] };
-      records.push({
-        topic: o.approvalsTopic,
-        key: String(request['confirmationId']),
-        value: Buffer.from(JSON.stringify(approval)),
-        headers: { [SESSION_HEADER]: token },
-      });
-    }
-    await approvals.send(records);
-  });
+  const observations = await consume(
+    o.bus,
+    `${o.groupPrefix}driver.observations`,
+    o.observationTopics,
+    (batch) => {
+      const at = performance.now();
+      for (const m of batch.messages) {
+        const value = decodeValue(m.value);
+        if (value !== undefined) onObservation(value, at);
+      }
+      wake?.();
+    },
+  );
+  const approver = await consume(
+    o.bus,
+    `${o.groupPrefix}driver.approver`,
+    [o.confirmationsTopic],
+    async (batch) => {
+      const records: OutRecord[] = [];
+      for (const m of batch.messages) {
+        const request = decodeValue(m.value);
+        const token = o.approverTokens[String(request?.['tenant'])];
+        if (request === undefined || token === undefined) continue;
+        const approval = {
+          confirmationId: request['confirmationId'],
+          decision: 'approve',
+          digest: request['digest'],
+        };
+        records.push({
+          topic: o.approvalsTopic,
+          key: String(request['confirmationId']),
+          value: Buffer.from(JSON.stringify(approval)),
+          headers: { [SESSION_HEADER]: token },
+        });
+      }
+      await approvals.send(records);
+    },
+  );
 
   const begin = (): Current => {
-    current = { histogram: createHistogram(), completions: 0, windowStart: Number.POSITIVE_INFINITY, windowCompletions: 0 };
+    current = {
+      histogram: createHistogram(),
+      completions: 0,
+      windowStart: Number.POSITIVE_INFINITY,
+      windowCompletions: 0,
+    };
     return current;
   };
 
-  const send = async (system: SystemName, tag: string, from: number, to: number, dueAt: (n: number) => number) => {
+  const send = async (
+    system: SystemName,
+    tag: string,
+    from: number,
+    to: number,
+    dueAt: (n: number) => number,
+  ) => {
     const now = new Date();
     const records: OutRecord[] = [];
     for (let n = from; n < to; n += 1) {
@@ -152,21 +187,34 @@ export async function createLoadDriver(o: DriverOptions): Promise<LoadDriver> {
     async saturate(system, tag, durationMs, window, marks = {}) {
       const run = begin();
       const start = performance.now();
-      const warmEnd = start + durationMs / 4;
-      const end = start + durationMs;
+      // Fill first: the window is measured only once answers flow (a pipeline of transactional
+      // hops takes seconds to give its first answer), then for `durationMs`.
+      let windowStart = Number.POSITIVE_INFINITY;
       let sent = 0;
-      let marked = false;
       let lastReport = start;
-      while (performance.now() < end) {
+      while (performance.now() < windowStart + durationMs) {
         const now = performance.now();
-        if (!marked && now >= warmEnd) {
-          marked = true;
+        if (
+          windowStart === Number.POSITIVE_INFINITY &&
+          (run.completions >= window / 4 || now - start > 60_000)
+        ) {
+          windowStart = now;
           run.windowStart = now;
           marks.atStart?.();
         }
         if (now - lastReport >= 2_000) {
           lastReport = now;
-          o.progress(`  ${tag} ${system}: ${((now - start) / 1000).toFixed(0)} s, sent ${sent}, done ${run.completions}, ${((run.completions / (now - start)) * 1000).toFixed(0)}/s`);
+          const where =
+            windowStart === Number.POSITIVE_INFINITY
+              ? 'filling'
+              : `measuring ${((now - windowStart) / 1000).toFixed(0)} s`;
+          const rate =
+            windowStart === Number.POSITIVE_INFINITY
+              ? 0
+              : (run.windowCompletions / (now - windowStart)) * 1000;
+          o.progress(
+            `  ${tag} ${system}: ${where}, sent ${sent}, done ${run.completions}, ${rate.toFixed(0)}/s`,
+          );
         }
         const room = Math.min(250, window - outstanding());
         if (room > 0) {
@@ -177,11 +225,17 @@ export async function createLoadDriver(o: DriverOptions): Promise<LoadDriver> {
         }
       }
       const windowDone = run.windowCompletions;
-      const windowMs = performance.now() - run.windowStart;
+      const windowMs = performance.now() - windowStart;
       marks.atEnd?.(windowDone);
       const lost = await drain(tag);
       current = undefined;
-      return { sent, completed: run.completions, lost, throughput: (windowDone / windowMs) * 1000, histogram: run.histogram };
+      return {
+        sent,
+        completed: run.completions,
+        lost,
+        throughput: (windowDone / windowMs) * 1000,
+        histogram: run.histogram,
+      };
     },
 
     async openLoop(system, tag, rate, durationMs) {
@@ -197,7 +251,9 @@ export async function createLoadDriver(o: DriverOptions): Promise<LoadDriver> {
         const due = Math.min(total, Math.floor(((now - start) * rate) / 1000) + 1);
         if (now - lastReport >= 2_000) {
           lastReport = now;
-          o.progress(`  ${tag} ${system}: ${((now - start) / 1000).toFixed(0)} s at ${rate.toFixed(0)}/s, sent ${sent}, done ${run.completions}`);
+          o.progress(
+            `  ${tag} ${system}: ${((now - start) / 1000).toFixed(0)} s at ${rate.toFixed(0)}/s, sent ${sent}, done ${run.completions}`,
+          );
         }
         if (due > sent) {
           // Stamped with when each was due, not when it went out: a late send is the system's delay.
@@ -210,7 +266,13 @@ export async function createLoadDriver(o: DriverOptions): Promise<LoadDriver> {
       const sendMs = performance.now() - start;
       const lost = await drain(tag);
       current = undefined;
-      return { sent, completed: run.completions, lost, throughput: (run.completions / Math.max(sendMs, performance.now() - start)) * 1000, histogram: run.histogram };
+      return {
+        sent,
+        completed: run.completions,
+        lost,
+        throughput: (run.completions / Math.max(sendMs, performance.now() - start)) * 1000,
+        histogram: run.histogram,
+      };
     },
 
     mismatches: () => mismatched,
@@ -240,7 +302,8 @@ async function consume(
   });
   const deadline = Date.now() + 60_000;
   while (!joined) {
-    if (Date.now() > deadline) throw new Error(`the driver's consumer ${groupId} did not join its group in 60 s`);
+    if (Date.now() > deadline)
+      throw new Error(`the driver's consumer ${groupId} did not join its group in 60 s`);
     await sleep(50);
   }
   return consumer;

@@ -63,7 +63,8 @@ function machineOf(): Record<string, unknown> {
 }
 
 async function tokensFor(secret: string): Promise<Record<UserName, string>> {
-  const mint = (u: UserName) => mintSession(USERS[u], secret, { now: new Date(), ttlSeconds: 4 * 3600 });
+  const mint = (u: UserName) =>
+    mintSession(USERS[u], secret, { now: new Date(), ttlSeconds: 4 * 3600 });
   return { alice: await mint('alice'), bob: await mint('bob'), carol: await mint('carol') };
 }
 
@@ -77,16 +78,33 @@ function sampleAll(processes: readonly { name: string; pid: number }[]): Map<str
   return out;
 }
 
-function costsBetween(before: Map<string, ProcSample>, after: Map<string, ProcSample>, completed: number): ProcessCost[] {
+function costsBetween(
+  before: Map<string, ProcSample>,
+  after: Map<string, ProcSample>,
+  completed: number,
+): ProcessCost[] {
   return [...after].flatMap(([name, a]) => {
     const b = before.get(name);
     if (b === undefined) return [];
     const cpuSeconds = a.cpuSeconds - b.cpuSeconds;
-    return [{ name, cpuSeconds, cpuMsPerProposal: completed > 0 ? (cpuSeconds * 1000) / completed : Number.NaN, rssMiB: a.rssMiB }];
+    return [
+      {
+        name,
+        cpuSeconds,
+        cpuMsPerProposal: completed > 0 ? (cpuSeconds * 1000) / completed : Number.NaN,
+        rssMiB: a.rssMiB,
+      },
+    ];
   });
 }
 
-function record(system: SystemName, phase: RunRecord['phase'], rep: number, r: RunResult, extra: Partial<RunRecord> = {}): RunRecord {
+function record(
+  system: SystemName,
+  phase: RunRecord['phase'],
+  rep: number,
+  r: RunResult,
+  extra: Partial<RunRecord> = {},
+): RunRecord {
   return {
     system,
     phase,
@@ -104,9 +122,18 @@ function record(system: SystemName, phase: RunRecord['phase'], rep: number, r: R
 }
 
 /** Runs the benchmark; `progress` gets a line per phase and every couple of seconds. */
-export async function measurePipeline(options: BenchOptions, progress: (line: string) => void): Promise<PipelineResult> {
+export async function measurePipeline(
+  options: BenchOptions,
+  progress: (line: string) => void,
+): Promise<PipelineResult> {
   const stack = stackAddresses(process.env);
-  const bus = createBus({ brokers: [...stack.kafkaBrokers], clientId: 'toolgate-bench', logger: SILENT_LOGGER, retries: 1, connectionTimeoutMs: 2_000 });
+  const bus = createBus({
+    brokers: [...stack.kafkaBrokers],
+    clientId: 'toolgate-bench',
+    logger: SILENT_LOGGER,
+    retries: 1,
+    connectionTimeoutMs: 2_000,
+  });
   let children: Children | undefined;
   let driver: LoadDriver | undefined;
   const ns = testNamespace('bench');
@@ -120,7 +147,10 @@ export async function measurePipeline(options: BenchOptions, progress: (line: st
     process.off('SIGTERM', onSignal);
     await driver?.close().catch(() => undefined);
     await children?.stopAll();
-    if (cleanupNeeded) await dropAll(ns.id, ns.redisPrefix, stack).catch((e: unknown) => progress(`cleanup failed: ${String(e)}`));
+    if (cleanupNeeded)
+      await dropAll(ns.id, ns.redisPrefix, stack).catch((e: unknown) =>
+        progress(`cleanup failed: ${String(e)}`),
+      );
     await bus.close().catch(() => undefined);
   };
   process.on('SIGINT', onSignal);
@@ -135,24 +165,46 @@ export async function measurePipeline(options: BenchOptions, progress: (line: st
     await createTopics(bus, relay.topicPrefix, onehopTopic);
     const logDir = mkdtempSync(join(tmpdir(), `toolgate-${ns.id}-`));
     children = createChildren(logDir);
-    const started = await startSystems({ children, stack, relay, gate, id: ns.id, logDir, profileDir: options.profileDir, progress });
-    const brokerPid = findBrokerPid([join(REPO_ROOT, '.stack'), ...(process.env['TOOLGATE_STACK_DIR'] ? [process.env['TOOLGATE_STACK_DIR']] : [])]);
+    const started = await startSystems({
+      children,
+      stack,
+      relay,
+      gate,
+      id: ns.id,
+      logDir,
+      profileDir: options.profileDir,
+      progress,
+    });
+    const brokerPid = findBrokerPid([
+      join(REPO_ROOT, '.stack'),
+      ...(process.env['TOOLGATE_STACK_DIR'] ? [process.env['TOOLGATE_STACK_DIR']] : []),
+    ]);
     const broker = brokerPid === undefined ? [] : [{ name: 'broker', pid: brokerPid }];
-    if (brokerPid === undefined) progress('warning: could not find the Kafka broker process; its cost is not reported');
+    if (brokerPid === undefined)
+      progress('warning: could not find the Kafka broker process; its cost is not reported');
     const measured: Measured = { onehop: [], relay: started.relay, gate: started.gate };
 
     const secret = deployment.sessions.secret;
-    if (secret === undefined) throw new Error('the bench deployment must use an HS256 session secret');
+    if (secret === undefined)
+      throw new Error('the bench deployment must use an HS256 session secret');
     const tokens = await tokensFor(secret);
     driver = await createLoadDriver({
       bus,
       facts: {
         mix: buildMix({ size: 500, seed: options.seed }),
         tokens,
-        inputTopic: { onehop: onehopTopic, relay: `${relay.topicPrefix}toolgate.proposals`, gate: `${gate.topicPrefix}toolgate.proposals` },
+        inputTopic: {
+          onehop: onehopTopic,
+          relay: `${relay.topicPrefix}toolgate.proposals`,
+          gate: `${gate.topicPrefix}toolgate.proposals`,
+        },
       },
       groupPrefix: `${ns.id}.driver.`,
-      observationTopics: [onehopTopic, `${relay.topicPrefix}toolgate.observations`, `${gate.topicPrefix}toolgate.observations`],
+      observationTopics: [
+        onehopTopic,
+        `${relay.topicPrefix}toolgate.observations`,
+        `${gate.topicPrefix}toolgate.observations`,
+      ],
       confirmationsTopic: `${gate.topicPrefix}toolgate.confirmations`,
       approvalsTopic: `${gate.topicPrefix}toolgate.approvals`,
       approverTokens: { acme: tokens.alice, globex: tokens.carol },
@@ -186,33 +238,51 @@ async function runPhases(
   progress: (line: string) => void,
 ): Promise<RunRecord[]> {
   const systems: SystemName[] = ['onehop', 'relay', 'gate'];
-  progress(`warm-up: ${options.warmupMs / 1000} s per system at 100/s`);
-  for (const system of systems) await driver.openLoop(system, `warm-${system}`, 100, options.warmupMs);
+  progress(`warm-up: ${options.warmupMs / 1000} s per system at 50/s`);
+  for (const system of systems)
+    await driver.openLoop(system, `warm-${system}`, 50, options.warmupMs);
   const runs: RunRecord[] = [];
   for (let rep = 0; rep < options.reps; rep += 1) {
     // Alternate the order, so a slow moment of the machine does not always fall on one system.
     for (const system of rep % 2 === 0 ? systems : [...systems].reverse()) {
-      progress(`saturation rep ${rep + 1}/${options.reps}: ${system} (window ${options.window} outstanding, ${options.saturationMs / 1000} s)`);
+      progress(
+        `saturation rep ${rep + 1}/${options.reps}: ${system} (window ${options.window} outstanding, ${options.saturationMs / 1000} s)`,
+      );
       const processes = [...measured[system].map((c) => ({ name: c.name, pid: c.pid })), ...broker];
       let before = new Map<string, ProcSample>();
       let costs: ProcessCost[] = [];
-      const result = await driver.saturate(system, `sat${rep}-${system}`, options.saturationMs, options.window, {
-        atStart: () => (before = sampleAll(processes)),
-        atEnd: (completed) => (costs = costsBetween(before, sampleAll(processes), completed)),
-      });
+      const result = await driver.saturate(
+        system,
+        `sat${rep}-${system}`,
+        options.saturationMs,
+        options.window,
+        {
+          atStart: () => (before = sampleAll(processes)),
+          atEnd: (completed) => (costs = costsBetween(before, sampleAll(processes), completed)),
+        },
+      );
       progress(`  → ${result.throughput.toFixed(0)} proposals/s, ${result.lost} lost`);
       runs.push(record(system, 'saturation', rep, result, { costs }));
     }
   }
-  const relaySaturation = median(runs.filter((r) => r.system === 'relay' && r.phase === 'saturation').map((r) => r.throughput));
+  const relaySaturation = median(
+    runs.filter((r) => r.system === 'relay' && r.phase === 'saturation').map((r) => r.throughput),
+  );
   progress(`relay saturation (median): ${relaySaturation.toFixed(0)} proposals/s`);
   for (const fraction of options.fractions) {
     const rate = relaySaturation * fraction;
     for (let rep = 0; rep < options.reps; rep += 1) {
       const order = fraction === 0.5 ? systems : systems.filter((s) => s !== 'onehop');
       for (const system of rep % 2 === 0 ? order : [...order].reverse()) {
-        progress(`open loop ${fraction * 100}% (${rate.toFixed(0)}/s) rep ${rep + 1}/${options.reps}: ${system}`);
-        const result = await driver.openLoop(system, `o${fraction * 100}r${rep}-${system}`, rate, options.openMs);
+        progress(
+          `open loop ${fraction * 100}% (${rate.toFixed(0)}/s) rep ${rep + 1}/${options.reps}: ${system}`,
+        );
+        const result = await driver.openLoop(
+          system,
+          `o${fraction * 100}r${rep}-${system}`,
+          rate,
+          options.openMs,
+        );
         const s = result.histogram.summary();
         progress(`  → p50 ${s.p50.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms, ${result.lost} lost`);
         runs.push(record(system, 'open', rep, result, { fraction, offeredPerSec: rate }));
@@ -223,8 +293,15 @@ async function runPhases(
 }
 
 function notesOf(driver: LoadDriver, runs: readonly RunRecord[]): string[] {
-  const notes = [...driver.mismatches()].map(([what, n]) => `gate answered ${n} × "${what}", not what the mix's recipe expects`);
-  const lost = runs.filter((r) => r.lost > 0).map((r) => `${r.system} ${r.phase}${r.fraction === null ? '' : ` ${r.fraction * 100}%`} rep ${r.rep + 1}: ${r.lost} lost`);
+  const notes = [...driver.mismatches()].map(
+    ([what, n]) => `gate answered ${n} × "${what}", not what the mix's recipe expects`,
+  );
+  const lost = runs
+    .filter((r) => r.lost > 0)
+    .map(
+      (r) =>
+        `${r.system} ${r.phase}${r.fraction === null ? '' : ` ${r.fraction * 100}%`} rep ${r.rep + 1}: ${r.lost} lost`,
+    );
   return [...notes, ...lost];
 }
 
@@ -232,16 +309,26 @@ async function createTopics(bus: Bus, relayPrefix: string, onehopTopic: string):
   const specs = topicsFor([ECHO_TOOL]);
   const observations = specs.find((s) => s.name === 'toolgate.observations');
   if (observations === undefined) throw new Error('the topic catalogue has no observations topic');
-  await bus.ensureTopics([...specs.map((s) => ({ ...s, name: `${relayPrefix}${s.name}` })), { ...observations, name: onehopTopic }]);
+  await bus.ensureTopics([
+    ...specs.map((s) => ({ ...s, name: `${relayPrefix}${s.name}` })),
+    { ...observations, name: onehopTopic },
+  ]);
 }
 
 /** Drops the namespace's topics, Redis keys and registry subjects. */
 async function dropAll(id: string, redisPrefix: string, stack: StackAddresses): Promise<void> {
-  const kafka = new Kafka({ clientId: `${id}-cleanup`, brokers: [...stack.kafkaBrokers], logLevel: logLevel.NOTHING });
+  const kafka = new Kafka({
+    clientId: `${id}-cleanup`,
+    brokers: [...stack.kafkaBrokers],
+    logLevel: logLevel.NOTHING,
+  });
   const redis = new Redis(stack.redisUrl, { maxRetriesPerRequest: 1 });
   try {
     const ns = { ...testNamespace('unused'), id, redisPrefix };
     await dropNamespace(ns, { kafka, redis });
+    await dropSubjects(stack.registryUrl, `${id}.`);
+    // A child stopped while starting may have had registrations in flight; they land late.
+    await new Promise((r) => setTimeout(r, 2_000));
     await dropSubjects(stack.registryUrl, `${id}.`);
   } finally {
     redis.disconnect();

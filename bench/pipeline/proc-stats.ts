@@ -25,7 +25,10 @@ export function parseProcStat(text: string): ProcSample | undefined {
   const end = text.lastIndexOf(')');
   if (end < 0) return undefined;
   // After ") ": field 3 (state) is index 0, so field n is index n - 3.
-  const fields = text.slice(end + 2).trim().split(/\s+/);
+  const fields = text
+    .slice(end + 2)
+    .trim()
+    .split(/\s+/);
   const utime = Number(fields[14 - 3]);
   const stime = Number(fields[15 - 3]);
   const rssPages = Number(fields[24 - 3]);

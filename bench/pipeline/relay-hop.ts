@@ -25,9 +25,12 @@ import {
   type RelayRole,
 } from './child-config.js';
 
-/** Permissive schema of the relay's internal topics: any JSON object. */
-const ANY_OBJECT = { type: 'object' } as const;
-
+/** Permissive schema of the relay's internal topics: any JSON object (the registry needs a draft). */
+const ANY_OBJECT = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  title: 'RelayEnvelope',
+  type: 'object',
+} as const;
 
 interface Route {
   readonly from: string;
@@ -46,11 +49,29 @@ function pass(msg: Incoming, to: string): Outgoing {
 function routeOf(role: RelayRole, t: GateTopics): Route {
   switch (role) {
     case 'hop1':
-      return { from: t.proposals, to: t.validated, schema: ANY_OBJECT, plainJsonAllowed: true, forward: pass };
+      return {
+        from: t.proposals,
+        to: t.validated,
+        schema: ANY_OBJECT,
+        plainJsonAllowed: true,
+        forward: pass,
+      };
     case 'hop2':
-      return { from: t.validated, to: t.authorized, schema: ANY_OBJECT, plainJsonAllowed: false, forward: pass };
+      return {
+        from: t.validated,
+        to: t.authorized,
+        schema: ANY_OBJECT,
+        plainJsonAllowed: false,
+        forward: pass,
+      };
     case 'hop3':
-      return { from: t.authorized, to: t.cleared, schema: ANY_OBJECT, plainJsonAllowed: false, forward: pass };
+      return {
+        from: t.authorized,
+        to: t.cleared,
+        schema: ANY_OBJECT,
+        plainJsonAllowed: false,
+        forward: pass,
+      };
     case 'hop4':
       return {
         from: t.cleared,
@@ -83,10 +104,18 @@ async function main(): Promise<void> {
   const role = child.role;
   if (role === undefined) throw new TypeError('a relay hop needs a role');
   const config = loadConfig(process.env);
-  const logger = createLogger({ level: config.logLevel, stage: `relay-${role}`, instanceId: config.instanceId });
+  const logger = createLogger({
+    level: config.logLevel,
+    stage: `relay-${role}`,
+    instanceId: config.instanceId,
+  });
   const route = routeOf(role, gateTopics(config.topicPrefix));
   const bus = createBus({ brokers: [...config.kafkaBrokers], clientId: `relay-${role}`, logger });
-  const codec = createCodec({ registryUrl: config.schemaRegistryUrl, logger, compatibility: 'NONE' });
+  const codec = createCodec({
+    registryUrl: config.schemaRegistryUrl,
+    logger,
+    compatibility: 'NONE',
+  });
   await codec.register(`${route.to}-value`, route.schema);
   const loop = await startStageLoop({
     stage: `relay-${role}`,
@@ -97,6 +126,16 @@ async function main(): Promise<void> {
     logger,
     instanceId: config.instanceId,
     handle: (msg) => Promise.resolve([route.forward(msg, route.to)]),
+    ...(process.env['BENCH_TRACE'] === '1'
+      ? {
+          metrics: {
+            batch: (seconds: number, size: number) =>
+              process.stderr.write(
+                `${Date.now()} batch ${size} in ${(seconds * 1000).toFixed(1)} ms\n`,
+              ),
+          },
+        }
+      : {}),
   });
   announceReady(child, () => loop.ready());
   stopOnSignal(async () => {

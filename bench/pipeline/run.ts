@@ -14,7 +14,8 @@ import { formatReport } from './format-report.js';
 import { latencyChart } from './latency-chart.js';
 import { measurePipeline } from './measure-pipeline.js';
 
-const progress = (line: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
+const progress = (line: string) =>
+  console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
 
 async function main(): Promise<number> {
   let options;
@@ -29,7 +30,13 @@ async function main(): Promise<number> {
   writeFileSync(options.out, `${JSON.stringify(result, null, 2)}\n`);
   const chart = join(dirname(options.out), 'latency-vs-load.svg');
   const title = `${options.mode}, ${options.reps} repetitions, seed ${options.seed}`;
-  writeFileSync(chart, latencyChart({ onehop: result.onehop, relay: result.relay, gate: result.gate }, `Latency vs load (${title})`));
+  writeFileSync(
+    chart,
+    latencyChart(
+      { onehop: result.onehop, relay: result.relay, gate: result.gate },
+      `Latency vs load (${title})`,
+    ),
+  );
   const m = result.machine;
   console.log(
     formatReport({

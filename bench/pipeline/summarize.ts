@@ -95,7 +95,12 @@ export function summarizeSystem(runs: readonly RunRecord[]): SystemSummary {
   const fractions = [...new Set(runs.flatMap((r) => (r.fraction === null ? [] : [r.fraction])))];
   const loads = fractions
     .sort((a, b) => a - b)
-    .map((fraction) => loadSummary(fraction, runs.filter((r) => r.fraction === fraction)));
+    .map((fraction) =>
+      loadSummary(
+        fraction,
+        runs.filter((r) => r.fraction === fraction),
+      ),
+    );
   return { saturation: spreadOf(saturation.map((r) => r.throughput)), costs, loads, runs };
 }
 

@@ -53,7 +53,10 @@ export function outbound(
       };
     case 'relay': {
       const command = echoCommand(id, proposal, entry.user, now);
-      return { id, record: { topic, key: proposal.runId, value: json({ ...proposal, command }), headers } };
+      return {
+        id,
+        record: { topic, key: proposal.runId, value: json({ ...proposal, command }), headers },
+      };
     }
     case 'onehop':
       return {
@@ -61,7 +64,12 @@ export function outbound(
         record: {
           topic,
           key: proposal.runId,
-          value: json({ proposalId: id, runId: proposal.runId, requestId: proposal.requestId, outcome: 'result' }),
+          value: json({
+            proposalId: id,
+            runId: proposal.runId,
+            requestId: proposal.requestId,
+            outcome: 'result',
+          }),
           headers,
         },
       };
@@ -112,7 +120,9 @@ export function answers(
     case 'confirm':
       return o['outcome'] === 'result';
     case 'refused':
-      return o['outcome'] === 'rejected' && o['stage'] === expected.stage && o['code'] === expected.code;
+      return (
+        o['outcome'] === 'rejected' && o['stage'] === expected.stage && o['code'] === expected.code
+      );
   }
 }
 
@@ -122,7 +132,9 @@ export function decodeValue(bytes: Buffer | null): Record<string, unknown> | und
   try {
     const body = bytes[0] === 0 ? bytes.subarray(5) : bytes;
     const value: unknown = JSON.parse(body.toString('utf8'));
-    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
+    return typeof value === 'object' && value !== null
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
