@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseBenchOptions } from './bench-options.js';
+import { parseBenchOptions, windowFor } from './bench-options.js';
 
 describe('parseBenchOptions', () => {
   it('makes --quick three short repetitions and the default five longer ones', () => {
@@ -20,5 +20,13 @@ describe('parseBenchOptions', () => {
 
   it('passes a profile directory through', () => {
     expect(parseBenchOptions(['--profile', 'bench/results/p']).profileDir).toBe('bench/results/p');
+  });
+});
+
+describe('windowFor', () => {
+  it('keeps three seconds of the last throughput outstanding, between 60 and 2000', () => {
+    expect(windowFor(100)).toBe(300);
+    expect(windowFor(5)).toBe(60);
+    expect(windowFor(9000)).toBe(2000);
   });
 });

@@ -12,7 +12,7 @@ export interface BenchOptions {
   readonly openMs: number;
   /** Load levels as fractions of the relay's saturation. */
   readonly fractions: readonly number[];
-  /** Most proposals outstanding during a saturation run (the offered excess). */
+  /** Proposals outstanding in the first saturation repetition; later ones adapt (windowFor). */
   readonly window: number;
   /** Warm-up of each system before measuring. */
   readonly warmupMs: number;
@@ -54,13 +54,23 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
   return {
     mode: quick ? 'quick' : 'full',
     reps: whole('reps', values.reps, quick ? 3 : 5, 3),
-    saturationMs: quick ? 6_000 : 15_000,
+    saturationMs: quick ? 10_000 : 20_000,
     openMs: quick ? 5_000 : 12_000,
     fractions: [0.25, 0.5, 0.75],
-    window: 500,
+    window: 150,
     warmupMs: quick ? 4_000 : 8_000,
     seed: whole('seed', values.seed, 20261129, 0),
     out: values.out,
     profileDir: values.profile,
   };
+}
+
+/**
+ * Outstanding proposals for the next saturation repetition: three seconds of what the system just
+ * did (enough to keep every hop's batches full), at least 60, at most 2000. A fixed large window
+ * made the gate's queue longer than the tools' 10 s deadline, so the execute stage answered
+ * `unknown_outcome` for commands that were merely queued, which is not what saturation measures.
+ */
+export function windowFor(throughput: number): number {
+  return Math.min(2_000, Math.max(60, Math.round(throughput * 3)));
 }

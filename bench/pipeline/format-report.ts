@@ -40,14 +40,14 @@ export function formatReport(input: ReportInput): string[] {
     ...systems.map(([name, s]) => `  ${pad(name, 8)} ${formatSpread(s.saturation)}`),
     '',
     'Open-loop latency: proposal produced (when due) → terminal observation consumed, ms',
-    `  ${pad('load', 6)}${pad('rate/s', 9)}${pad('system', 8)}${pad('p50', 22)}${pad('p99', 22)}${pad('p99.9', 22)}${pad('max', 22)}lost`,
+    `  ${pad('load', 6)}${pad('rate/s', 9)}${pad('system', 8)}${pad('p50', 26)}${pad('p99', 26)}${pad('p99.9', 26)}${pad('max', 26)}lost`,
     ...latencyRows(systems),
     '',
     'Cost at saturation: CPU ms per proposal and resident memory (MiB), per process',
     ...systems.flatMap(([name, s]) =>
       s.costs.map(
         (c) =>
-          `  ${pad(name, 8)}${pad(c.name, 12)}${pad(formatSpread(c.cpuMsPerProposal, 3), 28)}${formatSpread(c.rssMiB, 0)} MiB`,
+          `  ${pad(name, 8)}${pad(c.name, 16)}${pad(formatSpread(c.cpuMsPerProposal, 3), 28)}${formatSpread(c.rssMiB, 0)} MiB`,
       ),
     ),
     '',
@@ -68,8 +68,8 @@ function latencyRows(systems: readonly [SystemName, SystemSummary][]): string[] 
       if (l === undefined) return [];
       return [
         `  ${pad(`${fraction * 100}%`, 6)}${pad(l.offeredPerSec.toFixed(0), 9)}${pad(name, 8)}` +
-          `${pad(formatSpread(l.p50), 22)}${pad(formatSpread(l.p99), 22)}` +
-          `${pad(formatSpread(l.p999), 22)}${pad(formatSpread(l.max), 22)}${l.lost}`,
+          `${pad(formatSpread(l.p50), 26)}${pad(formatSpread(l.p99), 26)}` +
+          `${pad(formatSpread(l.p999), 26)}${pad(formatSpread(l.max), 26)}${l.lost}`,
       ];
     }),
   );

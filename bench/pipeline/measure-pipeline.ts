@@ -16,7 +16,7 @@ import { dropNamespace, testNamespace } from '../../test/support/namespace.js';
 import { dropSubjects } from '../../test/support/registry-cleanup.js';
 import { buildMix, type UserName } from '../core/build-mix.js';
 import { median } from '../core/stats.js';
-import type { BenchOptions } from './bench-options.js';
+import { windowFor, type BenchOptions } from './bench-options.js';
 import { createChildren, type Child, type Children } from './children.js';
 import { createLoadDriver, type LoadDriver, type RunResult } from './load-driver.js';
 import { findBrokerPid, sampleProcess, type ProcSample } from './proc-stats.js';
@@ -238,10 +238,11 @@ async function runPhases(
   progress: (line: string) => void,
 ): Promise<RunRecord[]> {
   const systems: SystemName[] = ['onehop', 'relay', 'gate'];
-  progress(`warm-up: ${options.warmupMs / 1000} s per system at 50/s`);
+  progress(`warm-up: ${options.warmupMs / 1000} s per system at 20/s`);
   for (const system of systems)
-    await driver.openLoop(system, `warm-${system}`, 50, options.warmupMs);
+    await driver.openLoop(system, `warm-${system}`, 20, options.warmupMs);
   const runs: RunRecord[] = [];
+  const windows = new Map<SystemName, number>(systems.map((s) => [s, options.window]));
   for (let rep = 0; rep < options.reps; rep += 1) {
     // Alternate the order, so a slow moment of the machine does not always fall on one system.
     for (const system of rep % 2 === 0 ? systems : [...systems].reverse()) {
@@ -262,6 +263,7 @@ async function runPhases(
         },
       );
       progress(`  → ${result.throughput.toFixed(0)} proposals/s, ${result.lost} lost`);
+      windows.set(system, windowFor(result.throughput));
       runs.push(record(system, 'saturation', rep, result, { costs }));
     }
   }
