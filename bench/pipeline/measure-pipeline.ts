@@ -246,8 +246,9 @@ async function runPhases(
   for (let rep = 0; rep < options.reps; rep += 1) {
     // Alternate the order, so a slow moment of the machine does not always fall on one system.
     for (const system of rep % 2 === 0 ? systems : [...systems].reverse()) {
+      const window = windows.get(system) ?? options.window;
       progress(
-        `saturation rep ${rep + 1}/${options.reps}: ${system} (window ${options.window} outstanding, ${options.saturationMs / 1000} s)`,
+        `saturation rep ${rep + 1}/${options.reps}: ${system} (window ${window} outstanding, ${options.saturationMs / 1000} s)`,
       );
       const processes = [...measured[system].map((c) => ({ name: c.name, pid: c.pid })), ...broker];
       let before = new Map<string, ProcSample>();
@@ -256,7 +257,7 @@ async function runPhases(
         system,
         `sat${rep}-${system}`,
         options.saturationMs,
-        options.window,
+        window,
         {
           atStart: () => (before = sampleAll(processes)),
           atEnd: (completed) => (costs = costsBetween(before, sampleAll(processes), completed)),
