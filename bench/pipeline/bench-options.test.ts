@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseBenchOptions, windowFor } from './bench-options.js';
+import { parseBenchOptions } from './bench-options.js';
 
 describe('parseBenchOptions', () => {
   it('makes --quick three short repetitions and the default five longer ones', () => {
@@ -18,15 +18,15 @@ describe('parseBenchOptions', () => {
     expect(() => parseBenchOptions(['--fast'])).toThrow(/fast/);
   });
 
+  it('takes the saturation window from --window, 200 by default', () => {
+    expect(parseBenchOptions([]).window).toBe(200);
+    expect(parseBenchOptions(['--window', '500']).window).toBe(500);
+    expect(() => parseBenchOptions(['--window', '5'])).toThrow(
+      /--window must be a whole number ≥ 10/,
+    );
+  });
+
   it('passes a profile directory through', () => {
     expect(parseBenchOptions(['--profile', 'bench/results/p']).profileDir).toBe('bench/results/p');
-  });
-});
-
-describe('windowFor', () => {
-  it('keeps three seconds of the last throughput outstanding, between 60 and 2000', () => {
-    expect(windowFor(100)).toBe(300);
-    expect(windowFor(5)).toBe(60);
-    expect(windowFor(9000)).toBe(2000);
   });
 });

@@ -12,7 +12,12 @@ export interface BenchOptions {
   readonly openMs: number;
   /** Load levels as fractions of the relay's saturation. */
   readonly fractions: readonly number[];
-  /** Proposals outstanding in the first saturation repetition; later ones adapt (windowFor). */
+  /**
+   * Proposals outstanding during a saturation run, the same for every system. Default 200: more
+   * than either pipeline answers in one of its batch cycles, and short enough that the gate's
+   * queue stays within the tools' 10 s deadline (a larger one turned queued commands into
+   * `unknown_outcome`).
+   */
   readonly window: number;
   /** Warm-up of each system before measuring. */
   readonly warmupMs: number;
@@ -27,6 +32,7 @@ export interface BenchOptions {
 export const USAGE = `npm run bench [-- --quick] [--reps N] [--seed N] [--out FILE] [--profile DIR]
   --quick      3 short repetitions (a few minutes); default 5 longer ones
   --reps N     repetitions of each phase per system (≥ 3)
+  --window N   proposals outstanding during saturation runs (default 200)
   --profile D  run the gate's processes under node --cpu-prof, profiles into D`;
 
 function whole(name: string, text: string | undefined, fallback: number, min: number): number {
@@ -48,6 +54,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
       seed: { type: 'string' },
       out: { type: 'string', default: 'bench/results/latest.json' },
       profile: { type: 'string' },
+      window: { type: 'string' },
     },
   });
   const quick = values.quick;
@@ -57,20 +64,10 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     saturationMs: quick ? 10_000 : 20_000,
     openMs: quick ? 5_000 : 12_000,
     fractions: [0.25, 0.5, 0.75],
-    window: 150,
+    window: whole('window', values.window, 200, 10),
     warmupMs: quick ? 4_000 : 8_000,
     seed: whole('seed', values.seed, 20261129, 0),
     out: values.out,
     profileDir: values.profile,
   };
-}
-
-/**
- * Outstanding proposals for the next saturation repetition: three seconds of what the system just
- * did (enough to keep every hop's batches full), at least 60, at most 2000. A fixed large window
- * made the gate's queue longer than the tools' 10 s deadline, so the execute stage answered
- * `unknown_outcome` for commands that were merely queued, which is not what saturation measures.
- */
-export function windowFor(throughput: number): number {
-  return Math.min(2_000, Math.max(60, Math.round(throughput * 3)));
 }

@@ -16,7 +16,7 @@ import { dropNamespace, testNamespace } from '../../test/support/namespace.js';
 import { dropSubjects } from '../../test/support/registry-cleanup.js';
 import { buildMix, type UserName } from '../core/build-mix.js';
 import { median } from '../core/stats.js';
-import { windowFor, type BenchOptions } from './bench-options.js';
+import type { BenchOptions } from './bench-options.js';
 import { createChildren, type Child, type Children } from './children.js';
 import { createLoadDriver, type LoadDriver, type RunResult } from './load-driver.js';
 import { findBrokerPid, sampleProcess, type ProcSample } from './proc-stats.js';
@@ -242,11 +242,10 @@ async function runPhases(
   for (const system of systems)
     await driver.openLoop(system, `warm-${system}`, 20, options.warmupMs);
   const runs: RunRecord[] = [];
-  const windows = new Map<SystemName, number>(systems.map((s) => [s, options.window]));
   for (let rep = 0; rep < options.reps; rep += 1) {
     // Alternate the order, so a slow moment of the machine does not always fall on one system.
     for (const system of rep % 2 === 0 ? systems : [...systems].reverse()) {
-      const window = windows.get(system) ?? options.window;
+      const window = options.window;
       progress(
         `saturation rep ${rep + 1}/${options.reps}: ${system} (window ${window} outstanding, ${options.saturationMs / 1000} s)`,
       );
@@ -264,7 +263,6 @@ async function runPhases(
         },
       );
       progress(`  → ${result.throughput.toFixed(0)} proposals/s, ${result.lost} lost`);
-      windows.set(system, windowFor(result.throughput));
       runs.push(record(system, 'saturation', rep, result, { costs }));
     }
   }
