@@ -113,7 +113,13 @@ interface Starter {
 
 function gateStage(o: StartOptions, stage: string, integrityKey: string, port: number): Starter {
   const profile =
-    o.profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${o.profileDir}`];
+    o.profileDir === undefined
+      ? []
+      : [
+          '--cpu-prof',
+          `--cpu-prof-dir=${o.profileDir}`,
+          `--cpu-prof-name=gate-${stage}.cpuprofile`,
+        ];
   return {
     name: `gate-${stage}`,
     start() {
