@@ -295,7 +295,7 @@ async function runPhases(
 
 function notesOf(driver: LoadDriver, runs: readonly RunRecord[]): string[] {
   const notes = [...driver.mismatches()].map(
-    ([what, n]) => `gate answered ${n} × "${what}", not what the mix's recipe expects`,
+    ([what, n]) => `gate answered ${n} × ${what}, not what the mix's recipe expects`,
   );
   const lost = runs
     .filter((r) => r.lost > 0)

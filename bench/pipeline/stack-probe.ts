@@ -32,9 +32,14 @@ async function redisAnswers(url: string): Promise<void> {
     lazyConnect: true,
     retryStrategy: () => null,
   });
+  // ioredis reports the cause on its error event and rejects with "Connection is closed".
+  let cause: Error | undefined;
+  redis.on('error', (error: Error) => (cause = error));
   try {
     await redis.connect();
     await redis.ping();
+  } catch (error) {
+    throw cause ?? error;
   } finally {
     redis.disconnect();
   }
