@@ -331,7 +331,22 @@ async function dropAll(id: string, redisPrefix: string, stack: StackAddresses): 
     // A child stopped while starting may have had registrations in flight; they land late.
     await new Promise((r) => setTimeout(r, 2_000));
     await dropSubjects(stack.registryUrl, `${id}.`);
+    // Last: a group a killed child never left cannot be deleted yet, and says so.
+    await dropGroups(kafka, `${id}.`);
   } finally {
     redis.disconnect();
+  }
+}
+
+/** Deletes the consumer groups (and their committed offsets) whose id starts with `prefix`. */
+async function dropGroups(kafka: Kafka, prefix: string): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const { groups } = await admin.listGroups();
+    const mine = groups.map((g) => g.groupId).filter((g) => g.startsWith(prefix));
+    if (mine.length > 0) await admin.deleteGroups(mine);
+  } finally {
+    await admin.disconnect();
   }
 }
