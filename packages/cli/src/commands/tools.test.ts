@@ -27,7 +27,8 @@ const names = (out: string) =>
     (t) => t.name ?? t.function?.name,
   );
 
-describe('toolgate tools export', () => {
+// Compiling the Cedar policies takes a few seconds on a busy machine; the default 5 s is too tight.
+describe('toolgate tools export', { timeout: 30_000 }, () => {
   it('lists every tool in each provider shape without --as', async () => {
     const openai = await cli(['tools', 'export', '--format', 'openai', '--config', CONFIG]);
     expect({ code: openai.code, err: openai.err }).toEqual({ code: 0, err: '' });
