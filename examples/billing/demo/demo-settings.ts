@@ -84,7 +84,7 @@ export function demoSettings(argv: readonly string[], env: Env): DemoSettings {
     sessionSecret: nonEmpty(env['TOOLGATE_SESSION_SECRET']) ?? EXAMPLE_SESSION_SECRET,
     ports,
     approvalUrl: `http://${host}:${approvalPort}`,
-    logDir: path.join(REPO_ROOT, '.demo', 'logs'),
+    logDir: logDirOf(config.topicPrefix),
     deploymentFile: path.join(REPO_ROOT, 'examples/billing/demo/toolgate.demo.config.ts'),
   };
 }
@@ -95,6 +95,12 @@ function portsOf(config: Config): Record<DemoStage, number> {
   return Object.fromEntries(
     DEMO_STAGES.map((s, i) => [s, base === undefined ? httpPortFor(config, s) : base + i]),
   ) as Record<DemoStage, number>;
+}
+
+/** `.demo/logs`, or a directory of its own per topic prefix, so namespaced runs keep apart. */
+function logDirOf(topicPrefix: string): string {
+  const namespace = topicPrefix.replace(/[^A-Za-z0-9_-]+/g, '');
+  return path.join(REPO_ROOT, '.demo', 'logs', ...(namespace === '' ? [] : [namespace]));
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
