@@ -19,16 +19,44 @@ export interface DemoSystem {
   stop(): Promise<void>;
 }
 
-/** Why the demo stopped early: a message naming the log to read. */
+/** How many times start-up is tried when a child dies before it is ready. */
+export const START_ATTEMPTS = 3;
+
+/** Why the system did not start: a message naming the log to read. */
 export class DemoStartError extends Error {
   override readonly name = 'DemoStartError';
+  constructor(
+    message: string,
+    /** True when a child ended during start-up (e.g. the registry answered too slowly). */
+    readonly childDied: boolean,
+  ) {
+    super(message);
+  }
 }
 
-/** Starts the stages and the tool worker; resolves once both are ready. */
+/**
+ * Starts the stages and the tool worker; resolves once both are ready. A child that dies during
+ * start-up (on a loaded machine the registry can miss the stages' 5 s bound the first time they
+ * register their schemas) is reported and everything is started again, up to
+ * {@link START_ATTEMPTS} times.
+ */
 export async function startDemoSystem(
   settings: DemoSettings,
   say: (line: string) => void,
 ): Promise<DemoSystem> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startOnce(settings, say);
+    } catch (error) {
+      if (!(error instanceof DemoStartError && error.childDied) || attempt >= START_ATTEMPTS) {
+        throw error;
+      }
+      say(`${error.message}\ndemo: starting again (attempt ${attempt + 1} of ${START_ATTEMPTS})`);
+    }
+  }
+}
+
+async function startOnce(settings: DemoSettings, say: (line: string) => void): Promise<DemoSystem> {
   const gate = startChild({
     name: 'gate',
     args: ['packages/cli/bin/toolgate.js', 'start', 'all', '--config', settings.deploymentFile],
@@ -86,7 +114,7 @@ async function waitUntil(
   let waiting: string[] = [];
   while (Date.now() < deadline) {
     const dead = system.died();
-    if (dead !== undefined) throw new DemoStartError(deathNotice(dead, await dead.exited));
+    if (dead !== undefined) throw new DemoStartError(deathNotice(dead, await dead.exited), true);
     waiting = await notReady();
     if (waiting.length === 0) return;
     await sleep(250);
@@ -94,6 +122,7 @@ async function waitUntil(
   const logs = system.children.map((c) => c.log).join(', ');
   throw new DemoStartError(
     `not ready within ${timeoutMs / 1000} s: ${waiting.join(', ')}; read ${logs}`,
+    false,
   );
 }
 
