@@ -21,7 +21,10 @@ export interface DemoChild {
   readonly exited: Promise<string>;
   /** True once the process has ended. */
   hasExited(): boolean;
-  /** The last `lines` lines of its log. */
+  /**
+   * The last `lines` lines of its log that say what went wrong (errors, and text that is not a
+   * JSON log line, such as a start-up failure); the last lines at all when there are none.
+   */
   tail(lines?: number): string;
   /** Sends SIGTERM, then SIGKILL after `graceMs`; resolves when it has ended. Idempotent. */
   stop(graceMs: number): Promise<void>;
@@ -94,7 +97,9 @@ async function stopChild(
 
 function tailOf(file: string, lines: number): string {
   if (!existsSync(file)) return '';
-  return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  const all = readFileSync(file, 'utf8').trimEnd().split('\n');
+  const telling = all.filter((line) => !line.startsWith('{') || /"level":(50|60)\b/.test(line));
+  return (telling.length > 0 ? telling : all).slice(-lines).join('\n');
 }
 
 /** True when the log of `child` holds `text` (e.g. a start-up line). */
