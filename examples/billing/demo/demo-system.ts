@@ -43,10 +43,11 @@ export class DemoStartError extends Error {
 export async function startDemoSystem(
   settings: DemoSettings,
   say: (line: string) => void,
+  signal: AbortSignal,
 ): Promise<DemoSystem> {
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await startOnce(settings, say);
+      return await startOnce(settings, say, signal);
     } catch (error) {
       if (!(error instanceof DemoStartError && error.childDied) || attempt >= START_ATTEMPTS) {
         throw error;
@@ -56,7 +57,11 @@ export async function startDemoSystem(
   }
 }
 
-async function startOnce(settings: DemoSettings, say: (line: string) => void): Promise<DemoSystem> {
+async function startOnce(
+  settings: DemoSettings,
+  say: (line: string) => void,
+  signal: AbortSignal,
+): Promise<DemoSystem> {
   const gate = startChild({
     name: 'gate',
     args: ['packages/cli/bin/toolgate.js', 'start', 'all', '--config', settings.deploymentFile],
@@ -84,7 +89,7 @@ async function startOnce(settings: DemoSettings, say: (line: string) => void): P
   say(`started the gate (pid ${gate.pid}, log ${gate.log})`);
   say(`started the tool worker (pid ${worker.pid}, log ${worker.log})`);
   try {
-    await waitUntil(system, START_TIMEOUT_MS, async () => {
+    await waitUntil(system, START_TIMEOUT_MS, signal, async () => {
       const stages = await Promise.all(
         DEMO_STAGES.map((s) => isReady(`http://127.0.0.1:${settings.ports[s]}/readyz`)),
       );
@@ -108,11 +113,13 @@ export function deathNotice(child: DemoChild, code: string): string {
 async function waitUntil(
   system: DemoSystem,
   timeoutMs: number,
+  signal: AbortSignal,
   notReady: () => Promise<string[]>,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let waiting: string[] = [];
   while (Date.now() < deadline) {
+    if (signal.aborted) throw new DemoStartError('interrupted during start-up', false);
     const dead = system.died();
     if (dead !== undefined) throw new DemoStartError(deathNotice(dead, await dead.exited), true);
     waiting = await notReady();

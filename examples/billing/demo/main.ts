@@ -27,12 +27,24 @@ async function main(): Promise<number> {
   say(
     `run ${settings.runTag}: starting the gate (validate, authorize, confirm, execute) and the tool worker`,
   );
-  const system = await startDemoSystem(settings, say);
-  const stopped = stopOnSignal(system);
-  const died = watchChildren(system);
+  const interrupt = new AbortController();
+  const interrupted = onSignal(interrupt);
+  let system: DemoSystem;
+  try {
+    system = await startDemoSystem(settings, say, interrupt.signal);
+  } catch (error) {
+    if (interrupt.signal.aborted) return 130;
+    throw error;
+  }
+  const died = watchChildren(system, interrupt.signal);
   try {
     say('the gate and the tool worker are ready');
-    const report = await Promise.race([runDemo(settings, say), died.promise]);
+    const report = await Promise.race([
+      runDemo(settings, say),
+      died.promise,
+      interrupted.then(() => undefined),
+    ]);
+    if (report === undefined) return 130;
     process.stdout.write(
       `\nOutcomes of this run by stage, code and kind (from the audit topic):\n\n${report.table}\n\n`,
     );
@@ -46,40 +58,39 @@ async function main(): Promise<number> {
     }
     if (settings.once) return report.mismatches.length === 0 ? 0 : 1;
     explore(settings);
-    return await Promise.race([stopped, died.promise.then(() => 1)]);
+    return await Promise.race([interrupted, died.promise]);
   } finally {
-    died.cancel();
     await system.stop();
   }
 }
 
-/** Resolves with 130 on the first SIGINT or SIGTERM, after which the caller stops the children. */
-function stopOnSignal(system: DemoSystem): Promise<number> {
+/**
+ * Resolves with 130 on the first SIGINT or SIGTERM and aborts `interrupt`; the caller then stops
+ * the children (a Ctrl-C in a terminal reaches them too, and they stop on their own).
+ */
+function onSignal(interrupt: AbortController): Promise<number> {
   return new Promise((resolve) => {
-    const onSignal = (signal: NodeJS.Signals) => {
+    const stop = (signal: NodeJS.Signals) => {
+      if (interrupt.signal.aborted) return;
       say(`${signal}: stopping the gate and the tool worker`);
+      interrupt.abort();
       resolve(130);
-      void system.stop();
     };
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
   });
 }
 
-/** Rejects (with a message naming the log) when a child ends on its own. */
-function watchChildren(system: DemoSystem): { promise: Promise<never>; cancel(): void } {
-  let cancelled = false;
+/** Rejects (with a message naming the log) when a child ends on its own, not after `stopping`. */
+function watchChildren(system: DemoSystem, stopping: AbortSignal): { promise: Promise<never> } {
   const promise = Promise.race(
-    system.children.map(async (child) => {
-      const code = await child.exited;
-      return { child, code };
-    }),
+    system.children.map(async (child) => ({ child, code: await child.exited })),
   ).then(({ child, code }) => {
-    if (cancelled) return new Promise<never>(() => undefined);
+    if (stopping.aborted) return new Promise<never>(() => undefined);
     throw new Error(deathNotice(child, code));
   });
   promise.catch(() => undefined);
-  return { promise, cancel: () => (cancelled = true) };
+  return { promise };
 }
 
 function explore(settings: DemoSettings): void {
