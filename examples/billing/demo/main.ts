@@ -6,8 +6,9 @@
  * outcome was the one the script expected, 1 otherwise. The stack must be up (`npm start` runs
  * `stack:up` first).
  */
+import path from 'node:path';
 import { ConfigError } from '@toolgate/shared';
-import { demoSettings, type DemoSettings } from './demo-settings.js';
+import { demoSettings, REPO_ROOT, type DemoSettings } from './demo-settings.js';
 import { deathNotice, startDemoSystem, type DemoSystem } from './demo-system.js';
 import { runDemo } from './run-demo.js';
 
@@ -106,7 +107,7 @@ function explore(settings: DemoSettings): void {
       '  npx toolgate tail audit                   decisions as they happen',
       '  npx toolgate stats                        refusals by stage and code',
       `  curl -s http://127.0.0.1:${ports.validate}/metrics   (validate; authorize ${ports.authorize}, confirm ${ports.confirm}, execute ${ports.execute})`,
-      `Logs: ${settings.logDir.replace(`${process.cwd()}/`, '')}/{gate,tool-worker}.log. Ctrl-C stops everything.`,
+      `Logs: ${path.relative(REPO_ROOT, settings.logDir)}/{gate,tool-worker}.log. Ctrl-C stops everything.`,
       '',
     ].join('\n'),
   );

@@ -27,7 +27,7 @@ import {
 } from './expectations.js';
 import { trackProgress } from './progress.js';
 import { Script, type DemoSessions } from './script.js';
-import { runWorkload, WORKLOAD_SIZE } from './workload.js';
+import { runWorkload, SCENARIOS, WORKLOAD_SIZE } from './workload.js';
 
 /** What a run found. */
 export interface DemoReport {
@@ -74,7 +74,7 @@ export async function runDemo(
       `seeded this run's invoices, payment and draft (${seeded.objects.map((o) => o.id).join(', ')})`,
     );
     say(
-      `the scripted agent sends ${WORKLOAD_SIZE} proposals in 12 runs for acme and globex; a scripted approver answers the cards`,
+      `the scripted agent sends ${WORKLOAD_SIZE} proposals in ${SCENARIOS.length} runs for acme and globex; a scripted approver answers the cards`,
     );
     const progress = trackProgress(client, WORKLOAD_SIZE, process.stdout);
     const script = new Script({
