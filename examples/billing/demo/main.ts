@@ -21,7 +21,7 @@ async function main(): Promise<number> {
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(
-      `demo: ${error.message}\n${error.problems.map((p) => `  - ${p}\n`).join('')}`,
+      `demo: cannot start:\n${error.problems.map((p) => `  - ${p}\n`).join('')}`,
     );
     return 2;
   }
