@@ -11,8 +11,12 @@ export const EXIT = {
   failed: 1,
   /** Bad usage or bad configuration: fix the command line or the config file. */
   usage: 2,
-  /** Infrastructure (Kafka, the registry, Redis) could not be reached. */
+  /** Infrastructure (Kafka, the registry, Redis, the approval API) could not be reached. */
   unavailable: 3,
+  /** The session token was refused (missing, invalid, expired) or the caller may not do this. */
+  denied: 4,
+  /** What the command names does not exist (a confirmation, a topic). */
+  notFound: 5,
 } as const;
 
 /** One exit code. */

@@ -11,6 +11,12 @@ export interface CommandIo {
   readonly stdout: Writable;
   readonly stderr: Writable;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /**
+   * For commands that run until the user stops them (`tail`): starts listening for Ctrl-C and
+   * SIGTERM and returns a signal aborted on either. Absent, such a command runs until its own end
+   * (e.g. `--max`). Only commands that call it change how the process treats signals.
+   */
+  readonly stopSignal?: () => AbortSignal;
 }
 
 /** One declared option, as `node:util` parseArgs takes it, plus its help text. */

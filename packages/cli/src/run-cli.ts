@@ -5,12 +5,29 @@
 import { parseArgs } from 'node:util';
 import { CliError, EXIT } from './cli-error.js';
 import type { Command, CommandIo } from './command.js';
+import { approveCommand, rejectCommand } from './commands/decide.js';
 import { evaluateCommand } from './commands/evaluate.js';
+import { pendingCommand } from './commands/pending.js';
+import { stackCommand } from './commands/stack.js';
 import { startCommand } from './commands/start.js';
+import { statsCommand } from './commands/stats.js';
+import { tailCommand } from './commands/tail.js';
 import { tokenCommand } from './commands/token.js';
+import { toolsCommand } from './commands/tools.js';
 
 /** Every command, in the order `toolgate --help` lists them. */
-export const COMMANDS: readonly Command[] = [startCommand, evaluateCommand, tokenCommand];
+export const COMMANDS: readonly Command[] = [
+  stackCommand,
+  startCommand,
+  evaluateCommand,
+  toolsCommand,
+  pendingCommand,
+  approveCommand,
+  rejectCommand,
+  tailCommand,
+  statsCommand,
+  tokenCommand,
+];
 
 /** Runs one command line; resolves to the exit code. Never throws. */
 export async function runCli(
@@ -77,7 +94,7 @@ function report(error: unknown, command: Command, io: CommandIo): number {
 function overview(commands: readonly Command[]): string {
   const width = Math.max(...commands.map((c) => c.name.length));
   const lines = commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
-  return `usage: toolgate <command> [options]\n\ncommands:\n${lines.join('\n')}\n\nRun toolgate <command> --help for a command's options.\nExit codes: 0 ok, 1 failed, 2 usage or configuration error, 3 infrastructure unavailable.\n`;
+  return `usage: toolgate <command> [options]\n\ncommands:\n${lines.join('\n')}\n\nRun toolgate <command> --help for a command's options.\nExit codes: 0 ok, 1 failed, 2 usage or configuration error, 3 infrastructure unavailable,\n4 session refused or not allowed, 5 not found.\n`;
 }
 
 function help(command: Command): string {

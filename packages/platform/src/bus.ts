@@ -196,6 +196,12 @@ export interface Bus {
    * at its first fetch, some time after the group join.
    */
   latestOffsets(topic: string): Promise<readonly PartitionOffset[]>;
+  /**
+   * Per partition of `topic`, the offset of the first record written at or after `timestamp`
+   * (ms since the epoch), or the latest offset when there is none; `timestamp` 0 gives the
+   * earliest record still kept.
+   */
+  offsetsAt(topic: string, timestamp: number): Promise<readonly PartitionOffset[]>;
   producer(options?: BusProducerOptions): BusProducer;
   consumer(options: BusConsumerOptions): BusConsumer;
   /** Disconnects the admin client; producers and consumers are closed by their owners. Idempotent. */
@@ -541,6 +547,19 @@ export function createBus(options: BusOptions): Bus {
         const offsets = await whileSettling(timeoutMs, () => a.fetchTopicOffsets(topic));
         return offsets
           .map((p) => ({ topic, partition: p.partition, offset: p.high }))
+          .sort((x, y) => x.partition - y.partition);
+      }),
+    offsetsAt: (topic, timestamp) =>
+      attempt(`fetch the offsets of ${topic} at ${new Date(timestamp).toISOString()}`, async () => {
+        const a = await admin.get();
+        const timeoutMs = options.requestTimeoutMs ?? 30_000;
+        const offsets = await whileSettling(timeoutMs, () =>
+          timestamp <= 0
+            ? a.fetchTopicOffsets(topic).then((ps) => ps.map((p) => ({ ...p, offset: p.low })))
+            : a.fetchTopicOffsetsByTimestamp(topic, timestamp),
+        );
+        return offsets
+          .map((p) => ({ topic, partition: p.partition, offset: p.offset }))
           .sort((x, y) => x.partition - y.partition);
       }),
     producer: (producerOptions = {}) =>

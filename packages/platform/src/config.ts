@@ -177,6 +177,28 @@ export const DEPLOYMENT_VARIABLES: Readonly<Record<string, string>> = {
     'JWKS file for EdDSA/RS256 session tokens (production); read by the deployment.',
 };
 
+/**
+ * Variables other Toolgate programs read (the CLI, tool workers, the local stack driver), by name
+ * without the prefix: known, so a stage given the same environment does not warn about them.
+ */
+export const OTHER_VARIABLES: Readonly<Record<string, string>> = {
+  WORKER_NAME:
+    "Tool workers: names the worker's consumer group (`toolgate.worker.<name>`); default the worker's tool names joined by `.`.",
+  CONFIRMATION_URL:
+    "CLI (`pending`, `approve`, `reject`): the confirm stage's approval API; default `http://127.0.0.1:9103`.",
+  SESSION_TOKEN:
+    'CLI (`pending`, `approve`, `reject`): the session token to act as, when `--as` is not given.',
+  STACK_DIR:
+    'Local stack: where `stack:up` keeps jars, data, logs and pid files; default `.stack/`.',
+  STACK_KAFKA_PORT: 'Local stack: Kafka listener port; default 9092.',
+  STACK_KAFKA_CONTROLLER_PORT: 'Local stack: KRaft controller port; default 9093.',
+  STACK_REGISTRY_PORT: 'Local stack: Apicurio Registry port; default 8081.',
+  STACK_REGISTRY_MANAGEMENT_PORT: "Local stack: the registry's health port; default 9081.",
+  STACK_REDIS_PORT: 'Local stack: port of a Redis it starts; default 6379.',
+  REGISTRY_JAVA_HOME:
+    'Local stack: the JDK (21 or later) that runs Apicurio Registry, when the default `java` is older.',
+};
+
 /** The loaded configuration of a Toolgate process. */
 export interface Config {
   /** TOOLGATE_KAFKA_BROKERS: bootstrap brokers, `host:port` each. */
@@ -346,9 +368,11 @@ function problemsOf(errors: readonly ErrorObject[]): string[] {
  */
 export function unknownVariables(env: Env, extension?: VariableTable): string[] {
   const known = new Set(
-    [...Object.keys(merged(extension)), ...Object.keys(DEPLOYMENT_VARIABLES)].map(
-      (name) => ENV_PREFIX + name,
-    ),
+    [
+      ...Object.keys(merged(extension)),
+      ...Object.keys(DEPLOYMENT_VARIABLES),
+      ...Object.keys(OTHER_VARIABLES),
+    ].map((name) => ENV_PREFIX + name),
   );
   return Object.keys(env)
     .filter((name) => name.startsWith(ENV_PREFIX) && !known.has(name))
@@ -387,9 +411,8 @@ export function renderConfigurationDoc(): string {
     ([name, spec]) =>
       `| \`${ENV_PREFIX}${name}\` | ${spec.kind} | ${cell(defaultText(spec))} | ${cell(spec.description)} |`,
   );
-  const deployment = Object.entries(DEPLOYMENT_VARIABLES).map(
-    ([name, text]) => `| \`${ENV_PREFIX}${name}\` | ${cell(text)} |`,
-  );
+  const described = (table: Readonly<Record<string, string>>) =>
+    Object.entries(table).map(([name, text]) => `| \`${ENV_PREFIX}${name}\` | ${cell(text)} |`);
   return [
     '# Configuration',
     '',
@@ -408,7 +431,13 @@ export function renderConfigurationDoc(): string {
     '',
     '| variable | meaning |',
     '|---|---|',
-    ...deployment,
+    ...described(DEPLOYMENT_VARIABLES),
+    '',
+    '## Read by other Toolgate programs',
+    '',
+    '| variable | meaning |',
+    '|---|---|',
+    ...described(OTHER_VARIABLES),
     '',
   ].join('\n');
 }

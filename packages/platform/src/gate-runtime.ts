@@ -5,12 +5,14 @@
  */
 import { createGate, MESSAGE_SCHEMAS, type Deployment } from '@toolgate/shared';
 import { createBus, type Bus } from './bus.js';
-import { createCodec, type Codec } from './codec.js';
+import { createCodec, type Codec, type JsonSchemaObject } from './codec.js';
 import type { Config } from './config.js';
 import { createGateOutputs, type GateOutputs } from './gate-outputs.js';
 import { gateTopics, type GateTopics } from './gate-topics.js';
 import type { Logger } from './logger.js';
+import { isRetriable } from './fault.js';
 import { createRedisObjectStore, type RedisObjectStore } from './redis-object-store.js';
+import { retryWhileRetriable } from './retry-backoff.js';
 import { createStore, type Store } from './store.js';
 import { topicsFor, TOPIC_NAMES, type TopicShortName } from './topics.js';
 
@@ -67,7 +69,7 @@ export async function openGateRuntime(
       logger,
       compatibility: 'NONE',
     });
-    await registerSchemas(codec, topics, tools);
+    await registerSchemas(codec, topics, tools, logger);
     const objects = createRedisObjectStore(store, OBJECT_NAMESPACE);
     const seeded = await objects.seed(deployment.seed ?? []);
     if (seeded > 0) logger.info({ seeded }, 'seeded the deployment objects that were missing');
@@ -89,16 +91,42 @@ export async function openGateRuntime(
   }
 }
 
+/** How long start-up waits for a busy or restarting registry before giving up: 2 minutes. */
+export const REGISTRY_STARTUP_DEADLINE_MS = 120_000;
+
+/** Registrations in flight at once: a registry under load answers a few faster than many. */
+const REGISTER_CONCURRENCY = 4;
+
 async function registerSchemas(
   codec: Codec,
   topics: GateTopics,
   tools: readonly string[],
+  logger: Logger,
 ): Promise<void> {
   const fixed = (Object.keys(TOPIC_NAMES) as TopicShortName[]).filter((t) => t !== 'quarantine');
-  await Promise.all([
-    ...fixed.map((t) => codec.register(`${topics[t]}-value`, MESSAGE_SCHEMAS[t])),
-    ...tools.map((tool) =>
-      codec.register(`${topics.command(tool)}-value`, MESSAGE_SCHEMAS.commands),
-    ),
-  ]);
+  const subjects: [string, JsonSchemaObject][] = [
+    ...fixed.map((t): [string, JsonSchemaObject] => [`${topics[t]}-value`, MESSAGE_SCHEMAS[t]]),
+    ...tools.map((tool): [string, JsonSchemaObject] => [
+      `${topics.command(tool)}-value`,
+      MESSAGE_SCHEMAS.commands,
+    ]),
+  ];
+  const register = ([subject, schema]: [string, JsonSchemaObject]) =>
+    retryWhileRetriable(() => codec.register(subject, schema), {
+      deadlineMs: REGISTRY_STARTUP_DEADLINE_MS,
+      retriable: isRetriable,
+      onRetry: (attempt, error, delayMs) =>
+        logger.warn(
+          {
+            subject,
+            attempt,
+            delayMs,
+            err: error instanceof Error ? error.message : String(error),
+          },
+          'schema registry busy or unreachable at start-up; retrying',
+        ),
+    });
+  for (let i = 0; i < subjects.length; i += REGISTER_CONCURRENCY) {
+    await Promise.all(subjects.slice(i, i + REGISTER_CONCURRENCY).map(register));
+  }
 }

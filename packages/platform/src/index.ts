@@ -25,3 +25,4 @@ export * from './supervise-stages.js';
 export * from './import-deployment.js';
 export * from './run-stages-main.js';
 export * from './forged-outputs.js';
+export * from './read-topic.js';

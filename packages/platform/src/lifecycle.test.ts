@@ -144,7 +144,8 @@ describe('createLifecycle', () => {
   });
 });
 
-describe.concurrent('createLifecycle in a real process', () => {
+// Each test starts a Node process with tsx: seconds on a loaded 2-core machine, not milliseconds.
+describe.concurrent('createLifecycle in a real process', { timeout: 30_000 }, () => {
   const fixture = fileURLToPath(new URL('./lifecycle.fixture.ts', import.meta.url));
 
   /** Runs the fixture, sends `signal` once it is ready (if given); resolves its exit and log. */

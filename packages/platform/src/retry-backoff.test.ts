@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, DEFAULT_RETRY_POLICY } from './retry-backoff.js';
+import { backoffDelay, DEFAULT_RETRY_POLICY, retryWhileRetriable } from './retry-backoff.js';
 
 const policy = { initialMs: 100, maxMs: 1_000 };
 
@@ -30,5 +30,54 @@ describe('backoffDelay', () => {
         },
       ),
     );
+  });
+});
+
+describe('retryWhileRetriable', () => {
+  const clock = () => {
+    let t = 0;
+    return { now: () => t, sleep: (ms: number) => ((t += ms), Promise.resolve()) };
+  };
+  const busy = new Error('busy');
+  const broken = new Error('broken');
+  const retriable = (e: unknown) => e === busy;
+
+  it('retries a retriable failure until the work succeeds', async () => {
+    let calls = 0;
+    const retries: number[] = [];
+    const value = await retryWhileRetriable(
+      () => (++calls < 3 ? Promise.reject(busy) : Promise.resolve('ok')),
+      { deadlineMs: 60_000, retriable, ...clock(), onRetry: (n) => retries.push(n) },
+    );
+    expect(value).toBe('ok');
+    expect(calls).toBe(3);
+    expect(retries).toEqual([1, 2]);
+  });
+
+  it('throws at once an error that is not retriable', async () => {
+    let calls = 0;
+    await expect(
+      retryWhileRetriable(() => (++calls, Promise.reject(broken)), {
+        deadlineMs: 60_000,
+        retriable,
+        ...clock(),
+      }),
+    ).rejects.toBe(broken);
+    expect(calls).toBe(1);
+  });
+
+  it('gives up with the last failure when the next wait would pass the deadline', async () => {
+    let calls = 0;
+    const c = clock();
+    await expect(
+      retryWhileRetriable(() => (++calls, Promise.reject(busy)), {
+        deadlineMs: 5_000,
+        retriable,
+        policy: { initialMs: 1_000, maxMs: 1_000 },
+        ...c,
+      }),
+    ).rejects.toBe(busy);
+    expect(c.now()).toBeLessThanOrEqual(5_000);
+    expect(calls).toBeGreaterThan(1);
   });
 });

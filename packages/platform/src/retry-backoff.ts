@@ -26,3 +26,43 @@ export function backoffDelay(
   const ceiling = Math.min(policy.maxMs, policy.initialMs * 2 ** exponent);
   return Math.round(ceiling / 2 + (ceiling / 2) * random());
 }
+
+/** Options of {@link retryWhileRetriable}. */
+export interface RetryWhileOptions {
+  /** Give up (rethrow the last fault) once this much time has passed, in ms. */
+  readonly deadlineMs: number;
+  readonly policy?: RetryPolicy;
+  /** Told before each wait: which attempt failed, why, and how long until the next. */
+  readonly onRetry?: (attempt: number, error: unknown, delayMs: number) => void;
+  /** Whether an error is worth another attempt. */
+  readonly retriable: (error: unknown) => boolean;
+  /** Default `setTimeout`; tests pass a fake. */
+  readonly sleep?: (ms: number) => Promise<void>;
+  readonly now?: () => number;
+}
+
+/**
+ * Runs `work` until it succeeds, retrying errors `retriable` accepts with capped exponential
+ * backoff, for at most `deadlineMs`; other errors, and the last one past the deadline, are thrown.
+ * For start-up, where a busy registry or broker should delay a process, not fail it.
+ */
+export async function retryWhileRetriable<T>(
+  work: () => Promise<T>,
+  options: RetryWhileOptions,
+): Promise<T> {
+  const now = options.now ?? Date.now;
+  const sleep =
+    options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const policy = options.policy ?? DEFAULT_RETRY_POLICY;
+  const deadline = now() + options.deadlineMs;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await work();
+    } catch (error) {
+      const delay = backoffDelay(attempt, policy);
+      if (!options.retriable(error) || now() + delay > deadline) throw error;
+      options.onRetry?.(attempt, error, delay);
+      await sleep(delay);
+    }
+  }
+}

@@ -79,6 +79,7 @@ function memoryBus() {
     ensureTopics: () => Promise.resolve([]),
     committedOffset: () => Promise.resolve(undefined),
     latestOffsets: () => Promise.resolve([]),
+    offsetsAt: () => Promise.resolve([]),
     producer: () => producer,
     consumer: () => consumer,
     close: () => Promise.resolve(),

@@ -261,7 +261,7 @@ class Loop {
   async start(): Promise<void> {
     this.consumer.onGroupJoin((assignment) => {
       this.assigned = Object.values(assignment).reduce((n, ps) => n + ps.length, 0);
-      this.log.info({ stage: this.o.stage, assignment }, 'joined the consumer group');
+      this.log.info({ assignment }, 'joined the consumer group');
     });
     this.consumer.onCrash((error, restarting) => this.onConsumerCrash(error, restarting));
     try {
@@ -391,7 +391,6 @@ class Loop {
   /** The onFatal outputs for a message whose handling failed; [] when even those fail. */
   private async fatal(incoming: Incoming, error: unknown): Promise<OutRecord[]> {
     const where = {
-      stage: this.o.stage,
       topic: incoming.topic,
       partition: incoming.partition,
       offset: incoming.offset,
@@ -441,7 +440,6 @@ class Loop {
     this.metrics.fault?.(fault.code, true);
     this.log.warn(
       {
-        stage: this.o.stage,
         topic,
         partition,
         offset,
@@ -482,10 +480,7 @@ class Loop {
       this.timers.delete(timer);
       if (!this.running) return;
       job().catch((error: unknown) => {
-        this.log.warn(
-          { stage: this.o.stage, ...errorFields(error) },
-          'could not resume a paused partition yet',
-        );
+        this.log.warn(errorFields(error), 'could not resume a paused partition yet');
         this.later(backoffDelay(attempt + 1, this.retry), job, attempt + 1);
       });
     }, delayMs);
@@ -542,17 +537,11 @@ class Loop {
       this.crash(error);
       return;
     }
-    this.log.warn(
-      { stage: this.o.stage, ...errorFields(error) },
-      'transaction failed; replacing the producer and rewinding',
-    );
+    this.log.warn(errorFields(error), 'transaction failed; replacing the producer and rewinding');
     // kafkajs cannot recover a producer whose commit or abort failed half-way; a new producer with
     // the same id bumps the epoch, which also settles whatever the old one left open.
     await this.renewProducer().catch((renewError: unknown) => {
-      this.log.warn(
-        { stage: this.o.stage, ...errorFields(renewError) },
-        'could not reconnect the producer yet',
-      );
+      this.log.warn(errorFields(renewError), 'could not reconnect the producer yet');
     });
   }
 
@@ -579,10 +568,7 @@ class Loop {
 
   private onConsumerCrash(error: Fault, restarting: boolean): void {
     if (restarting) {
-      this.log.warn(
-        { stage: this.o.stage, ...errorFields(error) },
-        'consumer crashed; kafkajs restarts it',
-      );
+      this.log.warn(errorFields(error), 'consumer crashed; kafkajs restarts it');
       return;
     }
     this.crash(error);
@@ -591,7 +577,7 @@ class Loop {
   private crash(error: Error): void {
     if (this.crashed) return;
     this.crashed = true;
-    this.log.error({ stage: this.o.stage, ...errorFields(error) }, 'stage loop stopped on its own');
+    this.log.error(errorFields(error), 'stage loop stopped on its own');
     // Not awaited: a crash is noticed inside a batch, and stopping waits for that batch to end.
     void this.stop();
     this.o.onCrash?.(error);
@@ -617,9 +603,9 @@ class Loop {
     ];
     for (const [what, step] of steps) {
       await within(left(), what, step()).catch((error: unknown) =>
-        this.log.warn({ stage: this.o.stage, ...errorFields(error) }, `stop: could not ${what}`),
+        this.log.warn(errorFields(error), `stop: could not ${what}`),
       );
     }
-    this.log.info({ stage: this.o.stage }, 'stage loop stopped');
+    this.log.info({}, 'stage loop stopped');
   }
 }

@@ -41,7 +41,10 @@ export interface SupervisedStages {
   readonly config: Config;
   readonly runtime: GateRuntime;
   readonly stages: readonly RunningStage[];
-  /** The HTTP port of each stage, by stage name. */
+  /**
+   * The HTTP port of each stage, by stage name; `<stage>.routes` is the port of a stage's own
+   * routes when TOOLGATE_CONFIRMATION_HTTP_PORT serves them apart (`confirm.routes`).
+   */
   readonly ports: Readonly<Record<string, number>>;
   readonly lifecycle: Lifecycle;
   /** True when every stage has joined its group. */
@@ -79,17 +82,35 @@ export async function superviseStages(options: SuperviseOptions): Promise<Superv
         options.modules.length > 1 && config.httpPort !== undefined && config.httpPort !== 0
           ? config.httpPort + i
           : httpPortFor(config, module.STAGE);
+      const routes = module.routes?.(deps) ?? [];
+      // TOOLGATE_CONFIRMATION_HTTP_PORT moves the stage's own routes (the approval API) to a
+      // server of their own, e.g. to expose them to an approval UI but not /metrics.
+      const apart = routes.length > 0 && config.confirmationHttpPort !== undefined;
       const http = await startHttpServer({
         port,
         host: config.httpHost,
         metrics: deps.metrics,
         ready: () => running.ready(),
-        routes: module.routes?.(deps) ?? [],
+        routes: apart ? [] : routes,
         logger: deps.logger,
       });
       lifecycle.onStop(`${module.STAGE} http`, () => http.close());
       ports[module.STAGE] = http.port;
-      deps.logger.info({ port: http.port }, `${module.STAGE} started`);
+      if (apart) {
+        const api = await startHttpServer({
+          port: config.confirmationHttpPort ?? 0,
+          host: config.httpHost,
+          ready: () => running.ready(),
+          routes,
+          logger: deps.logger,
+        });
+        lifecycle.onStop(`${module.STAGE} routes http`, () => api.close());
+        ports[`${module.STAGE}.routes`] = api.port;
+      }
+      deps.logger.info(
+        { port: http.port, ...(apart ? { routesPort: ports[`${module.STAGE}.routes`] } : {}) },
+        `${module.STAGE} started`,
+      );
     }
     return {
       config,

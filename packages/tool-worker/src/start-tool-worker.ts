@@ -153,7 +153,7 @@ export async function startToolWorker(options: ToolWorkerOptions): Promise<ToolW
       commandTopics,
       connections,
     });
-    logger.info({ stage: WORKER_STAGE, worker: name, tools }, 'tool worker started');
+    logger.info({ worker: name, tools }, 'tool worker started');
     return workerHandle(name, loop, connections.store, closeOwned, config);
   } catch (error) {
     await closeOwned();

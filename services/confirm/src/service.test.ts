@@ -456,9 +456,21 @@ describe('the confirm stage when nobody answers', () => {
       modules: [confirm],
       tap: TAP,
       deployment: { ...deployment, confirmationTtlSeconds: 2 },
+      env: { TOOLGATE_CONFIRMATION_HTTP_PORT: '0' },
     });
   });
   afterAll(() => h?.close());
+
+  it('serves the approval API apart from health and metrics when TOOLGATE_CONFIRMATION_HTTP_PORT is set', async () => {
+    const main = h.gate.ports['confirm'];
+    const api = h.gate.ports['confirm.routes'];
+    expect(api).toEqual(expect.any(Number));
+    expect(api).not.toBe(main);
+    expect((await fetch(`http://127.0.0.1:${api}/pending`)).status).toBe(401);
+    expect((await fetch(`http://127.0.0.1:${main}/pending`)).status).toBe(404);
+    expect((await fetch(`http://127.0.0.1:${main}/metrics`)).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${api}/metrics`)).status).toBe(404);
+  });
 
   it('ends an unanswered confirmation with a terminal expired observation, once', async () => {
     const { request, id } = await parked(h, refund('p-expire', 'run-expire'));

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { EXIT } from './cli-error.js';
+import { approvalApiOf, DEFAULT_CONFIRMATION_URL, httpFailure } from './approval-api.js';
+
+describe('httpFailure', () => {
+  it('maps statuses to exit codes scripts can rely on, quoting the API', () => {
+    const unauthorized = httpFailure('list pending confirmations', 401, {
+      error: { code: 'unauthorized', message: 'Your session has expired.' },
+    });
+    expect(unauthorized).toMatchObject({
+      exitCode: EXIT.denied,
+      message:
+        'list pending confirmations: your session was refused (HTTP 401): unauthorized: Your session has expired.',
+    });
+    expect(httpFailure('x', 403, {}).exitCode).toBe(EXIT.denied);
+    expect(httpFailure('x', 404, 'Not Found').exitCode).toBe(EXIT.notFound);
+    expect(httpFailure('x', 409, null).exitCode).toBe(EXIT.failed);
+    expect(httpFailure('x', 400, {}).exitCode).toBe(EXIT.usage);
+    expect(httpFailure('x', 503, {}).exitCode).toBe(EXIT.unavailable);
+    expect(httpFailure('x', 418, {})).toMatchObject({
+      exitCode: EXIT.failed,
+      message: 'x: refused (HTTP 418)',
+    });
+  });
+});
+
+describe('approvalApiOf', () => {
+  it('takes options first, then the environment, then the default URL', () => {
+    expect(approvalApiOf({ as: 't1' }, {})).toEqual({ url: DEFAULT_CONFIRMATION_URL, token: 't1' });
+    expect(
+      approvalApiOf({}, { TOOLGATE_CONFIRMATION_URL: 'http://h:1/', TOOLGATE_SESSION_TOKEN: 't2' }),
+    ).toEqual({ url: 'http://h:1', token: 't2' });
+    expect(
+      approvalApiOf(
+        { url: 'https://x', as: 't3' },
+        { TOOLGATE_CONFIRMATION_URL: 'http://h:1', TOOLGATE_SESSION_TOKEN: 't2' },
+      ),
+    ).toEqual({ url: 'https://x', token: 't3' });
+  });
+
+  it('refuses a missing token and a URL that is not http(s) as usage errors', () => {
+    expect(() => approvalApiOf({}, {})).toThrow(
+      expect.objectContaining({
+        exitCode: EXIT.usage,
+        message: expect.stringContaining('--as') as string,
+      }),
+    );
+    expect(() => approvalApiOf({ as: 't', url: 'ftp://x' }, {})).toThrow(/not an http\(s\) URL/);
+    expect(() => approvalApiOf({ as: 't', url: 'nope' }, {})).toThrow(/not an http\(s\) URL/);
+  });
+});

@@ -1,0 +1,91 @@
+/**
+ * `toolgate tail <topic>`: every record of a gate topic from now on (or from `--since`), decoded,
+ * one JSON line each, until Ctrl-C or `--max` records.
+ */
+import { followTopic, type ReadRecord } from '@toolgate/platform';
+import { CliError, EXIT } from '../cli-error.js';
+import { optionalString, type Command } from '../command.js';
+import { cliErrorOf } from '../fault-exit.js';
+import { parseSince } from '../parse-since.js';
+import { openTopicReader } from '../topic-reader.js';
+import { resolveTopic } from '../topic-name.js';
+
+/** `toolgate tail <topic> [--since <duration|ISO>] [--max <n>]`. */
+export const tailCommand: Command = {
+  name: 'tail',
+  summary: 'Print the records of a topic as they arrive, decoded, one JSON line each.',
+  usage: 'toolgate tail <topic> [--since <duration|ISO>] [--max <n>]',
+  details: [
+    'Topics by short name: proposals, validated, authorized, cleared, confirmations, approvals,',
+    'results, observations, audit, quarantine, commands.<tool> (under TOOLGATE_TOPIC_PREFIX).',
+    'Each line: {"partition", "offset", "timestamp", "key", "value"}; a record that does not',
+    'decode has "decodeError" instead of "value". Committed records only; nothing is committed.',
+    'Runs until Ctrl-C, or until --max records were printed.',
+  ],
+  options: {
+    since: {
+      type: 'string',
+      description: 'start from a duration back (10m) or an ISO instant instead of now',
+    },
+    max: { type: 'string', description: 'stop after this many records' },
+  },
+  async run({ values, positionals, io }) {
+    const [name, ...rest] = positionals;
+    if (name === undefined || rest.length > 0) throw new CliError('name one topic', EXIT.usage);
+    const max = parseMax(optionalString(values, 'max'));
+    const since = optionalString(values, 'since');
+    const sinceMs = since === undefined ? undefined : parseSince(since, Date.now());
+    const reader = openTopicReader(io.env);
+    const topic = resolveTopic(name, reader.topicPrefix);
+    let printed = 0;
+    let enough: () => void = () => undefined;
+    const done = new Promise<void>((resolve) => (enough = resolve));
+    try {
+      const following = await followTopic(reader.bus, reader.codec, {
+        topic,
+        groupPrefix: reader.groupPrefix,
+        ...(sinceMs === undefined ? {} : { sinceMs }),
+        onRecord: (record) => {
+          if (max !== undefined && printed >= max) return;
+          io.stdout.write(`${tailLine(record)}\n`);
+          printed += 1;
+          if (max !== undefined && printed >= max) enough();
+        },
+      });
+      const signal = io.stopSignal?.();
+      signal?.addEventListener('abort', enough, { once: true });
+      if (signal?.aborted === true) enough();
+      await done;
+      await following.stop();
+    } catch (error) {
+      throw cliErrorOf(error, `tail ${topic}`, topic);
+    } finally {
+      await reader.close();
+    }
+    return 0;
+  },
+};
+
+/** One record as a line: where it is, when it was written, its key and its decoded value. */
+export function tailLine(record: ReadRecord): string {
+  return JSON.stringify({
+    partition: record.partition,
+    offset: record.offset,
+    timestamp: new Date(record.timestamp).toISOString(),
+    key: record.key,
+    ...(record.decodeError === undefined
+      ? { value: record.value }
+      : { decodeError: record.decodeError }),
+  });
+}
+
+function parseMax(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1)
+    throw new CliError(
+      `--max must be a whole number of records, at least 1 (got ${text})`,
+      EXIT.usage,
+    );
+  return n;
+}

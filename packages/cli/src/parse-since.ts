@@ -1,0 +1,33 @@
+/** `--since` values: a duration back from now (`90s`, `15m`, `1h`, `2d`) or an ISO-8601 instant. */
+import { CliError, EXIT } from './cli-error.js';
+
+const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
+// A date, optionally with a time: what an operator types or copies from a log line.
+const ISO_INSTANT =
+  /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/**
+ * The start of a window, in ms since the epoch: `now` minus a duration, or the instant given.
+ *
+ * @throws CliError (usage) naming the accepted forms, for anything else or an instant after `now`.
+ */
+export function parseSince(text: string, now: number): number {
+  const trimmed = text.trim();
+  const duration = DURATION.exec(trimmed);
+  if (duration !== null) {
+    const ms = Number(duration[1]) * UNIT_MS[duration[2] as keyof typeof UNIT_MS];
+    return now - ms;
+  }
+  const instant = ISO_INSTANT.test(trimmed) ? Date.parse(trimmed) : Number.NaN;
+  if (Number.isNaN(instant)) {
+    throw new CliError(
+      `--since ${JSON.stringify(text)}: give a duration (90s, 15m, 1h, 2d) or an ISO-8601 instant (2026-01-31T09:00:00Z)`,
+      EXIT.usage,
+    );
+  }
+  if (instant > now) {
+    throw new CliError(`--since ${text} is in the future`, EXIT.usage);
+  }
+  return instant;
+}

@@ -1,0 +1,63 @@
+import { PassThrough, Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { COMMANDS, runCli } from './run-cli.js';
+
+async function cli(args: string[]) {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (c: Buffer) => (out += c.toString()));
+  stderr.on('data', (c: Buffer) => (err += c.toString()));
+  const code = await runCli(args, { stdin: Readable.from([]), stdout, stderr, env: {} });
+  return { code, out, err };
+}
+
+describe('runCli', () => {
+  it('lists every command of the issue, each with its own --help', async () => {
+    const overview = await cli(['--help']);
+    expect(overview.code).toBe(0);
+    for (const name of [
+      'stack',
+      'start',
+      'evaluate',
+      'tools',
+      'pending',
+      'approve',
+      'reject',
+      'tail',
+      'stats',
+    ])
+      expect(overview.out).toMatch(new RegExp(`^  ${name} `, 'm'));
+    expect(overview.out).toContain('4 session refused or not allowed, 5 not found');
+    for (const command of COMMANDS) {
+      const help = await cli([command.name, '--help']);
+      expect(help, command.name).toMatchObject({ code: 0, err: '' });
+      expect(help.out.startsWith(`usage: ${command.usage}\n`), command.name).toBe(true);
+    }
+  });
+
+  it('refuses bad usage of the new commands with exit 2 before touching anything', async () => {
+    const cases: [string[], RegExp][] = [
+      [['stack'], /name one action: up, down or status/],
+      [['stack', 'restart'], /name one action/],
+      [['tail'], /name one topic/],
+      [['tail', 'audits'], /unknown topic "audits": one of proposals/],
+      [['tail', 'audit', '--max', '0'], /--max must be a whole number/],
+      [['tail', 'audit', '--since', 'yesterday'], /--since "yesterday"/],
+      [['stats', '--by', 'colour'], /unknown "colour"/],
+      [['stats', '--since', '1 hour'], /--since "1 hour"/],
+      [['pending'], /a session token is required: --as <token> or TOOLGATE_SESSION_TOKEN/],
+      [['approve', '--as', 't'], /name one confirmation id/],
+      [['reject', 'a', 'b', '--as', 't'], /name one confirmation id/],
+      [['approve', 'conf_1', '--url', 'file:///x', '--as', 't'], /not an http\(s\) URL/],
+      [['stats', '--bogus'], /Unknown option '--bogus'/],
+    ];
+    for (const [args, message] of cases) {
+      const result = await cli(args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.err, args.join(' ')).toMatch(message);
+      expect(result.out, args.join(' ')).toBe('');
+    }
+  });
+});
