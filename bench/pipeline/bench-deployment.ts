@@ -1,0 +1,13 @@
+/**
+ * The deployment the benchmark's gate runs: the billing example unchanged, except that the
+ * per-tenant rate ceiling (default 100 calls/s) is lifted. The mix has two tenants, and the
+ * benchmark offers far more than 200 calls/s, so the default would turn the measurement into a
+ * measurement of `limits/rate_limited`. The counter is still kept in Redis on every call.
+ */
+import { defineDeployment } from '@toolgate/shared';
+import example from '../../examples/billing/toolgate.config.js';
+
+export default defineDeployment({
+  ...example,
+  ceilings: { ...example.ceilings, callsPerTenantPerSecond: 1_000_000 },
+});

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { parseBenchOptions } from './bench-options.js';
+
+describe('parseBenchOptions', () => {
+  it('makes --quick three short repetitions and the default five longer ones', () => {
+    const quick = parseBenchOptions(['--quick']);
+    const full = parseBenchOptions([]);
+    expect(quick).toMatchObject({ mode: 'quick', reps: 3, fractions: [0.25, 0.5, 0.75] });
+    expect(full).toMatchObject({ mode: 'full', reps: 5, out: 'bench/results/latest.json' });
+    expect(full.saturationMs).toBeGreaterThan(quick.saturationMs);
+  });
+
+  it('refuses fewer than three repetitions and unknown flags, naming them', () => {
+    expect(() => parseBenchOptions(['--reps', '2'])).toThrow(
+      '--reps must be a whole number ≥ 3, got "2"',
+    );
+    expect(() => parseBenchOptions(['--reps', 'x'])).toThrow(/--reps/);
+    expect(() => parseBenchOptions(['--fast'])).toThrow(/fast/);
+  });
+
+  it('takes the saturation window from --window, 200 by default', () => {
+    expect(parseBenchOptions([]).window).toBe(200);
+    expect(parseBenchOptions(['--window', '500']).window).toBe(500);
+    expect(() => parseBenchOptions(['--window', '5'])).toThrow(
+      /--window must be a whole number ≥ 10/,
+    );
+  });
+
+  it('passes a profile directory through', () => {
+    expect(parseBenchOptions(['--profile', 'bench/results/p']).profileDir).toBe('bench/results/p');
+  });
+});

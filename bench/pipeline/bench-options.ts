@@ -1,0 +1,73 @@
+/** The command line of `npm run bench`, read into validated options. Pure. */
+import { parseArgs } from 'node:util';
+
+/** How a run is shaped. Durations in ms. */
+export interface BenchOptions {
+  readonly mode: 'quick' | 'full';
+  /** Repetitions of each phase per system (interleaved). */
+  readonly reps: number;
+  /** Length of one saturation repetition. */
+  readonly saturationMs: number;
+  /** Length of one open-loop repetition. */
+  readonly openMs: number;
+  /** Load levels as fractions of the relay's saturation. */
+  readonly fractions: readonly number[];
+  /**
+   * Proposals outstanding during a saturation run, the same for every system. Default 200: more
+   * than either pipeline answers in one of its batch cycles, and short enough that the gate's
+   * queue stays within the tools' 10 s deadline (a larger one turned queued commands into
+   * `unknown_outcome`).
+   */
+  readonly window: number;
+  /** Warm-up of each system before measuring. */
+  readonly warmupMs: number;
+  readonly seed: number;
+  /** Where latest.json goes; the chart goes beside it. */
+  readonly out: string;
+  /** Run the gate's processes under `--cpu-prof`, profiles into this directory. */
+  readonly profileDir: string | undefined;
+}
+
+/** Usage text, shown for --help and with an error. */
+export const USAGE = `npm run bench [-- --quick] [--reps N] [--seed N] [--out FILE] [--profile DIR]
+  --quick      3 short repetitions (a few minutes); default 5 longer ones
+  --reps N     repetitions of each phase per system (≥ 3)
+  --window N   proposals outstanding during saturation runs (default 200)
+  --profile D  run the gate's processes under node --cpu-prof, profiles into D`;
+
+function whole(name: string, text: string | undefined, fallback: number, min: number): number {
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < min)
+    throw new RangeError(`--${name} must be a whole number ≥ ${min}, got "${text}"`);
+  return n;
+}
+
+/** Reads `argv` (without node and the script). Throws a RangeError or TypeError naming the flag. */
+export function parseBenchOptions(argv: readonly string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: [...argv],
+    strict: true,
+    options: {
+      quick: { type: 'boolean', default: false },
+      reps: { type: 'string' },
+      seed: { type: 'string' },
+      out: { type: 'string', default: 'bench/results/latest.json' },
+      profile: { type: 'string' },
+      window: { type: 'string' },
+    },
+  });
+  const quick = values.quick;
+  return {
+    mode: quick ? 'quick' : 'full',
+    reps: whole('reps', values.reps, quick ? 3 : 5, 3),
+    saturationMs: quick ? 10_000 : 20_000,
+    openMs: quick ? 5_000 : 12_000,
+    fractions: [0.25, 0.5, 0.75],
+    window: whole('window', values.window, 200, 10),
+    warmupMs: quick ? 4_000 : 8_000,
+    seed: whole('seed', values.seed, 20261129, 0),
+    out: values.out,
+    profileDir: values.profile,
+  };
+}

@@ -1,0 +1,62 @@
+/** How the benchmark tells a child process of its own what to be: JSON in BENCH_CHILD. */
+import { writeFileSync } from 'node:fs';
+
+/** The relay's roles: four hops that do no work, and the hop that turns results into observations. */
+export const RELAY_ROLES = ['hop1', 'hop2', 'hop3', 'hop4', 'obs'] as const;
+
+/** The relay's echo tool, whose command topic hop4 writes. */
+export const ECHO_TOOL = 'echo';
+
+/** One relay role. */
+export type RelayRole = (typeof RELAY_ROLES)[number];
+
+/** What a relay hop or a no-op worker is told. */
+export interface ChildConfig {
+  /** A relay hop's role; absent for a worker. */
+  readonly role?: RelayRole;
+  /** A worker's tools; absent for a relay hop. */
+  readonly tools?: readonly string[];
+  /** Written (empty) once the child's consumer has joined its group. */
+  readonly readyFile: string;
+}
+
+/** The variable that carries it. */
+export const CHILD_VARIABLE = 'BENCH_CHILD';
+
+/** Reads and checks BENCH_CHILD; throws naming what is wrong. */
+export function readChildConfig(env: Readonly<Record<string, string | undefined>>): ChildConfig {
+  const text = env[CHILD_VARIABLE];
+  if (text === undefined) throw new TypeError(`${CHILD_VARIABLE} is not set`);
+  const parsed = JSON.parse(text) as Partial<ChildConfig>;
+  if (typeof parsed.readyFile !== 'string')
+    throw new TypeError(`${CHILD_VARIABLE}.readyFile must be a path`);
+  if (parsed.role !== undefined && !RELAY_ROLES.includes(parsed.role))
+    throw new TypeError(`${CHILD_VARIABLE}.role must be one of ${RELAY_ROLES.join(', ')}`);
+  return parsed as ChildConfig;
+}
+
+/** Polls `ready` every 100 ms and writes the ready file once it answers true. */
+export function announceReady(config: ChildConfig, ready: () => boolean): void {
+  const timer = setInterval(() => {
+    if (!ready()) return;
+    writeFileSync(config.readyFile, '');
+    clearInterval(timer);
+  }, 100);
+}
+
+/** Ends the process on SIGTERM/SIGINT after `stop` (exit 0, so `--cpu-prof` writes its profile). */
+export function stopOnSignal(stop: () => Promise<void>): void {
+  let stopping = false;
+  const handler = () => {
+    if (stopping) return;
+    stopping = true;
+    const hard = setTimeout(() => process.exit(1), 10_000);
+    hard.unref();
+    stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGTERM', handler);
+  process.on('SIGINT', handler);
+}

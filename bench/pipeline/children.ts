@@ -1,0 +1,98 @@
+/**
+ * The benchmark's child processes: one per gate stage, tool worker and relay hop, so the OS can
+ * measure each. Output goes to a log file per child; every child is ended when the run ends, on
+ * Ctrl-C and on failure (SIGTERM, then SIGKILL after a grace period).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { join } from 'node:path';
+
+/** One child as the benchmark knows it. */
+export interface Child {
+  readonly name: string;
+  readonly pid: number;
+  /** Its log file (stdout and stderr). */
+  readonly log: string;
+  /** Resolves with the exit code (or signal name) when the process ends. */
+  readonly exited: Promise<string>;
+  /** True once `exited` has resolved. */
+  hasExited(): boolean;
+}
+
+/** How to start one child. */
+export interface ChildSpec {
+  readonly name: string;
+  /** Arguments to node (flags, script, script arguments). */
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/** Starts and ends children. */
+export interface Children {
+  start(spec: ChildSpec): Child;
+  readonly all: readonly Child[];
+  /** SIGTERM to every live child, SIGKILL to those still alive after `graceMs`. Idempotent. */
+  stopAll(graceMs?: number): Promise<void>;
+}
+
+/** A process group of children logging into `logDir`. */
+export function createChildren(logDir: string): Children {
+  const all: Child[] = [];
+  const processes: ChildProcess[] = [];
+  let stopping: Promise<void> | undefined;
+  return {
+    all,
+    start(spec) {
+      const log = join(logDir, `${spec.name}.log`);
+      const out = createWriteStream(log);
+      const child = spawn(process.execPath, [...spec.args], {
+        env: { ...process.env, ...spec.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      if (child.pid === undefined) throw new Error(`could not start ${spec.name}`);
+      child.stdout.pipe(out);
+      child.stderr.pipe(out);
+      let done = false;
+      const exited = new Promise<string>((resolve) =>
+        child.on('exit', (code, signal) => {
+          done = true;
+          resolve(signal ?? String(code));
+        }),
+      );
+      processes.push(child);
+      const handle: Child = { name: spec.name, pid: child.pid, log, exited, hasExited: () => done };
+      all.push(handle);
+      return handle;
+    },
+    stopAll(graceMs = 15_000) {
+      stopping ??= (async () => {
+        const live = all.filter((c) => !c.hasExited());
+        for (const c of live) process.kill(c.pid, 'SIGTERM');
+        const timer = setTimeout(() => {
+          for (const c of live) if (!c.hasExited()) process.kill(c.pid, 'SIGKILL');
+        }, graceMs);
+        await Promise.all(live.map((c) => c.exited));
+        clearTimeout(timer);
+      })();
+      return stopping;
+    },
+  };
+}
+
+/** Resolves once `probe` answers true; rejects naming `what` and the log after `ms`. */
+export async function waitUntil(
+  what: string,
+  child: Child,
+  probe: () => Promise<boolean>,
+  ms = 90_000,
+): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (child.hasExited())
+      throw new Error(`${what}: ${child.name} exited (${await child.exited}); see ${child.log}`);
+    if (await probe().catch(() => false)) return;
+    if (Date.now() > deadline)
+      throw new Error(`${what}: ${child.name} not ready after ${ms} ms; see ${child.log}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}

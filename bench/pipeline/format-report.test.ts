@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { formatReport, formatSpread } from './format-report.js';
+import { summarizeSystem, type RunRecord } from './summarize.js';
+
+const run = (
+  system: 'relay' | 'gate',
+  phase: 'saturation' | 'open',
+  throughput: number,
+  p50: number,
+): RunRecord => ({
+  system,
+  phase,
+  fraction: phase === 'open' ? 0.5 : null,
+  offeredPerSec: phase === 'open' ? 100 : null,
+  rep: 0,
+  sent: 10,
+  completed: 10,
+  lost: 0,
+  throughput,
+  latency: { count: 10, p50, p99: p50 * 2, p999: p50 * 3, max: p50 * 4 },
+  costs:
+    phase === 'saturation'
+      ? [{ name: `${system}-x`, cpuSeconds: 1, cpuMsPerProposal: 0.25, rssMiB: 90 }]
+      : [],
+});
+
+describe('formatSpread', () => {
+  it('shows the median, and the range only when the repetitions differ', () => {
+    expect(formatSpread({ median: 2, min: 1, max: 3, relative: 1 })).toBe('2.0 [1.0–3.0]');
+    expect(formatSpread({ median: 2, min: 2, max: 2, relative: 0 }, 2)).toBe('2.00');
+    expect(
+      formatSpread({ median: Number.NaN, min: Number.NaN, max: Number.NaN, relative: 0 }),
+    ).toBe('n/a');
+  });
+});
+
+describe('formatReport', () => {
+  it('lists saturation, latency and cost per system and ends with the ratios line', () => {
+    const relay = summarizeSystem([
+      run('relay', 'saturation', 200, 1),
+      run('relay', 'open', 100, 10),
+    ]);
+    const gate = summarizeSystem([run('gate', 'saturation', 100, 1), run('gate', 'open', 95, 14)]);
+    const lines = formatReport({
+      title: 'quick',
+      machine: '2 × test cpu',
+      systems: { relay, gate },
+      ratios: { throughput: 0.5, p99AtHalfLoad: 1.4, p50DeltaMs: 4 },
+      notes: ['something to know'],
+    });
+    const text = lines.join('\n');
+    expect(text).toContain('relay    200.0');
+    expect(text).toContain('gate     100.0');
+    expect(text).toMatch(/50%\s+100\s+gate\s+14\.0\s+28\.0/);
+    expect(text).toMatch(/gate\s+gate-x\s+0\.250/);
+    expect(text).toContain('p50 within 2 ms of the relay at half load: 4.0 ms MISSED');
+    expect(text).toContain('note: something to know');
+    expect(lines.at(-1)).toBe('gate/relay: throughput 0.50, p50 +4 ms, p99 at half load 1.40×');
+  });
+});

@@ -1,0 +1,87 @@
+/** The pipeline benchmark's table, as lines of text. Pure. */
+import type { Spread } from '../core/stats.js';
+import {
+  finalLine,
+  targetsMet,
+  type Ratios,
+  type SystemName,
+  type SystemSummary,
+} from './summarize.js';
+
+/** What the report is made of. */
+export interface ReportInput {
+  /** e.g. `quick, 3 repetitions, seed 20261129`. */
+  readonly title: string;
+  /** e.g. `2 × AMD EPYC …, node v20.20.2, linux`. */
+  readonly machine: string;
+  readonly systems: Readonly<Partial<Record<SystemName, SystemSummary>>>;
+  readonly ratios: Ratios;
+  /** Lines of caveats (mismatched answers, lost proposals); printed before the ratios. */
+  readonly notes: readonly string[];
+}
+
+/** `12.3 [11.0–14.1]`, with `digits` decimals. */
+export function formatSpread(s: Spread, digits = 1): string {
+  if (Number.isNaN(s.median)) return 'n/a';
+  const f = (n: number) => n.toFixed(digits);
+  return s.min === s.max ? f(s.median) : `${f(s.median)} [${f(s.min)}–${f(s.max)}]`;
+}
+
+const pad = (text: string, width: number) => text.padEnd(width);
+
+/** The whole report; its last line is {@link finalLine}. */
+export function formatReport(input: ReportInput): string[] {
+  const systems = Object.entries(input.systems) as [SystemName, SystemSummary][];
+  const lines = [
+    `Toolgate pipeline benchmark (${input.title})`,
+    `machine: ${input.machine}`,
+    '',
+    'Saturation: proposals/s completed end to end, median [min–max] over repetitions',
+    ...systems.map(([name, s]) => `  ${pad(name, 8)} ${formatSpread(s.saturation)}`),
+    '',
+    'Open-loop latency: proposal produced (when due) → terminal observation consumed, ms',
+    `  ${pad('load', 6)}${pad('rate/s', 9)}${pad('system', 8)}${pad('p50', 26)}${pad('p99', 26)}${pad('p99.9', 26)}${pad('max', 26)}lost`,
+    ...latencyRows(systems),
+    '',
+    'Cost at saturation: CPU ms per proposal and resident memory (MiB), per process',
+    ...systems.flatMap(([name, s]) =>
+      s.costs.map(
+        (c) =>
+          `  ${pad(name, 8)}${pad(c.name, 16)}${pad(formatSpread(c.cpuMsPerProposal, 3), 28)}${formatSpread(c.rssMiB, 0)} MiB`,
+      ),
+    ),
+    '',
+    ...targetLines(input.ratios),
+    ...input.notes.map((n) => `note: ${n}`),
+    finalLine(input.ratios),
+  ];
+  return lines;
+}
+
+function latencyRows(systems: readonly [SystemName, SystemSummary][]): string[] {
+  const fractions = [...new Set(systems.flatMap(([, s]) => s.loads.map((l) => l.fraction)))].sort(
+    (a, b) => a - b,
+  );
+  return fractions.flatMap((fraction) =>
+    systems.flatMap(([name, s]) => {
+      const l = s.loads.find((x) => x.fraction === fraction);
+      if (l === undefined) return [];
+      return [
+        `  ${pad(`${fraction * 100}%`, 6)}${pad(l.offeredPerSec.toFixed(0), 9)}${pad(name, 8)}` +
+          `${pad(formatSpread(l.p50), 26)}${pad(formatSpread(l.p99), 26)}` +
+          `${pad(formatSpread(l.p999), 26)}${pad(formatSpread(l.max), 26)}${l.lost}`,
+      ];
+    }),
+  );
+}
+
+function targetLines(ratios: Ratios): string[] {
+  const met = targetsMet(ratios);
+  const mark = (ok: boolean) => (ok ? 'met' : 'MISSED');
+  return [
+    'Targets (issue 6):',
+    `  throughput ratio ≥ 0.50 (aim 0.70): ${ratios.throughput.toFixed(2)} ${mark(met.throughput)}`,
+    `  p50 within 2 ms of the relay at half load: ${ratios.p50DeltaMs.toFixed(1)} ms ${mark(met.p50)}`,
+    `  p99 at half load ≤ 1.50× the relay's: ${ratios.p99AtHalfLoad.toFixed(2)}× ${mark(met.p99)}`,
+  ];
+}

@@ -1,0 +1,352 @@
+/**
+ * One benchmark run: a namespace of its own, the relay's and the gate's processes, a warm-up,
+ * interleaved saturation repetitions, then open-loop repetitions at fractions of the relay's
+ * saturation, with CPU and memory read from the OS around each saturation window. Everything it
+ * started is stopped and its namespace dropped, whatever happens.
+ */
+import { mkdtempSync } from 'node:fs';
+import { cpus, hostname, loadavg, release, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
+import { Redis } from 'ioredis';
+import { createBus, SILENT_LOGGER, topicsFor, type Bus } from '@toolgate/platform';
+import { mintSession } from '@toolgate/shared';
+import { USERS } from '../../examples/billing/data.js';
+import { dropNamespace, testNamespace } from '../../test/support/namespace.js';
+import { dropSubjects } from '../../test/support/registry-cleanup.js';
+import { buildMix, type UserName } from '../core/build-mix.js';
+import { median } from '../core/stats.js';
+import type { BenchOptions } from './bench-options.js';
+import { createChildren, type Child, type Children } from './children.js';
+import { createLoadDriver, type LoadDriver, type RunResult } from './load-driver.js';
+import { findBrokerPid, sampleProcess, type ProcSample } from './proc-stats.js';
+import { ECHO_TOOL } from './child-config.js';
+import { probeStack, stackAddresses, type StackAddresses } from './stack-probe.js';
+import { REPO_ROOT, startSystems } from './start-systems.js';
+import deployment from './bench-deployment.js';
+import {
+  ratiosOf,
+  summarizeSystem,
+  type ProcessCost,
+  type Ratios,
+  type RunRecord,
+  type SystemName,
+  type SystemSummary,
+} from './summarize.js';
+
+/** Everything a run measured, as latest.json holds it. */
+export interface PipelineResult {
+  readonly relay: SystemSummary;
+  readonly gate: SystemSummary;
+  readonly onehop: SystemSummary;
+  readonly ratios: Ratios;
+  readonly machine: Readonly<Record<string, unknown>>;
+  readonly options: BenchOptions;
+  readonly notes: readonly string[];
+  readonly at: string;
+}
+
+/** The processes whose cost is measured for a system (the broker is added to every system). */
+type Measured = Readonly<Record<SystemName, readonly Child[]>>;
+
+function machineOf(): Record<string, unknown> {
+  const cpu = cpus();
+  return {
+    host: hostname(),
+    cpus: cpu.length,
+    cpuModel: cpu[0]?.model ?? 'unknown',
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    kernel: release(),
+    loadAverageAtStart: loadavg().map((l) => Number(l.toFixed(2))),
+  };
+}
+
+async function tokensFor(secret: string): Promise<Record<UserName, string>> {
+  const mint = (u: UserName) =>
+    mintSession(USERS[u], secret, { now: new Date(), ttlSeconds: 4 * 3600 });
+  return { alice: await mint('alice'), bob: await mint('bob'), carol: await mint('carol') };
+}
+
+/** Reads every measured process and the broker. */
+function sampleAll(processes: readonly { name: string; pid: number }[]): Map<string, ProcSample> {
+  const out = new Map<string, ProcSample>();
+  for (const p of processes) {
+    const s = sampleProcess(p.pid);
+    if (s !== undefined) out.set(p.name, s);
+  }
+  return out;
+}
+
+function costsBetween(
+  before: Map<string, ProcSample>,
+  after: Map<string, ProcSample>,
+  completed: number,
+): ProcessCost[] {
+  return [...after].flatMap(([name, a]) => {
+    const b = before.get(name);
+    if (b === undefined) return [];
+    const cpuSeconds = a.cpuSeconds - b.cpuSeconds;
+    return [
+      {
+        name,
+        cpuSeconds,
+        cpuMsPerProposal: completed > 0 ? (cpuSeconds * 1000) / completed : Number.NaN,
+        rssMiB: a.rssMiB,
+      },
+    ];
+  });
+}
+
+function record(
+  system: SystemName,
+  phase: RunRecord['phase'],
+  rep: number,
+  r: RunResult,
+  extra: Partial<RunRecord> = {},
+): RunRecord {
+  return {
+    system,
+    phase,
+    fraction: null,
+    offeredPerSec: null,
+    rep,
+    sent: r.sent,
+    completed: r.completed,
+    lost: r.lost,
+    throughput: r.throughput,
+    latency: r.histogram.summary(),
+    costs: [],
+    ...extra,
+  };
+}
+
+/** Runs the benchmark; `progress` gets a line per phase and every couple of seconds. */
+export async function measurePipeline(
+  options: BenchOptions,
+  progress: (line: string) => void,
+): Promise<PipelineResult> {
+  const stack = stackAddresses(process.env);
+  const bus = createBus({
+    brokers: [...stack.kafkaBrokers],
+    clientId: 'toolgate-bench',
+    logger: SILENT_LOGGER,
+    retries: 1,
+    connectionTimeoutMs: 2_000,
+  });
+  let children: Children | undefined;
+  let driver: LoadDriver | undefined;
+  const ns = testNamespace('bench');
+  let cleanupNeeded = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    progress(`${signal}: stopping the benchmark's processes and dropping its namespace`);
+    void cleanup().finally(() => process.exit(130));
+  };
+  const cleanup = async () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await driver?.close().catch(() => undefined);
+    await children?.stopAll();
+    if (cleanupNeeded)
+      await dropAll(ns.id, ns.redisPrefix, stack).catch((e: unknown) =>
+        progress(`cleanup failed: ${String(e)}`),
+      );
+    await bus.close().catch(() => undefined);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    await probeStack(stack, bus);
+    cleanupNeeded = true;
+    const relay = { topicPrefix: `${ns.id}.relay.`, redisPrefix: `${ns.redisPrefix}relay:` };
+    const gate = { topicPrefix: `${ns.id}.gate.`, redisPrefix: `${ns.redisPrefix}gate:` };
+    const onehopTopic = `${ns.id}.onehop.toolgate.observations`;
+    progress(`namespace ${ns.id}; creating the relay's topics (same partitions as the gate's)`);
+    await createTopics(bus, relay.topicPrefix, onehopTopic);
+    const logDir = mkdtempSync(join(tmpdir(), `toolgate-${ns.id}-`));
+    children = createChildren(logDir);
+    const started = await startSystems({
+      children,
+      stack,
+      relay,
+      gate,
+      id: ns.id,
+      logDir,
+      profileDir: options.profileDir,
+      progress,
+    });
+    const brokerPid = findBrokerPid([
+      join(REPO_ROOT, '.stack'),
+      ...(process.env['TOOLGATE_STACK_DIR'] ? [process.env['TOOLGATE_STACK_DIR']] : []),
+    ]);
+    const broker = brokerPid === undefined ? [] : [{ name: 'broker', pid: brokerPid }];
+    if (brokerPid === undefined)
+      progress('warning: could not find the Kafka broker process; its cost is not reported');
+    const measured: Measured = { onehop: [], relay: started.relay, gate: started.gate };
+
+    const secret = deployment.sessions.secret;
+    if (secret === undefined)
+      throw new Error('the bench deployment must use an HS256 session secret');
+    const tokens = await tokensFor(secret);
+    driver = await createLoadDriver({
+      bus,
+      facts: {
+        mix: buildMix({ size: 500, seed: options.seed }),
+        tokens,
+        inputTopic: {
+          onehop: onehopTopic,
+          relay: `${relay.topicPrefix}toolgate.proposals`,
+          gate: `${gate.topicPrefix}toolgate.proposals`,
+        },
+      },
+      groupPrefix: `${ns.id}.driver.`,
+      observationTopics: [
+        onehopTopic,
+        `${relay.topicPrefix}toolgate.observations`,
+        `${gate.topicPrefix}toolgate.observations`,
+      ],
+      confirmationsTopic: `${gate.topicPrefix}toolgate.confirmations`,
+      approvalsTopic: `${gate.topicPrefix}toolgate.approvals`,
+      approverTokens: { acme: tokens.alice, globex: tokens.carol },
+      progress,
+    });
+    const runs = await runPhases(driver, options, measured, broker, progress);
+    const notes = notesOf(driver, runs);
+    const summaries = {
+      onehop: summarizeSystem(runs.filter((r) => r.system === 'onehop')),
+      relay: summarizeSystem(runs.filter((r) => r.system === 'relay')),
+      gate: summarizeSystem(runs.filter((r) => r.system === 'gate')),
+    };
+    return {
+      ...summaries,
+      ratios: ratiosOf(summaries.relay, summaries.gate),
+      machine: machineOf(),
+      options,
+      notes,
+      at: new Date().toISOString(),
+    };
+  } finally {
+    await cleanup();
+  }
+}
+
+async function runPhases(
+  driver: LoadDriver,
+  options: BenchOptions,
+  measured: Measured,
+  broker: readonly { name: string; pid: number }[],
+  progress: (line: string) => void,
+): Promise<RunRecord[]> {
+  const systems: SystemName[] = ['onehop', 'relay', 'gate'];
+  progress(`warm-up: ${options.warmupMs / 1000} s per system at 20/s`);
+  for (const system of systems)
+    await driver.openLoop(system, `warm-${system}`, 20, options.warmupMs);
+  const runs: RunRecord[] = [];
+  for (let rep = 0; rep < options.reps; rep += 1) {
+    // Alternate the order, so a slow moment of the machine does not always fall on one system.
+    for (const system of rep % 2 === 0 ? systems : [...systems].reverse()) {
+      const window = options.window;
+      progress(
+        `saturation rep ${rep + 1}/${options.reps}: ${system} (window ${window} outstanding, ${options.saturationMs / 1000} s)`,
+      );
+      const processes = [...measured[system].map((c) => ({ name: c.name, pid: c.pid })), ...broker];
+      let before = new Map<string, ProcSample>();
+      let costs: ProcessCost[] = [];
+      const result = await driver.saturate(
+        system,
+        `sat${rep}-${system}`,
+        options.saturationMs,
+        window,
+        {
+          atStart: () => (before = sampleAll(processes)),
+          atEnd: (completed) => (costs = costsBetween(before, sampleAll(processes), completed)),
+        },
+      );
+      progress(`  → ${result.throughput.toFixed(0)} proposals/s, ${result.lost} lost`);
+      runs.push(record(system, 'saturation', rep, result, { costs }));
+    }
+  }
+  const relaySaturation = median(
+    runs.filter((r) => r.system === 'relay' && r.phase === 'saturation').map((r) => r.throughput),
+  );
+  progress(`relay saturation (median): ${relaySaturation.toFixed(0)} proposals/s`);
+  for (const fraction of options.fractions) {
+    const rate = relaySaturation * fraction;
+    for (let rep = 0; rep < options.reps; rep += 1) {
+      const order = fraction === 0.5 ? systems : systems.filter((s) => s !== 'onehop');
+      for (const system of rep % 2 === 0 ? order : [...order].reverse()) {
+        progress(
+          `open loop ${fraction * 100}% (${rate.toFixed(0)}/s) rep ${rep + 1}/${options.reps}: ${system}`,
+        );
+        const result = await driver.openLoop(
+          system,
+          `o${fraction * 100}r${rep}-${system}`,
+          rate,
+          options.openMs,
+        );
+        const s = result.histogram.summary();
+        progress(`  → p50 ${s.p50.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms, ${result.lost} lost`);
+        runs.push(record(system, 'open', rep, result, { fraction, offeredPerSec: rate }));
+      }
+    }
+  }
+  return runs;
+}
+
+function notesOf(driver: LoadDriver, runs: readonly RunRecord[]): string[] {
+  const notes = [...driver.mismatches()].map(
+    ([what, n]) => `gate answered ${n} × ${what}, not what the mix's recipe expects`,
+  );
+  const lost = runs
+    .filter((r) => r.lost > 0)
+    .map(
+      (r) =>
+        `${r.system} ${r.phase}${r.fraction === null ? '' : ` ${r.fraction * 100}%`} rep ${r.rep + 1}: ${r.lost} lost`,
+    );
+  return [...notes, ...lost];
+}
+
+async function createTopics(bus: Bus, relayPrefix: string, onehopTopic: string): Promise<void> {
+  const specs = topicsFor([ECHO_TOOL]);
+  const observations = specs.find((s) => s.name === 'toolgate.observations');
+  if (observations === undefined) throw new Error('the topic catalogue has no observations topic');
+  await bus.ensureTopics([
+    ...specs.map((s) => ({ ...s, name: `${relayPrefix}${s.name}` })),
+    { ...observations, name: onehopTopic },
+  ]);
+}
+
+/** Drops the namespace's topics, Redis keys and registry subjects. */
+async function dropAll(id: string, redisPrefix: string, stack: StackAddresses): Promise<void> {
+  const kafka = new Kafka({
+    clientId: `${id}-cleanup`,
+    brokers: [...stack.kafkaBrokers],
+    logLevel: logLevel.NOTHING,
+  });
+  const redis = new Redis(stack.redisUrl, { maxRetriesPerRequest: 1 });
+  try {
+    const ns = { ...testNamespace('unused'), id, redisPrefix };
+    await dropNamespace(ns, { kafka, redis });
+    await dropSubjects(stack.registryUrl, `${id}.`);
+    // A child stopped while starting may have had registrations in flight; they land late.
+    await new Promise((r) => setTimeout(r, 2_000));
+    await dropSubjects(stack.registryUrl, `${id}.`);
+    // Last: a group a killed child never left cannot be deleted yet, and says so.
+    await dropGroups(kafka, `${id}.`);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** Deletes the consumer groups (and their committed offsets) whose id starts with `prefix`. */
+async function dropGroups(kafka: Kafka, prefix: string): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const { groups } = await admin.listGroups();
+    const mine = groups.map((g) => g.groupId).filter((g) => g.startsWith(prefix));
+    if (mine.length > 0) await admin.deleteGroups(mine);
+  } finally {
+    await admin.disconnect();
+  }
+}

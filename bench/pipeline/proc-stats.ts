@@ -1,0 +1,88 @@
+/**
+ * CPU time and resident memory of a process, from Linux's /proc, and where the broker's pid is.
+ * The gate's processes and the broker are measured by the OS, not by themselves.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Linux's USER_HZ: the unit of utime/stime in /proc/<pid>/stat (100 on every Linux ABI). */
+const TICKS_PER_SECOND = 100;
+const PAGE_BYTES = 4096;
+
+/** A reading of one process. */
+export interface ProcSample {
+  /** User + system CPU seconds since the process started. */
+  readonly cpuSeconds: number;
+  /** Resident set size, MiB. */
+  readonly rssMiB: number;
+}
+
+/**
+ * Parses the text of /proc/<pid>/stat. The command name (field 2) may hold spaces and
+ * parentheses, so fields are counted from the last `)`. Returns undefined for malformed text.
+ */
+export function parseProcStat(text: string): ProcSample | undefined {
+  const end = text.lastIndexOf(')');
+  if (end < 0) return undefined;
+  // After ") ": field 3 (state) is index 0, so field n is index n - 3.
+  const fields = text
+    .slice(end + 2)
+    .trim()
+    .split(/\s+/);
+  const utime = Number(fields[14 - 3]);
+  const stime = Number(fields[15 - 3]);
+  const rssPages = Number(fields[24 - 3]);
+  if (![utime, stime, rssPages].every(Number.isFinite)) return undefined;
+  return {
+    cpuSeconds: (utime + stime) / TICKS_PER_SECOND,
+    rssMiB: (rssPages * PAGE_BYTES) / 1_048_576,
+  };
+}
+
+/** Reads a live process; undefined when it is gone or /proc is not there. */
+export function sampleProcess(pid: number): ProcSample | undefined {
+  try {
+    return parseProcStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The Kafka broker's pid: the stack's pid file (`<stack dir>/run/kafka.pid`, as `stack:up` writes
+ * it) if its process is alive, else the first process whose command line runs `kafka.Kafka`.
+ */
+export function findBrokerPid(stackDirs: readonly string[]): number | undefined {
+  for (const dir of stackDirs) {
+    try {
+      const record = JSON.parse(readFileSync(join(dir, 'run', 'kafka.pid'), 'utf8')) as {
+        pid?: unknown;
+      };
+      if (typeof record.pid === 'number' && sampleProcess(record.pid) !== undefined)
+        return record.pid;
+    } catch {
+      // No pid file here; try the next place.
+    }
+  }
+  return findProcess((cmd) => cmd.includes('kafka.Kafka'));
+}
+
+/** The first process whose NUL-separated command line satisfies `match`. */
+export function findProcess(match: (commandLine: string) => boolean): number | undefined {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return undefined;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (match(readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ')))
+        return Number(entry);
+    } catch {
+      // Gone between the listing and the read.
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,59 @@
+/**
+ * `npm run bench`: the gate against a do-nothing relay on the same broker, in one run (issue 6).
+ * Needs the local stack (`npm run stack:up`). Prints a table ending with the ratios line, writes
+ * bench/results/latest.json and bench/results/latency-vs-load.svg. Asserts nothing about speed.
+ *
+ *   npm run bench -- --quick          # a few minutes: 3 short repetitions
+ *   npm run bench                     # fuller: 5 longer repetitions
+ *   npm run bench -- --profile bench/results/profiles   # gate processes under --cpu-prof
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { parseBenchOptions, USAGE } from './bench-options.js';
+import { formatReport } from './format-report.js';
+import { latencyChart } from './latency-chart.js';
+import { measurePipeline } from './measure-pipeline.js';
+
+const progress = (line: string) =>
+  console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
+
+async function main(): Promise<number> {
+  let options;
+  try {
+    options = parseBenchOptions(process.argv.slice(2));
+  } catch (error) {
+    console.error(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+    return 2;
+  }
+  const result = await measurePipeline(options, progress);
+  mkdirSync(dirname(options.out), { recursive: true });
+  writeFileSync(options.out, `${JSON.stringify(result, null, 2)}\n`);
+  const chart = join(dirname(options.out), 'latency-vs-load.svg');
+  const title = `${options.mode}, ${options.reps} repetitions, seed ${options.seed}`;
+  writeFileSync(
+    chart,
+    latencyChart(
+      { onehop: result.onehop, relay: result.relay, gate: result.gate },
+      `Latency vs load (${title})`,
+    ),
+  );
+  const m = result.machine;
+  console.log(
+    formatReport({
+      title,
+      machine: `${String(m['cpus'])} × ${String(m['cpuModel'])}, ${String(m['memoryGiB'])} GiB, node ${String(m['node'])}, load ${JSON.stringify(m['loadAverageAtStart'])}`,
+      systems: { onehop: result.onehop, relay: result.relay, gate: result.gate },
+      ratios: result.ratios,
+      notes: [...result.notes, `written to ${options.out} and ${chart}`],
+    }).join('\n'),
+  );
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(`bench: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  },
+);

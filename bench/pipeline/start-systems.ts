@@ -1,0 +1,214 @@
+/**
+ * Starts the processes of the two systems under test, each its own child process: the relay
+ * (four hops, the echo worker, the observation hop) and the gate (validate, authorize, confirm,
+ * execute through `toolgate start`, and the no-op tool worker). Resolves once every one of them
+ * has joined its consumer group.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { waitUntil, type Child, type Children } from './children.js';
+import { CHILD_VARIABLE, ECHO_TOOL, type ChildConfig, type RelayRole } from './child-config.js';
+import type { StackAddresses } from './stack-probe.js';
+
+/** The repository root (children run from it). */
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The gate's stages, each in its own process. */
+export const GATE_STAGES = ['validate', 'authorize', 'confirm', 'execute'] as const;
+
+/** The example's tools, served by the gate's no-op worker. */
+export const GATE_TOOLS = [
+  'search',
+  'calculate',
+  'final',
+  'approve_invoice',
+  'send_email',
+  'refund_payment',
+];
+
+/** One system's prefixes. */
+export interface Space {
+  readonly topicPrefix: string;
+  readonly redisPrefix: string;
+}
+
+/** The processes of one system, by name. */
+export type SystemProcesses = readonly Child[];
+
+/** Options of {@link startSystems}. */
+export interface StartOptions {
+  readonly children: Children;
+  readonly stack: StackAddresses;
+  readonly relay: Space;
+  readonly gate: Space;
+  /** Namespace id: names instances. */
+  readonly id: string;
+  readonly logDir: string;
+  /** Directory for the gate processes' `--cpu-prof` profiles, if profiling. */
+  readonly profileDir: string | undefined;
+  readonly progress: (line: string) => void;
+}
+
+const NODE_FLAGS = ['--no-turbo-inline-js-wasm-calls'];
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address !== null
+          ? resolve(address.port)
+          : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+function baseEnv(o: StartOptions, space: Space, instance: string): Record<string, string> {
+  return {
+    TOOLGATE_KAFKA_BROKERS: o.stack.kafkaBrokers.join(','),
+    TOOLGATE_SCHEMA_REGISTRY_URL: o.stack.registryUrl,
+    TOOLGATE_REDIS_URL: o.stack.redisUrl,
+    TOOLGATE_TOPIC_PREFIX: space.topicPrefix,
+    TOOLGATE_GROUP_PREFIX: space.topicPrefix,
+    TOOLGATE_REDIS_PREFIX: space.redisPrefix,
+    TOOLGATE_LOG_LEVEL: 'warn',
+    TOOLGATE_INSTANCE_ID: `${o.id}-${instance}`,
+  };
+}
+
+function script(name: string): string {
+  return join(REPO_ROOT, 'bench', 'pipeline', name);
+}
+
+function startOwn(
+  o: StartOptions,
+  name: string,
+  file: string,
+  env: Record<string, string>,
+  config: Omit<ChildConfig, 'readyFile'>,
+) {
+  const readyFile = join(o.logDir, `${name}.ready`);
+  const child = o.children.start({
+    name,
+    args: [...NODE_FLAGS, '--import', 'tsx', script(file)],
+    env: { ...env, [CHILD_VARIABLE]: JSON.stringify({ ...config, readyFile }) },
+  });
+  return {
+    child,
+    ready: () =>
+      waitUntil(`${name} joining its group`, child, () => Promise.resolve(existsSync(readyFile))),
+  };
+}
+
+interface Starter {
+  readonly name: string;
+  start(): { child: Child; ready: () => Promise<void> };
+}
+
+function gateStage(o: StartOptions, stage: string, integrityKey: string, port: number): Starter {
+  const profile =
+    o.profileDir === undefined
+      ? []
+      : [
+          '--cpu-prof',
+          `--cpu-prof-dir=${o.profileDir}`,
+          `--cpu-prof-name=gate-${stage}.cpuprofile`,
+        ];
+  return {
+    name: `gate-${stage}`,
+    start() {
+      const child = o.children.start({
+        name: `gate-${stage}`,
+        args: [
+          ...NODE_FLAGS,
+          ...profile,
+          '--import',
+          'tsx',
+          join(REPO_ROOT, 'packages/cli/src/main.ts'),
+          'start',
+          stage,
+          '--config',
+          script('bench-deployment.ts'),
+        ],
+        env: {
+          ...baseEnv(o, o.gate, stage),
+          TOOLGATE_INTEGRITY_KEY: integrityKey,
+          TOOLGATE_HTTP_PORT: String(port),
+        },
+      });
+      const probe = async () =>
+        (await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(1_000) })).ok;
+      return { child, ready: () => waitUntil(`gate-${stage} joining its group`, child, probe) };
+    },
+  };
+}
+
+/** Starts `w`; if it dies before it is ready (a slow registry at start), starts it once more. */
+async function startOnceMore(w: Starter, progress: (line: string) => void): Promise<Child> {
+  const first = w.start();
+  try {
+    await first.ready();
+    return first.child;
+  } catch (error) {
+    if (!first.child.hasExited()) throw error;
+    progress(
+      `${w.name} did not start (${error instanceof Error ? error.message : String(error)}); trying once more`,
+    );
+    const second = w.start();
+    await second.ready();
+    return second.child;
+  }
+}
+
+/**
+ * Starts both systems in waves (eleven tsx processes starting at once on two cores time out on
+ * the registry and race to create the same topics); resolves once all are ready.
+ */
+export async function startSystems(
+  o: StartOptions,
+): Promise<{ relay: SystemProcesses; gate: SystemProcesses }> {
+  const integrityKey = randomBytes(32).toString('hex');
+  const relayEnv = (instance: string) => ({
+    ...baseEnv(o, o.relay, instance),
+    TOOLGATE_INTEGRITY_KEY: integrityKey,
+  });
+  const hop = (role: RelayRole): Starter => ({
+    name: `relay-${role}`,
+    start: () => startOwn(o, `relay-${role}`, 'relay-hop.ts', relayEnv(role), { role }),
+  });
+  const worker = (name: string, space: Space, tools: readonly string[]): Starter => ({
+    name,
+    start: () => startOwn(o, name, 'noop-worker.ts', baseEnv(o, space, name), { tools }),
+  });
+  const ports = await Promise.all(GATE_STAGES.map(() => freePort()));
+  const stage = (i: number) =>
+    gateStage(o, GATE_STAGES[i] ?? 'validate', integrityKey, ports[i] ?? 0);
+  // One gate stage at a time: each registers ~17 subjects, and the registry (which writes each
+  // through Kafka) answered three stages at once later than the codec's 5 s.
+  const waves: Starter[][] = [
+    [stage(0), hop('hop1')],
+    [stage(1), hop('hop2')],
+    [stage(2), hop('hop3')],
+    [stage(3), hop('hop4')],
+    [
+      worker('gate-worker', o.gate, GATE_TOOLS),
+      worker('relay-worker', o.relay, [ECHO_TOOL]),
+      hop('obs'),
+    ],
+  ];
+  const started: Child[] = [];
+  for (const [i, wave] of waves.entries()) {
+    o.progress(
+      `starting ${wave.map((w) => w.name).join(', ')} (wave ${i + 1}/${waves.length}; logs in ${o.logDir})`,
+    );
+    started.push(...(await Promise.all(wave.map((w) => startOnceMore(w, o.progress)))));
+  }
+  const of = (prefix: string) => started.filter((c) => c.name.startsWith(prefix));
+  return { relay: of('relay-'), gate: of('gate-') };
+}

@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import {
+  finalLine,
+  ratiosOf,
+  summarizeSystem,
+  targetsMet,
+  type RunRecord,
+  type SystemName,
+} from './summarize.js';
+
+const latency = (p50: number, p99: number) => ({
+  count: 100,
+  p50,
+  p99,
+  p999: p99 * 2,
+  max: p99 * 3,
+});
+
+function sat(system: SystemName, rep: number, throughput: number, cpuMs = 1): RunRecord {
+  return {
+    system,
+    phase: 'saturation',
+    fraction: null,
+    offeredPerSec: null,
+    rep,
+    sent: 1000,
+    completed: 1000,
+    lost: 0,
+    throughput,
+    latency: latency(100, 900),
+    costs: [{ name: `${system}-a`, cpuSeconds: 1, cpuMsPerProposal: cpuMs, rssMiB: 100 + rep }],
+  };
+}
+
+function open(
+  system: SystemName,
+  rep: number,
+  fraction: number,
+  p50: number,
+  p99: number,
+): RunRecord {
+  return {
+    ...sat(system, rep, 50),
+    phase: 'open',
+    fraction,
+    offeredPerSec: 100 * fraction,
+    latency: latency(p50, p99),
+    costs: [],
+    lost: rep,
+  };
+}
+
+describe('summarizeSystem', () => {
+  it('takes medians and spreads over repetitions, per load level in ascending order', () => {
+    const s = summarizeSystem([
+      sat('relay', 0, 100),
+      sat('relay', 1, 140),
+      sat('relay', 2, 120),
+      open('relay', 0, 0.5, 10, 40),
+      open('relay', 1, 0.5, 12, 60),
+      open('relay', 2, 0.5, 11, 50),
+      open('relay', 0, 0.25, 5, 20),
+    ]);
+    expect(s.saturation).toMatchObject({ median: 120, min: 100, max: 140 });
+    expect(s.loads.map((l) => l.fraction)).toEqual([0.25, 0.5]);
+    expect(s.loads[1]).toMatchObject({ offeredPerSec: 50, lost: 3 });
+    expect(s.loads[1]?.p50.median).toBe(11);
+    expect(s.loads[1]?.p99.median).toBe(50);
+    expect(s.costs).toEqual([
+      {
+        name: 'relay-a',
+        cpuMsPerProposal: { median: 1, min: 1, max: 1, relative: 0 },
+        rssMiB: { median: 101, min: 100, max: 102, relative: 2 / 101 },
+      },
+    ]);
+  });
+});
+
+describe('ratiosOf', () => {
+  it('compares the gate with the relay: saturation, and p50/p99 at half load', () => {
+    const relay = summarizeSystem([sat('relay', 0, 200), open('relay', 0, 0.5, 10, 40)]);
+    const gate = summarizeSystem([sat('gate', 0, 150), open('gate', 0, 0.5, 13.5, 50)]);
+    expect(ratiosOf(relay, gate)).toEqual({
+      throughput: 0.75,
+      p99AtHalfLoad: 1.25,
+      p50DeltaMs: 3.5,
+    });
+  });
+
+  it('is NaN where the half-load level was not run', () => {
+    const relay = summarizeSystem([sat('relay', 0, 200)]);
+    const gate = summarizeSystem([sat('gate', 0, 100)]);
+    const r = ratiosOf(relay, gate);
+    expect(r.throughput).toBe(0.5);
+    expect(r.p99AtHalfLoad).toBeNaN();
+    expect(r.p50DeltaMs).toBeNaN();
+  });
+});
+
+describe('finalLine', () => {
+  it('prints the issue-6 line with a signed whole-ms p50 delta', () => {
+    expect(finalLine({ throughput: 0.7049, p99AtHalfLoad: 1.3333, p50DeltaMs: 2.6 })).toBe(
+      'gate/relay: throughput 0.70, p50 +3 ms, p99 at half load 1.33×',
+    );
+    expect(finalLine({ throughput: 1, p99AtHalfLoad: 0.9, p50DeltaMs: -1.2 })).toBe(
+      'gate/relay: throughput 1.00, p50 -1 ms, p99 at half load 0.90×',
+    );
+  });
+});
+
+describe('targetsMet', () => {
+  it('checks each target of issue 6 at its boundary', () => {
+    expect(targetsMet({ throughput: 0.5, p99AtHalfLoad: 1.5, p50DeltaMs: 2 })).toEqual({
+      throughput: true,
+      p50: true,
+      p99: true,
+    });
+    expect(targetsMet({ throughput: 0.49, p99AtHalfLoad: 1.51, p50DeltaMs: 2.1 })).toEqual({
+      throughput: false,
+      p50: false,
+      p99: false,
+    });
+  });
+});

@@ -1,0 +1,158 @@
+/**
+ * From the repetitions of a run to what the report says: medians with their spread per system and
+ * load, and the gate/relay ratios of the closing line. Pure.
+ */
+import { spreadOf, type Spread } from '../core/stats.js';
+import type { LatencySummary } from './histogram.js';
+
+/** The systems measured side by side. */
+export const SYSTEMS = ['onehop', 'relay', 'gate'] as const;
+
+/** One system. */
+export type SystemName = (typeof SYSTEMS)[number];
+
+/** What one process (or the broker) cost during a saturation repetition. */
+export interface ProcessCost {
+  readonly name: string;
+  /** CPU seconds (user + system) spent in the measured window. */
+  readonly cpuSeconds: number;
+  /** CPU milliseconds per proposal completed in the window. */
+  readonly cpuMsPerProposal: number;
+  /** Resident memory at the end of the window, MiB. */
+  readonly rssMiB: number;
+}
+
+/** One repetition of one phase for one system. */
+export interface RunRecord {
+  readonly system: SystemName;
+  readonly phase: 'saturation' | 'open';
+  /** Offered rate as a fraction of the relay's saturation (open-loop runs only). */
+  readonly fraction: number | null;
+  /** Offered proposals per second (open-loop runs only). */
+  readonly offeredPerSec: number | null;
+  readonly rep: number;
+  readonly sent: number;
+  readonly completed: number;
+  /** Sent but not answered before the drain deadline. */
+  readonly lost: number;
+  /** Proposals completed end to end per second, in the measured window. */
+  readonly throughput: number;
+  /** Proposal produced (open loop: when it was due) → terminal observation consumed, ms. */
+  readonly latency: LatencySummary;
+  /** Per process and the broker (saturation runs only). */
+  readonly costs: readonly ProcessCost[];
+}
+
+/** One open-loop load level of one system. */
+export interface LoadSummary {
+  readonly fraction: number;
+  readonly offeredPerSec: number;
+  readonly throughput: Spread;
+  readonly p50: Spread;
+  readonly p99: Spread;
+  readonly p999: Spread;
+  readonly max: Spread;
+  readonly lost: number;
+}
+
+/** The medians of one system's repetitions. */
+export interface SystemSummary {
+  readonly saturation: Spread;
+  readonly costs: readonly {
+    readonly name: string;
+    readonly cpuMsPerProposal: Spread;
+    readonly rssMiB: Spread;
+  }[];
+  readonly loads: readonly LoadSummary[];
+  readonly runs: readonly RunRecord[];
+}
+
+/** The gate against the relay. */
+export interface Ratios {
+  /** Gate saturation throughput / relay's (median over repetitions). */
+  readonly throughput: number;
+  /** Gate p99 / relay p99 at half of the relay's saturation (medians). */
+  readonly p99AtHalfLoad: number;
+  /** Gate p50 − relay p50 at half load, ms (medians). */
+  readonly p50DeltaMs: number;
+}
+
+/** The load level the ratios compare latency at. */
+export const HALF_LOAD = 0.5;
+
+/** Medians and spreads of `runs` (all of one system). */
+export function summarizeSystem(runs: readonly RunRecord[]): SystemSummary {
+  const saturation = runs.filter((r) => r.phase === 'saturation');
+  const names = [...new Set(saturation.flatMap((r) => r.costs.map((c) => c.name)))];
+  const costs = names.map((name) => {
+    const of = saturation.flatMap((r) => r.costs.filter((c) => c.name === name));
+    return {
+      name,
+      cpuMsPerProposal: spreadOf(of.map((c) => c.cpuMsPerProposal)),
+      rssMiB: spreadOf(of.map((c) => c.rssMiB)),
+    };
+  });
+  const fractions = [...new Set(runs.flatMap((r) => (r.fraction === null ? [] : [r.fraction])))];
+  const loads = fractions
+    .sort((a, b) => a - b)
+    .map((fraction) =>
+      loadSummary(
+        fraction,
+        runs.filter((r) => r.fraction === fraction),
+      ),
+    );
+  return { saturation: spreadOf(saturation.map((r) => r.throughput)), costs, loads, runs };
+}
+
+function loadSummary(fraction: number, runs: readonly RunRecord[]): LoadSummary {
+  const of = (pick: (r: RunRecord) => number) => spreadOf(runs.map(pick));
+  return {
+    fraction,
+    offeredPerSec: runs[0]?.offeredPerSec ?? Number.NaN,
+    throughput: of((r) => r.throughput),
+    p50: of((r) => r.latency.p50),
+    p99: of((r) => r.latency.p99),
+    p999: of((r) => r.latency.p999),
+    max: of((r) => r.latency.max),
+    lost: runs.reduce((n, r) => n + r.lost, 0),
+  };
+}
+
+/** The load summary at `fraction`, if that level was run. */
+export function loadAt(s: SystemSummary, fraction: number): LoadSummary | undefined {
+  return s.loads.find((l) => l.fraction === fraction);
+}
+
+/** The ratios of the closing line; NaN where a figure is missing. */
+export function ratiosOf(relay: SystemSummary, gate: SystemSummary): Ratios {
+  const r = loadAt(relay, HALF_LOAD);
+  const g = loadAt(gate, HALF_LOAD);
+  return {
+    throughput: gate.saturation.median / relay.saturation.median,
+    p99AtHalfLoad: (g?.p99.median ?? Number.NaN) / (r?.p99.median ?? Number.NaN),
+    p50DeltaMs: (g?.p50.median ?? Number.NaN) - (r?.p50.median ?? Number.NaN),
+  };
+}
+
+/** `gate/relay: throughput X.XX, p50 +N ms, p99 at half load Y.YY×`. */
+export function finalLine(ratios: Ratios): string {
+  const delta = Math.round(ratios.p50DeltaMs);
+  const signed = Number.isNaN(delta) ? 'NaN' : `${delta < 0 ? '-' : '+'}${Math.abs(delta)}`;
+  return (
+    `gate/relay: throughput ${ratios.throughput.toFixed(2)}, p50 ${signed} ms, ` +
+    `p99 at half load ${ratios.p99AtHalfLoad.toFixed(2)}×`
+  );
+}
+
+/** The targets of issue 6, checked against `ratios`. */
+export function targetsMet(ratios: Ratios): {
+  readonly throughput: boolean;
+  readonly p50: boolean;
+  readonly p99: boolean;
+} {
+  return {
+    throughput: ratios.throughput >= 0.5,
+    p50: ratios.p50DeltaMs <= 2,
+    p99: ratios.p99AtHalfLoad <= 1.5,
+  };
+}
