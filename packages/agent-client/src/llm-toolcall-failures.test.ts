@@ -5,8 +5,7 @@
  * that repaired, parsed or dropped anything would change what the gate decides.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { corpusPath } from '@toolgate/shared/corpora';
 import type { Proposal } from '@toolgate/shared';
 import { describe, expect, it } from 'vitest';
 import { fromActionText } from './from-action-text.js';
@@ -20,8 +19,7 @@ import {
   readByCore,
 } from './provider-responses.test-support.js';
 
-const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const CASES_FILE = join(REPO_ROOT, '../shared/corpora/llm-toolcall-failures/cases.json');
+const CASES_FILE = corpusPath('llm-toolcall-failures', 'cases.json');
 
 interface Case {
   readonly id: string;

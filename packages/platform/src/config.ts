@@ -195,6 +195,8 @@ export const OTHER_VARIABLES: Readonly<Record<string, string>> = {
   STACK_REGISTRY_PORT: 'Local stack: Apicurio Registry port; default 8081.',
   STACK_REGISTRY_MANAGEMENT_PORT: "Local stack: the registry's health port; default 9081.",
   STACK_REDIS_PORT: 'Local stack: port of a Redis it starts; default 6379.',
+  CORPORA_DIR:
+    'Tests: the shared test corpora (JSON Schema Test Suite, JSON parsing suite, BFCL, malformed calls); default `../shared/corpora` beside the repository.',
   REGISTRY_JAVA_HOME:
     'Local stack: the JDK (21 or later) that runs Apicurio Registry, when the default `java` is older.',
 };

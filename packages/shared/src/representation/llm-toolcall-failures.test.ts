@@ -5,8 +5,7 @@
  * category is checked without editing this file and one with a new category fails until decided.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { corpusPath } from '../corpora.test-support.js';
 import { describe, expect, it } from 'vitest';
 import type { Decision } from '../decision.js';
 import type { ParsedCall } from '../types.js';
@@ -14,8 +13,7 @@ import { normalizeProposal } from './normalize-proposal.js';
 import { DEFAULT_PARSE_LIMITS } from './parse-limits.js';
 import { parseCall } from './parse-call.js';
 
-const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-const CASES_FILE = join(REPO_ROOT, '../shared/corpora/llm-toolcall-failures/cases.json');
+const CASES_FILE = corpusPath('llm-toolcall-failures', 'cases.json');
 
 interface Case {
   readonly id: string;

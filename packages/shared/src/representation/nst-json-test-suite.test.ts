@@ -4,13 +4,12 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { corpusPath } from '../corpora.test-support.js';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_PARSE_LIMITS, type ParseLimits } from './parse-limits.js';
 import { parseJsonBounded } from './parse-json-bounded.js';
 
-const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-const SUITE = join(REPO_ROOT, '../shared/corpora/nst-JSONTestSuite/test_parsing');
+const SUITE = corpusPath('nst-JSONTestSuite', 'test_parsing');
 
 /** `y_` cases refused on purpose: parsers disagree on duplicates, so the gate takes neither. */
 const INTENDED_Y_REFUSALS: Readonly<Record<string, string>> = {

@@ -1,6 +1,6 @@
 import { readFileSync, readdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { corpusPath } from '../corpora.test-support.js';
 import { describe, expect, it } from 'vitest';
 import { INJECTION_PATTERNS, scanForInjection } from './scan-for-injection.js';
 
@@ -92,8 +92,7 @@ describe('scanForInjection', () => {
 
 /** Every string (keys included) in the BFCL JSON Lines files, read in place. */
 function bfclStrings(): string[] {
-  const root = fileURLToPath(new URL('../../../../', import.meta.url));
-  const bfcl = resolve(root, '../shared/corpora/bfcl');
+  const bfcl = corpusPath('bfcl');
   const files = ['.', 'multi_turn_func_doc', 'possible_answer'].flatMap((dir) =>
     readdirSync(join(bfcl, dir))
       .filter((name) => name.endsWith('.json'))

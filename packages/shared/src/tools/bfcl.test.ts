@@ -16,7 +16,7 @@ import {
   type BfclEntry,
   type BfclReport,
 } from './bfcl.test-support.js';
-import { corpusPath } from './corpora.test-support.js';
+import { corpusPath } from '../corpora.test-support.js';
 
 /** Definitions the gate refuses at load, as `id name`, with why. */
 const REFUSED: Readonly<Record<string, 'identity' | 'open dict' | 'any value'>> = {

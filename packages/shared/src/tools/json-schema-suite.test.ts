@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { corpusPath } from './corpora.test-support.js';
+import { corpusPath } from '../corpora.test-support.js';
 import { addGateFormats, createValidator, VALIDATOR_OPTIONS } from './create-validator.js';
 
 /** Why the gate departs from the suite, by reason. */
