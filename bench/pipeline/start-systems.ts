@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { EXAMPLE_TOOLS } from '@toolgate/platform';
 import { waitUntil, type Child, type Children } from './children.js';
 import { CHILD_VARIABLE, ECHO_TOOL, type ChildConfig, type RelayRole } from './child-config.js';
 import type { StackAddresses } from './stack-probe.js';
@@ -18,16 +19,6 @@ export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The gate's stages, each in its own process. */
 export const GATE_STAGES = ['validate', 'authorize', 'confirm', 'execute'] as const;
-
-/** The example's tools, served by the gate's no-op worker. */
-export const GATE_TOOLS = [
-  'search',
-  'calculate',
-  'final',
-  'approve_invoice',
-  'send_email',
-  'refund_payment',
-];
 
 /** One system's prefixes. */
 export interface Space {
@@ -197,7 +188,7 @@ export async function startSystems(
     [stage(2), hop('hop3')],
     [stage(3), hop('hop4')],
     [
-      worker('gate-worker', o.gate, GATE_TOOLS),
+      worker('gate-worker', o.gate, EXAMPLE_TOOLS),
       worker('relay-worker', o.relay, [ECHO_TOOL]),
       hop('obs'),
     ],

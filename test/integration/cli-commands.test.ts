@@ -7,10 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as authorize from '@toolgate/authorize';
-import { runCli } from '@toolgate/cli';
 import * as confirm from '@toolgate/confirm';
 import * as execute from '@toolgate/execute';
 import * as validate from '@toolgate/validate';
@@ -20,6 +18,7 @@ import type { Proposal } from '@toolgate/shared';
 import { USERS } from '../../examples/billing/data.js';
 import { anthropic, mcp, openaiChat } from '../../examples/billing/fixtures/proposals.js';
 import { createBillingHandlers } from '../../examples/billing/tool-handlers.js';
+import { runCaptured } from '../../packages/cli/src/run-cli.test-support.js';
 import { eventually } from '../support/deadline.js';
 import {
   gateEnv,
@@ -60,32 +59,12 @@ afterAll(async () => {
   await h?.close();
 });
 
-interface Ran {
-  readonly code: number;
-  readonly out: string;
-  readonly err: string;
-}
-
-/** Runs the CLI in-process; `stop` is what Ctrl-C would abort. */
-function cli(
-  args: string[],
-  extraEnv: Record<string, string> = {},
-  stop?: AbortSignal,
-): Promise<Ran> & { readonly output: () => string } {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const running = runCli(args, {
-    stdin: Readable.from([]),
-    stdout,
-    stderr,
+/** Runs the CLI in-process with the gate's environment; `stop` is what Ctrl-C would abort. */
+function cli(args: string[], extraEnv: Record<string, string> = {}, stop?: AbortSignal) {
+  return runCaptured(args, {
     env: { ...env, ...extraEnv },
-    ...(stop === undefined ? {} : { stopSignal: () => stop }),
-  }).then((code) => ({ code, out, err }));
-  return Object.assign(running, { output: () => out });
+    ...(stop === undefined ? {} : { stop }),
+  });
 }
 
 const lines = (out: string) =>

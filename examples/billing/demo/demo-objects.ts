@@ -5,6 +5,7 @@
  * as they are for the CLI to explore; the demo only reads them.
  */
 import type { ResolvedObject } from '@toolgate/shared';
+import { SEED_OBJECTS } from '../data.js';
 
 /** The ids of one run's objects. */
 export interface DemoObjectIds {
@@ -36,39 +37,19 @@ export function demoObjects(tag: string): {
     draft: `draft_${tag}`,
   };
   const objects: ResolvedObject[] = [
-    invoice(ids.smallInvoice, 'acme', 120_000),
-    invoice(ids.largeInvoice, 'acme', 2_500_000),
-    invoice(ids.unansweredInvoice, 'acme', 2_500_000),
-    invoice(ids.globexInvoice, 'globex', 80_000),
-    {
-      type: 'Payment',
-      id: ids.payment,
-      tenant: 'acme',
-      version: 1,
-      attributes: { amount_cents: 5_000, refunded_cents: 0, currency: 'EUR' },
-    },
-    {
-      type: 'Draft',
-      id: ids.draft,
-      tenant: 'acme',
-      version: 1,
-      attributes: {
-        to: ['ops@acme.example'],
-        subject: 'Q3 report',
-        body: 'Hello ops, the Q3 report is attached. Regards, Alice',
-        sent: false,
-      },
-    },
+    copyOf('inv_481', ids.smallInvoice),
+    copyOf('inv_482', ids.largeInvoice),
+    copyOf('inv_482', ids.unansweredInvoice),
+    copyOf('inv_900', ids.globexInvoice),
+    copyOf('pay_11', ids.payment),
+    copyOf('draft_7', ids.draft),
   ];
   return { ids, objects };
 }
 
-function invoice(id: string, tenant: string, amountCents: number): ResolvedObject {
-  return {
-    type: 'Invoice',
-    id,
-    tenant,
-    version: 1,
-    attributes: { amount_cents: amountCents, currency: 'EUR', status: 'open' },
-  };
+/** The example's seed object `seedId`, as it was seeded, under the id `id`. */
+function copyOf(seedId: string, id: string): ResolvedObject {
+  const seed = SEED_OBJECTS.find((o) => o.id === seedId);
+  if (seed === undefined) throw new Error(`the example has no seed object ${seedId}`);
+  return { ...structuredClone(seed), id };
 }

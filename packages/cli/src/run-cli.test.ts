@@ -1,17 +1,8 @@
-import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { COMMANDS, runCli } from './run-cli.js';
+import { COMMANDS } from './run-cli.js';
+import { runCaptured } from './run-cli.test-support.js';
 
-async function cli(args: string[]) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const code = await runCli(args, { stdin: Readable.from([]), stdout, stderr, env: {} });
-  return { code, out, err };
-}
+const cli = (args: string[]) => runCaptured(args);
 
 describe('runCli', () => {
   it('lists every command of the issue, each with its own --help', async () => {

@@ -1,26 +1,13 @@
-import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { mintSession } from '@toolgate/shared';
 import { EXAMPLE_SESSION_SECRET } from '../../../../examples/billing/toolgate.config.js';
 import { USERS } from '../../../../examples/billing/data.js';
 import { anthropic, openaiChat } from '../../../../examples/billing/fixtures/proposals.js';
-import { runCli } from '../run-cli.js';
+import { runCaptured } from '../run-cli.test-support.js';
 
 const CONFIG = 'examples/billing/toolgate.config.ts';
 
-async function cli(
-  args: string[],
-  stdin = '',
-): Promise<{ code: number; out: string; err: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const code = await runCli(args, { stdin: Readable.from([stdin]), stdout, stderr, env: {} });
-  return { code, out, err };
-}
+const cli = (args: string[], stdin = '') => runCaptured(args, { stdin });
 
 const lines = (out: string) =>
   out

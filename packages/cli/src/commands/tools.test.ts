@@ -1,23 +1,13 @@
-import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { mintSession } from '@toolgate/shared';
 import { EXAMPLE_SESSION_SECRET } from '../../../../examples/billing/toolgate.config.js';
 import { USERS } from '../../../../examples/billing/data.js';
-import { runCli } from '../run-cli.js';
+import { runCaptured } from '../run-cli.test-support.js';
 
 const CONFIG = 'examples/billing/toolgate.config.ts';
 const ALL = ['search', 'calculate', 'final', 'approve_invoice', 'send_email', 'refund_payment'];
 
-async function cli(args: string[], env: Record<string, string> = {}) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const code = await runCli(args, { stdin: Readable.from([]), stdout, stderr, env });
-  return { code, out, err };
-}
+const cli = (args: string[], env: Record<string, string> = {}) => runCaptured(args, { env });
 
 const token = (who: keyof typeof USERS, ttlSeconds = 600, now = new Date()) =>
   mintSession(USERS[who], EXAMPLE_SESSION_SECRET, { now, ttlSeconds });
