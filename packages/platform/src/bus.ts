@@ -148,6 +148,11 @@ export interface BusConsumerOptions {
   readonly maxWaitTimeMs?: number;
   /** Default 1 MiB. */
   readonly maxBytesPerPartition?: number;
+  /**
+   * How many partition batches of one fetch are handed to `run`'s callback at once (kafkajs's
+   * `partitionsConsumedConcurrently`). Batches of the same partition never overlap. Default 1.
+   */
+  readonly partitionsConcurrently?: number;
 }
 
 /** Which partitions of which topics a member was given. */
@@ -155,7 +160,8 @@ export type Assignment = Readonly<Record<string, readonly number[]>>;
 
 /**
  * A consumer that never commits offsets itself: positions move only through
- * {@link BusTransaction.sendOffsets}. Batches are handled one at a time.
+ * {@link BusTransaction.sendOffsets}. Batches of different partitions overlap when
+ * `partitionsConcurrently` allows it; kafkajs fetches again once every batch of a fetch is done.
  */
 export interface BusConsumer {
   connect(): Promise<void>;
@@ -355,7 +361,7 @@ function wrapConsumer(consumer: Consumer, options: BusConsumerOptions): BusConsu
         consumer.run({
           autoCommit: false,
           eachBatchAutoResolve: false,
-          partitionsConsumedConcurrently: 1,
+          partitionsConsumedConcurrently: Math.max(1, options.partitionsConcurrently ?? 1),
           eachBatch: (payload) => eachBatch(toBusBatch(payload)),
         }),
       ),

@@ -4,7 +4,7 @@
  * broker in test/integration/platform-stage-loop.test.ts; this file reaches the paths a real
  * broker cannot be made to take on cue (a heartbeat that reports a rebalance mid-chunk).
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { SILENT_LOGGER } from './adapter-logger.js';
 import type {
   Assignment,
@@ -35,6 +35,8 @@ function memoryBus() {
   let eachBatch: ((batch: BusBatch) => Promise<void>) | undefined;
   let joined: ((assignment: Assignment) => void) | undefined;
   let resumed: () => void = () => undefined;
+  /** How many of the next commits fail (as a broker that times out the EndTxn would). */
+  const failing = { commits: 0 };
 
   const transaction = (): BusTransaction => {
     const records: OutRecord[] = [];
@@ -43,7 +45,17 @@ function memoryBus() {
     return {
       send: (r) => Promise.resolve(void records.push(...r)),
       sendOffsets: (_group, o) => Promise.resolve(void offsets.push(...o)),
-      commit: () => Promise.resolve(void ((active = false), committed.push({ records, offsets }))),
+      commit: () => {
+        if (failing.commits > 0) {
+          failing.commits -= 1;
+          return Promise.reject(
+            new Fault('kafka_unavailable', 'EndTxn timed out', { retriable: true }),
+          );
+        }
+        active = false;
+        committed.push({ records, offsets });
+        return Promise.resolve();
+      },
       abort: () => Promise.resolve(void ((active = false), aborted.push({ records, offsets }))),
       isActive: () => active,
     };
@@ -89,7 +101,7 @@ function memoryBus() {
     return eachBatch(batch);
   };
   const nextResume = () => new Promise<void>((resolve) => (resumed = resolve));
-  return { bus, deliver, committed, aborted, events, nextResume };
+  return { bus, deliver, committed, aborted, events, nextResume, failing };
 }
 
 /** JSON in, JSON out: the registry is not what these tests are about. */
@@ -107,13 +119,17 @@ const jsonCodec: Codec = {
 /** A batch of `count` messages `{n}` at offsets 0…count−1; `lastOffset` may reach past them. */
 function batchOf(
   count: number,
-  options: { readonly lastOffset?: number; readonly heartbeat?: (n: number) => Promise<void> } = {},
+  options: {
+    readonly lastOffset?: number;
+    readonly partition?: number;
+    readonly heartbeat?: (n: number) => Promise<void>;
+  } = {},
 ) {
   const resolved: string[] = [];
   let beats = 0;
   const batch: BusBatch = {
     topic: TOPIC,
-    partition: 0,
+    partition: options.partition ?? 0,
     highWatermark: String((options.lastOffset ?? count - 1) + 1),
     messages: Array.from({ length: count }, (_, n) => ({
       offset: String(n),
@@ -153,6 +169,8 @@ async function startWith(
 
 const offsetsOf = (committed: readonly Committed[]) =>
   committed.map((c) => c.offsets.map((o) => o.offset).join(','));
+const positionsOf = (c: Committed | undefined) =>
+  (c?.offsets ?? []).map((o) => `${o.partition}@${o.offset}`).sort();
 const valuesOf = (c: Committed | undefined) =>
   (c?.records ?? []).map((r) => (JSON.parse(r.value.toString()) as { n: number }).n);
 
@@ -233,6 +251,44 @@ describe('startStageLoop (in memory)', () => {
     expect(memory.committed.map(valuesOf)).toEqual([[0, 101, 3]]);
     expect(offsetsOf(memory.committed)).toEqual(['4']);
     expect(errors).toHaveLength(3);
+  });
+
+  it('sends the chunks of partitions handled side by side in one transaction with all their offsets', async () => {
+    const memory = memoryBus();
+    await startWith(memory);
+    await Promise.all([
+      memory.deliver(batchOf(2, { partition: 0 }).batch),
+      memory.deliver(batchOf(3, { partition: 1 }).batch),
+    ]);
+    expect(memory.committed).toHaveLength(1);
+    expect(positionsOf(memory.committed[0])).toEqual(['0@2', '1@3']);
+    expect(valuesOf(memory.committed[0]).sort()).toEqual([0, 0, 1, 1, 2]);
+  });
+
+  it('rewinds every partition of a shared transaction that failed, and commits them again later', async () => {
+    const memory = memoryBus();
+    await startWith(memory);
+    memory.failing.commits = 1;
+    const first = batchOf(2, { partition: 0 });
+    const second = batchOf(3, { partition: 1 });
+    await Promise.all([memory.deliver(first.batch), memory.deliver(second.batch)]);
+    expect(memory.committed).toEqual([]);
+    expect(positionsOf(memory.aborted[0])).toEqual(['0@2', '1@3']);
+    expect(first.resolved).toEqual([]);
+    expect(second.resolved).toEqual([]);
+    expect(memory.events.filter((e) => e.startsWith('pause')).sort()).toEqual([
+      `pause ${TOPIC}/0`,
+      `pause ${TOPIC}/1`,
+    ]);
+    // No committed offset yet, so each partition goes back to the first message of its chunk.
+    await vi.waitFor(() =>
+      expect(memory.events.filter((e) => e.startsWith('seek')).sort()).toEqual([
+        `seek ${TOPIC}/0 0`,
+        `seek ${TOPIC}/1 0`,
+      ]),
+    );
+    await Promise.all([memory.deliver(first.batch), memory.deliver(second.batch)]);
+    expect(positionsOf(memory.committed[0])).toEqual(['0@2', '1@3']);
   });
 
   it('keeps what was handled when it is stopped mid-batch and leaves the rest', async () => {

@@ -1,10 +1,16 @@
 /**
  * The one consume → handle → produce + commit loop every stage runs (DESIGN §2, the plan's
  * "stage loop"). Per partition batch, in chunks of at most `maxBatchMessages`: decode and handle
- * each message in order, encode what the handler returns, then ONE transaction sends all of it
+ * each message in order, encode what the handler returns, then a transaction sends all of it
  * and the group's offset past the last handled message, and commits. Outputs and input offsets
  * become visible together or not at all; a crash before the commit means the chunk is delivered
  * again, and the handlers' deterministic ids make that harmless.
+ *
+ * Partitions are handled side by side (`partitionsConcurrently`), and their chunks share
+ * transactions (group commit): a chunk ready while a transaction is in flight waits for it, then
+ * goes out with every other chunk that became ready meanwhile, in one transaction with all their
+ * offsets. A transaction costs the same few broker round trips whatever it carries, so this is
+ * what keeps a stage's latency from growing with the number of partitions it owns.
  *
  * Faults, not refusals, are handled here, with one policy:
  * - a retriable {@link Fault} (Redis, registry, Kafka down): what came before the message is
@@ -120,8 +126,10 @@ export interface StageLoopOptions {
   onFatal?(msg: Incoming, error: unknown): readonly Outgoing[];
   /** Called once if the loop stops on its own (fenced producer, consumer crash). */
   onCrash?(error: Error): void;
-  /** Most messages per transaction. Default 500. */
+  /** Most messages of one partition per chunk (a transaction may carry several chunks). Default 500. */
   readonly maxBatchMessages?: number;
+  /** Partitions handled at the same time, each in order; their chunks share transactions. Default 16. */
+  readonly partitionsConcurrently?: number;
   /** Backoff after a retriable fault. Default 200 ms doubling to 10 s. */
   readonly retry?: RetryPolicy;
   /** Bound on stop(): waiting for the batch in hand, leaving the group, closing. Default 10000 ms. */
@@ -152,6 +160,7 @@ export interface StageLoop {
 }
 
 const DEFAULT_MAX_BATCH = 500;
+const DEFAULT_PARTITIONS_CONCURRENTLY = 16;
 const DEFAULT_STOP_TIMEOUT_MS = 10_000;
 
 /** What handling a chunk produced. */
@@ -165,14 +174,12 @@ interface ChunkOutcome {
   readonly interrupted?: Error;
 }
 
-/** Runs async jobs one at a time, in call order: one producer, one open transaction. */
-function serialQueue() {
-  let tail: Promise<unknown> = Promise.resolve();
-  return <T>(job: () => Promise<T>): Promise<T> => {
-    const run = tail.then(job, job);
-    tail = run.catch(() => undefined);
-    return run;
-  };
+/** Records waiting for the next transaction, and whom to tell how it went. */
+interface TransactionShare {
+  readonly records: readonly OutRecord[];
+  /** The group offset to commit with them; none for timer-driven outputs. */
+  readonly position: PartitionOffset | undefined;
+  done(error: Error | undefined): void;
 }
 
 function seconds(since: number): number {
@@ -226,7 +233,8 @@ class Loop {
   private readonly retry: RetryPolicy;
   private readonly maxBatch: number;
   private readonly plainJson: ReadonlyMap<string, boolean>;
-  private readonly transactionally = serialQueue();
+  private readonly waiting: TransactionShare[] = [];
+  private flushing: Promise<void> | undefined;
   private readonly attempts = new Map<string, number>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly consumer: BusConsumer;
@@ -250,6 +258,10 @@ class Loop {
       ...(options.sessionTimeoutMs === undefined
         ? {}
         : { sessionTimeoutMs: options.sessionTimeoutMs }),
+      partitionsConcurrently: Math.max(
+        1,
+        options.partitionsConcurrently ?? DEFAULT_PARTITIONS_CONCURRENTLY,
+      ),
     };
     this.consumer = options.bus.consumer(consumerOptions);
   }
@@ -489,40 +501,61 @@ class Loop {
 
   // ---- producing ---------------------------------------------------------------------------
 
-  /** Sends `records` and moves the group to `position` in one transaction; false if it failed. */
+  /** Sends `records` and moves the group to `position` in a transaction; false if it failed. */
   private commit(records: readonly OutRecord[], position: PartitionOffset): Promise<boolean> {
-    return this.transactionally(async () => {
-      try {
-        await this.inTransaction(records, position);
-        return true;
-      } catch (error) {
-        await this.afterFailedTransaction(error);
-        return false;
-      }
-    });
+    return this.share(records, position).then(
+      () => true,
+      () => false,
+    );
   }
 
   async produceTransactional(outgoing: readonly Outgoing[]): Promise<void> {
-    const records = await this.encodeAll(outgoing);
-    await this.transactionally(async () => {
-      try {
-        await this.inTransaction(records, undefined);
-      } catch (error) {
-        await this.afterFailedTransaction(error);
-        throw error;
-      }
-    });
+    await this.share(await this.encodeAll(outgoing), undefined);
   }
 
-  private async inTransaction(
+  /** Queues `records` (and `position`) for the next transaction; settles when it has ended. */
+  private share(
     records: readonly OutRecord[],
     position: PartitionOffset | undefined,
   ): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.waiting.push({
+        records,
+        position,
+        done: (error) => (error === undefined ? resolve() : reject(error)),
+      });
+      this.flushing ??= this.flush();
+    });
+  }
+
+  /** One producer, one open transaction: each takes everything queued while the last one ran. */
+  private async flush(): Promise<void> {
+    // Chunks of other partitions of the same fetch are often a moment behind: let them board too.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    while (this.waiting.length > 0) {
+      const shares = this.waiting.splice(0);
+      let failure: Error | undefined;
+      try {
+        await this.inTransaction(shares);
+      } catch (error) {
+        failure = error instanceof Error ? error : new Error(String(error));
+        await this.afterFailedTransaction(failure);
+      }
+      for (const share of shares) share.done(failure);
+    }
+    this.flushing = undefined;
+  }
+
+  private async inTransaction(shares: readonly TransactionShare[]): Promise<void> {
+    const records = shares.flatMap((share) => share.records);
+    const positions = shares.flatMap((share) =>
+      share.position === undefined ? [] : [share.position],
+    );
     const producer = this.producer ?? (await this.renewProducer());
     const tx = await producer.transaction();
     try {
-      await tx.send(records);
-      if (position !== undefined) await tx.sendOffsets(this.o.groupId, [position]);
+      if (records.length > 0) await tx.send(records);
+      if (positions.length > 0) await tx.sendOffsets(this.o.groupId, positions);
       await tx.commit();
     } catch (error) {
       if (tx.isActive()) await tx.abort().catch(() => undefined);
@@ -598,7 +631,7 @@ class Loop {
     const left = () => Math.max(1, deadline - performance.now());
     const steps: [string, () => Promise<unknown>][] = [
       ['leave the group', () => this.consumer.disconnect()],
-      ['finish the open transaction', () => this.transactionally(() => Promise.resolve())],
+      ['finish the open transaction', () => this.flushing ?? Promise.resolve()],
       ['disconnect the producer', () => this.producer?.disconnect() ?? Promise.resolve()],
     ];
     for (const [what, step] of steps) {
