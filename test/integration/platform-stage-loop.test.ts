@@ -314,7 +314,7 @@ describe('startStageLoop: a handler that fails fatally', () => {
 });
 
 describe('startStageLoop: a retriable fault', () => {
-  it('retries the message (never skips it), holds back its partition only, and outputs once', async () => {
+  it('retries the message (never skips it), holds back its key and partition only, and outputs once', async () => {
     const input = await topic('retry-in', 3);
     const output = await topic('retry-out', 3);
     const logger = recordingLogger();
@@ -371,7 +371,12 @@ describe('startStageLoop: a retriable fault', () => {
     const target = handled.findIndex((h) => h.key === 'k0' && h.seq === 2 && h.ok);
     expect(failures).toBeGreaterThanOrEqual(3);
     expect(target).toBeGreaterThan(-1);
-    const before = handled.slice(0, target).filter((h) => h.partition === stuck?.partition);
+    // Nothing of k0 after the held-back message is handled before it; other keys of its partition
+    // may be (keys are handled side by side), but their outputs wait for it and appear once.
+    const before = handled
+      .slice(0, target)
+      .filter((h) => h.partition === stuck?.partition && h.key === 'k0');
+    expect(before.length).toBeGreaterThan(0);
     expect(before.every((h) => h.offset <= (stuck?.offset ?? -1n))).toBe(true);
     expect(handled.slice(0, target).some((h) => h.key.startsWith('late') && h.ok)).toBe(true);
 

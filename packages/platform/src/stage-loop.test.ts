@@ -122,6 +122,8 @@ function batchOf(
   options: {
     readonly lastOffset?: number;
     readonly partition?: number;
+    /** The record key of message `n`; default `run-1` for all. */
+    readonly key?: (n: number) => string;
     readonly heartbeat?: (n: number) => Promise<void>;
   } = {},
 ) {
@@ -133,7 +135,7 @@ function batchOf(
     highWatermark: String((options.lastOffset ?? count - 1) + 1),
     messages: Array.from({ length: count }, (_, n) => ({
       offset: String(n),
-      key: Buffer.from('run-1'),
+      key: Buffer.from(options.key?.(n) ?? 'run-1'),
       value: Buffer.from(JSON.stringify({ n })),
       headers: {},
       timestamp: '0',
@@ -289,6 +291,66 @@ describe('startStageLoop (in memory)', () => {
     );
     await Promise.all([memory.deliver(first.batch), memory.deliver(second.batch)]);
     expect(positionsOf(memory.committed[0])).toEqual(['0@2', '1@3']);
+  });
+
+  it('handles different keys side by side and same keys in order, and commits outputs in offset order', async () => {
+    const memory = memoryBus();
+    const seen: number[] = [];
+    let releaseA: () => void = () => undefined;
+    const bHandled = new Promise<void>((resolve) => (releaseA = resolve));
+    await startWith(memory, {
+      handle: async (msg) => {
+        const { n } = msg.value as { n: number };
+        // Message 0 (key a) waits until message 1 (key b) is handled: in strict order, never.
+        if (n === 0) await bHandled;
+        seen.push(n);
+        if (n === 1) releaseA();
+        return copy(msg);
+      },
+    });
+    await memory.deliver(batchOf(4, { key: (n) => (n % 2 === 0 ? 'a' : 'b') }).batch);
+    expect(seen.indexOf(1)).toBeLessThan(seen.indexOf(0));
+    expect(seen.indexOf(0)).toBeLessThan(seen.indexOf(2));
+    expect(seen.indexOf(1)).toBeLessThan(seen.indexOf(3));
+    expect(memory.committed.map(valuesOf)).toEqual([[0, 1, 2, 3]]);
+    expect(offsetsOf(memory.committed)).toEqual(['4']);
+  });
+
+  it('handles strictly in order with keysConcurrently 1', async () => {
+    const memory = memoryBus();
+    const seen: number[] = [];
+    await startWith(memory, {
+      keysConcurrently: 1,
+      handle: async (msg) => {
+        const { n } = msg.value as { n: number };
+        if (n === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+        seen.push(n);
+        return copy(msg);
+      },
+    });
+    await memory.deliver(batchOf(4, { key: (n) => `k${n}` }).batch);
+    expect(seen).toEqual([0, 1, 2, 3]);
+  });
+
+  it('after a retriable fault in one key, commits only the prefix handled in full and rewinds to where it ends', async () => {
+    const memory = memoryBus();
+    let tries = 0;
+    await startWith(memory, {
+      handle: (msg) => {
+        if ((msg.value as { n: number }).n === 2 && tries++ === 0) {
+          return Promise.reject(new Fault('redis_unavailable', 'down', { retriable: true }));
+        }
+        return copy(msg);
+      },
+    });
+    // Keys a b a b c: the fault at offset 2 (key a) stops every lane before its next message.
+    const keys = ['a', 'b', 'a', 'b', 'c'];
+    const { batch, resolved } = batchOf(5, { key: (n) => keys[n] ?? 'x' });
+    await memory.deliver(batch);
+    expect(memory.committed.map(valuesOf)).toEqual([[0, 1]]);
+    expect(offsetsOf(memory.committed)).toEqual(['2']);
+    expect(resolved).toEqual(['1']);
+    expect(memory.events).toEqual([`pause ${TOPIC}/0`, `seek ${TOPIC}/0 2`]);
   });
 
   it('keeps what was handled when it is stopped mid-batch and leaves the rest', async () => {

@@ -1,21 +1,25 @@
 /**
  * The one consume → handle → produce + commit loop every stage runs (DESIGN §2, the plan's
  * "stage loop"). Per partition batch, in chunks of at most `maxBatchMessages`: decode and handle
- * each message in order, encode what the handler returns, then a transaction sends all of it
- * and the group's offset past the last handled message, and commits. Outputs and input offsets
- * become visible together or not at all; a crash before the commit means the chunk is delivered
- * again, and the handlers' deterministic ids make that harmless.
+ * each message, encode what the handler returns, then a transaction sends all of it and the
+ * group's offset past the last handled message, and commits. Outputs and input offsets become
+ * visible together or not at all; a crash before the commit means the chunk is delivered again,
+ * and the handlers' deterministic ids make that harmless.
  *
- * Partitions are handled side by side (`partitionsConcurrently`), and their chunks share
- * transactions (group commit): a chunk ready while a transaction is in flight waits for it, then
- * goes out with every other chunk that became ready meanwhile, in one transaction with all their
- * offsets. A transaction costs the same few broker round trips whatever it carries, so this is
- * what keeps a stage's latency from growing with the number of partitions it owns.
+ * Within a chunk, messages with the same key (a run, a tenant) are handled in offset order and
+ * different keys side by side (`keysConcurrently`), so one message's Redis round trips do not
+ * hold up the rest; outputs keep the offset order. Partitions are handled side by side
+ * (`partitionsConcurrently`), and their chunks share transactions (group commit): a chunk ready
+ * while a transaction is in flight waits for it, then goes out with every other chunk that became
+ * ready meanwhile, in one transaction with all their offsets. A transaction costs the same broker
+ * round trips whatever it carries, so a stage's latency does not grow with its partitions.
  *
  * Faults, not refusals, are handled here, with one policy:
  * - a retriable {@link Fault} (Redis, registry, Kafka down): what came before the message is
  *   committed, the partition is paused and rewound to the message, and resumed after a capped
- *   exponential backoff. Nothing after it on that partition is handled first; nothing is skipped.
+ *   exponential backoff. Nothing after it with the same key is handled first, and nothing is
+ *   skipped; messages of other keys that a lane handled meanwhile are not committed, and are
+ *   handled again on redelivery (as after a crash: the handlers' ids are deterministic).
  * - anything else (a bug, a poison message): `onFatal` builds the `internal_error` outputs for
  *   that message, they are produced in its place, and the loop moves on.
  * - a transaction that fails: it is aborted, the producer is replaced (which also finishes any
@@ -130,6 +134,11 @@ export interface StageLoopOptions {
   readonly maxBatchMessages?: number;
   /** Partitions handled at the same time, each in order; their chunks share transactions. Default 16. */
   readonly partitionsConcurrently?: number;
+  /**
+   * Keys of one chunk handled at the same time; messages with the same key (a run, a tenant)
+   * are always handled in offset order. Default 32; 1 handles a chunk strictly in order.
+   */
+  readonly keysConcurrently?: number;
   /** Backoff after a retriable fault. Default 200 ms doubling to 10 s. */
   readonly retry?: RetryPolicy;
   /** Bound on stop(): waiting for the batch in hand, leaving the group, closing. Default 10000 ms. */
@@ -161,6 +170,7 @@ export interface StageLoop {
 
 const DEFAULT_MAX_BATCH = 500;
 const DEFAULT_PARTITIONS_CONCURRENTLY = 16;
+const DEFAULT_KEYS_CONCURRENTLY = 32;
 const DEFAULT_STOP_TIMEOUT_MS = 10_000;
 
 /** What handling a chunk produced. */
@@ -180,6 +190,18 @@ interface TransactionShare {
   /** The group offset to commit with them; none for timer-driven outputs. */
   readonly position: PartitionOffset | undefined;
   done(error: Error | undefined): void;
+}
+
+/** The chunk's indexes grouped by record key, each group in offset order. */
+function lanesOf(chunk: readonly BusMessage[]): (readonly number[])[] {
+  const lanes = new Map<string, number[]>();
+  chunk.forEach((message, index) => {
+    const key = message.key === null ? '' : message.key.toString('latin1');
+    const lane = lanes.get(key);
+    if (lane === undefined) lanes.set(key, [index]);
+    else lane.push(index);
+  });
+  return [...lanes.values()];
 }
 
 function seconds(since: number): number {
@@ -232,6 +254,7 @@ class Loop {
   private readonly metrics: StageLoopMetrics;
   private readonly retry: RetryPolicy;
   private readonly maxBatch: number;
+  private readonly keysConcurrently: number;
   private readonly plainJson: ReadonlyMap<string, boolean>;
   private readonly waiting: TransactionShare[] = [];
   private flushing: Promise<void> | undefined;
@@ -250,6 +273,7 @@ class Loop {
     this.metrics = options.metrics ?? {};
     this.retry = options.retry ?? DEFAULT_RETRY_POLICY;
     this.maxBatch = Math.max(1, options.maxBatchMessages ?? DEFAULT_MAX_BATCH);
+    this.keysConcurrently = Math.max(1, options.keysConcurrently ?? DEFAULT_KEYS_CONCURRENTLY);
     this.plainJson = new Map(options.topics.map((t) => [t.name, t.plainJsonAllowed]));
     const consumerOptions: BusConsumerOptions = {
       groupId: options.groupId,
@@ -340,28 +364,62 @@ class Loop {
     return outcome.handled === chunk.length;
   }
 
+  /**
+   * Handles a chunk: messages with the same key in order, different keys side by side (at most
+   * `keysConcurrently` at once), so one message's Redis round trips do not hold up the others.
+   * The outcome covers the longest prefix of the chunk that was handled in full; whatever a lane
+   * handled past it is delivered again, which the handlers' deterministic ids make harmless.
+   */
   private async handleChunk(batch: BusBatch, chunk: readonly BusMessage[]): Promise<ChunkOutcome> {
-    const records: OutRecord[] = [];
-    for (const [index, message] of chunk.entries()) {
-      // Stopping: keep what is handled, leave the rest for whoever owns the partition next.
-      if (!this.running) return { records, handled: index };
-      try {
-        records.push(...(await this.handleOne(batch.topic, batch.partition, message)));
-        this.attempts.delete(`${batch.topic}/${batch.partition}`);
-      } catch (error) {
-        // handleOne throws only retriable faults; anything else is a bug of the loop itself, and
-        // kafkajs delivers the batch again.
-        if (!(error instanceof Fault && error.retriable)) throw error;
-        return { records, handled: index, halt: { offset: message.offset, fault: error } };
+    const outputs: OutRecord[][] = [];
+    const lanes = lanesOf(chunk);
+    // The first index not handled, and why handling stopped.
+    let stop = chunk.length;
+    let fault: Fault | undefined;
+    let interrupted: Error | undefined;
+    const stopAt = (index: number) => (stop = Math.min(stop, index));
+    const runLane = async (lane: readonly number[]) => {
+      for (const index of lane) {
+        // Stopping, or another lane hit a fault: leave the rest for the next delivery.
+        if (!this.running || fault !== undefined || interrupted !== undefined) return stopAt(index);
+        const message = chunk[index] as BusMessage;
+        try {
+          outputs[index] = await this.handleOne(batch.topic, batch.partition, message);
+        } catch (error) {
+          // handleOne throws only retriable faults; anything else is a bug of the loop itself,
+          // and kafkajs delivers the batch again.
+          if (!(error instanceof Fault && error.retriable)) throw error;
+          fault ??= error;
+          return stopAt(index);
+        }
+        // Slow handlers must not cost the membership: kafkajs sends one only every heartbeat interval.
+        interrupted ??= await batch.heartbeat().then(
+          () => undefined,
+          (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+        );
       }
-      // Slow handlers must not cost the membership: kafkajs sends one only every heartbeat interval.
-      const interrupted = await batch.heartbeat().then(
-        () => undefined,
-        (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
-      );
-      if (interrupted !== undefined) return { records, handled: index + 1, interrupted };
-    }
-    return { records, handled: chunk.length };
+      return undefined;
+    };
+    const queue = [...lanes];
+    const worker = async () => {
+      for (let lane = queue.shift(); lane !== undefined; lane = queue.shift()) await runLane(lane);
+    };
+    const settled = await Promise.allSettled(
+      Array.from({ length: Math.min(this.keysConcurrently, lanes.length) }, worker),
+    );
+    for (const result of settled) if (result.status === 'rejected') throw result.reason;
+    // The backoff grows while the partition keeps failing, and starts over once a chunk goes through.
+    if (fault === undefined && stop > 0) this.attempts.delete(`${batch.topic}/${batch.partition}`);
+    const records = outputs.slice(0, stop).flat();
+    const halted: Fault | undefined = stop < chunk.length ? fault : undefined;
+    return {
+      records,
+      handled: stop,
+      ...(halted === undefined
+        ? {}
+        : { halt: { offset: (chunk[stop] as BusMessage).offset, fault: halted } }),
+      ...(interrupted === undefined ? {} : { interrupted }),
+    };
   }
 
   /** Decodes, handles and encodes one message; throws only a retriable Fault. */

@@ -378,6 +378,9 @@ function connect(options: StoreOptions): Connection {
   const timeoutMs = options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
   const redis = new Redis(options.url, {
     enableOfflineQueue: false,
+    // Commands issued in the same tick (the facts of one message, the messages of a chunk handled
+    // side by side) go out in one write and come back in one read.
+    enableAutoPipelining: true,
     maxRetriesPerRequest: 1,
     connectTimeout: timeoutMs,
     commandTimeout: timeoutMs,
