@@ -24,7 +24,7 @@ export interface BenchOptions {
   readonly seed: number;
   /** Where latest.json goes; the chart goes beside it. */
   readonly out: string;
-  /** Run the gate's processes under `--cpu-prof`, profiles into this directory. */
+  /** Run the gate's and the relay's processes under `--cpu-prof`, profiles into this directory. */
   readonly profileDir: string | undefined;
 }
 
@@ -33,7 +33,7 @@ export const USAGE = `npm run bench [-- --quick] [--reps N] [--seed N] [--out FI
   --quick      3 short repetitions (a few minutes); default 5 longer ones
   --reps N     repetitions of each phase per system (≥ 3)
   --window N   proposals outstanding during saturation runs (default 200)
-  --profile D  run the gate's processes under node --cpu-prof, profiles into D`;
+  --profile D  run the gate's and the relay's processes under node --cpu-prof, profiles into D`;
 
 function whole(name: string, text: string | undefined, fallback: number, min: number): number {
   if (text === undefined) return fallback;

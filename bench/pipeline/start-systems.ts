@@ -77,6 +77,16 @@ function script(name: string): string {
   return join(REPO_ROOT, 'bench', 'pipeline', name);
 }
 
+/**
+ * `--cpu-prof` flags writing into `<profile dir>/<name>/`, when profiling: one file per thread
+ * (tsx's loader runs on its own), the largest being the main thread's.
+ */
+function profileFlags(o: StartOptions, name: string): string[] {
+  return o.profileDir === undefined
+    ? []
+    : ['--cpu-prof', `--cpu-prof-dir=${join(o.profileDir, name)}`];
+}
+
 function startOwn(
   o: StartOptions,
   name: string,
@@ -87,7 +97,7 @@ function startOwn(
   const readyFile = join(o.logDir, `${name}.ready`);
   const child = o.children.start({
     name,
-    args: [...NODE_FLAGS, '--import', 'tsx', script(file)],
+    args: [...NODE_FLAGS, ...profileFlags(o, name), '--import', 'tsx', script(file)],
     env: { ...env, [CHILD_VARIABLE]: JSON.stringify({ ...config, readyFile }) },
   });
   return {
@@ -103,14 +113,7 @@ interface Starter {
 }
 
 function gateStage(o: StartOptions, stage: string, integrityKey: string, port: number): Starter {
-  const profile =
-    o.profileDir === undefined
-      ? []
-      : [
-          '--cpu-prof',
-          `--cpu-prof-dir=${o.profileDir}`,
-          `--cpu-prof-name=gate-${stage}.cpuprofile`,
-        ];
+  const profile = profileFlags(o, `gate-${stage}`);
   return {
     name: `gate-${stage}`,
     start() {
