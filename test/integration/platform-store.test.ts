@@ -254,6 +254,57 @@ describe('pending commands', () => {
     expect(await store.takePendingCommand(id, 'another result')).toBeUndefined();
   });
 
+  it('claims a free key together with its pending command, in one step', async () => {
+    const id = `cmd-${uid()}`;
+    const record: IdempotencyRecord = { digest: 'd1', state: 'claimed', token: `p-${id}` };
+    const key = `key-${id}`;
+    expect(await store.claimWithPending('acme', key, record, RETENTION, pending(id), NOW)).toEqual({
+      claimed: true,
+    });
+    expect(await store.getRecord('acme', key)).toEqual(record);
+    expect(await store.peekPendingCommand(id)).toEqual(pending(id));
+    expect(await deadlineOf(id)).toBe(String(NOW));
+    const ttl = await admin.ttl(store.keys.idempotency('acme', key));
+    expect(ttl).toBeGreaterThan(RETENTION - 5);
+  });
+
+  it('answers the holder of a taken key, and stores no pending command for the loser', async () => {
+    const [first, second] = [`cmd-${uid()}`, `cmd-${uid()}`];
+    const key = `key-${first}`;
+    const holder: IdempotencyRecord = { digest: 'd1', state: 'claimed', token: 'p-1' };
+    await store.claim('acme', key, holder, RETENTION);
+    const loser: IdempotencyRecord = { digest: 'd2', state: 'claimed', token: 'p-2' };
+    expect(
+      await store.claimWithPending('acme', key, loser, RETENTION, pending(second), NOW),
+    ).toEqual({ claimed: false, record: holder });
+    expect(await store.getRecord('acme', key)).toEqual(holder);
+    expect(await store.peekPendingCommand(second)).toBeUndefined();
+    expect(await deadlineOf(second)).toBeNull();
+  });
+
+  it('lets exactly one of ten concurrent claims with pending commands win', async () => {
+    const key = `key-${uid()}`;
+    const ids = Array.from({ length: 10 }, () => `cmd-${uid()}`);
+    const outcomes = await Promise.all(
+      racers(10).map((s, i) =>
+        s.claimWithPending(
+          'acme',
+          key,
+          { digest: 'd1', state: 'claimed', token: `p-${i}` },
+          RETENTION,
+          pending(ids[i] ?? ''),
+          NOW,
+        ),
+      ),
+    );
+    const won = outcomes.flatMap((o, i) => (o.claimed ? [i] : []));
+    expect(won).toHaveLength(1);
+    const stored = await Promise.all(ids.map((id) => store.peekPendingCommand(id)));
+    expect(stored.filter((p) => p !== undefined).map((p) => p?.commandId)).toEqual([
+      ids[won[0] ?? -1],
+    ]);
+  });
+
   it('claims only commands past their deadline, and hides them for the lease', async () => {
     const [due, later] = [`cmd-${uid()}`, `cmd-${uid()}`];
     await store.putPendingCommand(pending(due), NOW - 10);

@@ -62,6 +62,25 @@ return 1`,
 );
 
 /**
+ * Claims an idempotency key (SET NX) and, only when the claim is won, stores the pending command
+ * and indexes its deadline as {@link PUT_PENDING_COMMAND} does: one round trip for a fresh call,
+ * and no moment where a claim exists without its pending command. A lost claim answers the
+ * record that holds the key. KEYS: record, pending, deadlines. ARGV: record JSON, record TTL
+ * seconds, pending JSON, pending TTL seconds, deadline ms, commandId. Returns {1} or {0, record}.
+ */
+export const CLAIM_WITH_PENDING = script(
+  'claim_with_pending',
+  `if redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2], 'NX') then
+  redis.call('DEL', KEYS[2])
+  redis.call('HSET', KEYS[2], 'json', ARGV[3])
+  redis.call('EXPIRE', KEYS[2], ARGV[4])
+  redis.call('ZADD', KEYS[3], ARGV[5], ARGV[6])
+  return {1}
+end
+return {0, redis.call('GET', KEYS[1])}`,
+);
+
+/**
  * Takes a pending command for a result: the first taker marks it with its token and removes the
  * deadline; the same token gets the JSON again, any other gets false. The taken hash lingers
  * `linger` ms for such retries. KEYS: pending, deadlines. ARGV: commandId, token, linger ms.

@@ -97,6 +97,10 @@ export interface Settlement {
   readonly previous: IdempotencyRecord | undefined;
 }
 
+/** What {@link Store.claimWithPending} did: won the key, or found it held by `record`. */
+export type ClaimWithPending =
+  { readonly claimed: true } | { readonly claimed: false; readonly record: IdempotencyRecord };
+
 /** What a tool worker claims an idempotency key with, in its ledger. */
 export interface LedgerClaimant {
   /** The claim token: the command id, the same on every delivery of one command. */
@@ -211,6 +215,18 @@ export interface Store {
     settlerToken: string,
   ): Promise<Settlement>;
 
+  /**
+   * {@link Store.claim} and, only if the claim is won, {@link Store.putPendingCommand}, in one
+   * round trip and atomically. A lost claim answers the record that holds the key.
+   */
+  claimWithPending(
+    tenant: string,
+    key: string,
+    record: IdempotencyRecord,
+    ttlSeconds: number,
+    pending: PendingCommand,
+    deadlineMs: number,
+  ): Promise<ClaimWithPending>;
   /** Stores `pending` and indexes it under `deadlineMs` (ms since the epoch), atomically. */
   putPendingCommand(pending: PendingCommand, deadlineMs: number): Promise<void>;
   /**
@@ -601,6 +617,32 @@ function recordOperations(conn: Connection, keys: StoreKeys) {
       ];
       await conn.run('put record', (r) => r.set(k, json, 'EX', ex));
     },
+    async claimWithPending(
+      tenant: string,
+      key: string,
+      record: IdempotencyRecord,
+      ttlSeconds: number,
+      pending: PendingCommand,
+      deadlineMs: number,
+    ) {
+      checkCount('deadline (ms)', deadlineMs, 0);
+      const k = keys.idempotency(tenant, key);
+      const args = [
+        JSON.stringify(record),
+        ttl(ttlSeconds),
+        JSON.stringify(pending),
+        PENDING_COMMAND_TTL_SECONDS,
+        deadlineMs,
+        pending.commandId,
+      ];
+      const pendingKey = keys.pendingCommand(pending.commandId);
+      const reply = await conn.script(
+        scripts.CLAIM_WITH_PENDING,
+        [k, pendingKey, keys.deadlines],
+        args,
+      );
+      return claimOf(reply, k);
+    },
     async settleRecord(
       tenant: string,
       key: string,
@@ -615,6 +657,14 @@ function recordOperations(conn: Connection, keys: StoreKeys) {
       return settlementOf(reply, k);
     },
   };
+}
+
+function claimOf(reply: unknown, key: string): ClaimWithPending {
+  if (!Array.isArray(reply)) throw corrupt('claim reply', key);
+  const [flag, holder] = reply as unknown[];
+  if (flag === 1) return { claimed: true };
+  if (typeof holder !== 'string') throw corrupt('claim reply', key);
+  return { claimed: false, record: decodeRecord(holder, key) };
 }
 
 function settlementOf(reply: unknown, key: string): Settlement {

@@ -1,7 +1,7 @@
 /**
- * One cleared envelope: integrity → tool → idempotency key and digest → the record under the key
- * → `decideIdempotency` → claim the key and publish the command, re-issue it after a crash, replay
- * the stored outcome, or refuse (conflict, in flight).
+ * One cleared envelope: integrity → tool → idempotency key and digest → claim the key together
+ * with the pending command, or read the record that holds it → `decideIdempotency` → publish the
+ * command, re-issue it after a crash, replay the stored outcome, or refuse (conflict, in flight).
  *
  * Redis is written before the transaction that publishes, so every write is safe to repeat: the
  * claim token is the proposalId (a redelivery finds its own claim and proceeds), and a re-issued
@@ -9,7 +9,6 @@
  * transaction makes exactly one copy visible to read-committed readers.
  */
 import {
-  Fault,
   forgedEnvelopeOutputs,
   type Incoming,
   type Outgoing,
@@ -42,15 +41,6 @@ import {
 } from '@toolgate/shared';
 import { pendingCommandOf, sourceOf } from './pending-command.js';
 
-/** How often a lost claim race is decided again before the message is retried later. */
-const CLAIM_ATTEMPTS = 3;
-
-/** Fault codes of the execute stage. */
-export const EXECUTE_FAULTS = {
-  /** The record under a key kept changing between reads and claims (retriable: try later). */
-  claimRace: 'idempotency_claim_race',
-} as const;
-
 /** One cleared envelope being handled: what it is, where its answers go, and when. */
 interface Case {
   readonly c: ClearedEnvelope;
@@ -81,7 +71,8 @@ export function createClearedHandler(
     const action = decided.value;
     switch (action.action) {
       case 'claim':
-        return issued(deps, keyed, await storePending(deps, c, fresh, digest));
+        // decideKey stored the pending command with the claim.
+        return issued(deps, keyed, fresh);
       case 'proceed':
         return issued(deps, keyed, await restorePending(deps, c, tool.value, fresh, digest));
       case 'replay':
@@ -146,8 +137,9 @@ function commandTiming(c: ClearedEnvelope, tool: Tool, now: Date) {
 }
 
 /**
- * Reads the record and decides; on `claim`, claims the key (SET NX). A lost race is decided again
- * on the record that won it, so a claim whose reply was lost (my own token) proceeds.
+ * Claims the key and stores the pending command in one round trip when the key is free (the
+ * usual case: a fresh call); else decides on the record that holds it, so a claim whose reply was
+ * lost (my own token) proceeds, and another proposal's is replayed or refused.
  */
 async function decideKey(
   deps: StageDeps,
@@ -159,20 +151,19 @@ async function decideKey(
   record: IdempotencyRecord | undefined;
 }> {
   const { tenant } = c.context;
-  const key = command.idempotencyKey;
   const token = c.proposalId;
-  for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt += 1) {
-    const record = await deps.store.getRecord(tenant, key);
-    const decided = decideIdempotency(record, digest, token);
-    if (!decided.ok || decided.value.action !== 'claim') return { decided, record };
-    const claim = { digest, state: 'claimed', token, commandId: command.commandId } as const;
-    if (await deps.store.claim(tenant, key, claim, IDEMPOTENCY_RETENTION_SECONDS)) {
-      return { decided, record: claim };
-    }
-  }
-  throw new Fault(EXECUTE_FAULTS.claimRace, `key ${key} changed under ${CLAIM_ATTEMPTS} claims`, {
-    retriable: true,
-  });
+  const claim = { digest, state: 'claimed', token, commandId: command.commandId } as const;
+  const outcome = await deps.store.claimWithPending(
+    tenant,
+    command.idempotencyKey,
+    claim,
+    IDEMPOTENCY_RETENTION_SECONDS,
+    pendingCommandOf(command, token, digest),
+    Date.parse(command.deadline),
+  );
+  if (outcome.claimed)
+    return { decided: decideIdempotency(undefined, digest, token), record: claim };
+  return { decided: decideIdempotency(outcome.record, digest, token), record: outcome.record };
 }
 
 /** Stores the pending command of a fresh claim, its deadline indexed for the sweeper. */
