@@ -5,7 +5,7 @@
  *
  *   npm run bench -- --quick          # a few minutes: 3 short repetitions
  *   npm run bench                     # fuller: 5 longer repetitions
- *   npm run bench -- --profile bench/results/profiles   # gate processes under --cpu-prof
+ *   npm run bench -- --profile bench/results/profiles   # every gate and relay process under --cpu-prof
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

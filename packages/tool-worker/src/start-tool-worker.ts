@@ -72,7 +72,8 @@ export interface ToolWorkerOptions {
   /**
    * Commands per transaction. Default 1: a result is published as soon as its handler is done;
    * larger batches hold every result of the batch back until the slowest handler ends. Raise it
-   * for fast tools: 1 gave 39 commands/s on the dev machine, 50 gave 334 (docs/decisions/0004).
+   * for fast tools: 1 gave 39 commands/s on the dev machine, 50 gave 334 (docs/decisions/0004,
+   * measured before partitions were handled side by side and shared transactions).
    */
   readonly maxBatchMessages?: number;
   /** How long ledger entries live, in seconds (≥ 24 h). Default 7 days, as idempotency records. */
