@@ -316,6 +316,25 @@ describe('startStageLoop (in memory)', () => {
     expect(offsetsOf(memory.committed)).toEqual(['4']);
   });
 
+  it('keeps a rebalance one lane heard while another lane was still waiting for its heartbeat', async () => {
+    const memory = memoryBus();
+    await startWith(memory);
+    const rebalancing = Object.assign(new Error('rebalance'), { type: 'REBALANCE_IN_PROGRESS' });
+    // Lane a's heartbeat (the first asked) answers late and fine; lane b's reports the rebalance.
+    const { batch } = batchOf(4, {
+      key: (n) => (n % 2 === 0 ? 'a' : 'b'),
+      heartbeat: (n) =>
+        n === 0
+          ? new Promise((resolve) => setTimeout(resolve, 20))
+          : n === 1
+            ? Promise.reject(rebalancing)
+            : Promise.resolve(),
+    });
+    await expect(memory.deliver(batch)).rejects.toBe(rebalancing);
+    expect(offsetsOf(memory.committed)).toEqual(['2']);
+    expect(memory.committed.map(valuesOf)).toEqual([[0, 1]]);
+  });
+
   it('handles strictly in order with keysConcurrently 1', async () => {
     const memory = memoryBus();
     const seen: number[] = [];

@@ -393,10 +393,12 @@ class Loop {
           return stopAt(index);
         }
         // Slow handlers must not cost the membership: kafkajs sends one only every heartbeat interval.
-        interrupted ??= await batch.heartbeat().then(
+        // Read after the await: another lane may have been interrupted meanwhile.
+        const beat = await batch.heartbeat().then(
           () => undefined,
           (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
         );
+        interrupted ??= beat;
       }
       return undefined;
     };
