@@ -267,6 +267,29 @@ describe('startStageLoop (in memory)', () => {
     expect(valuesOf(memory.committed[0]).sort()).toEqual([0, 0, 1, 1, 2]);
   });
 
+  it('waits for a partition still being handled, so a fetch commits in one transaction', async () => {
+    const slowSecond = async (msg: Incoming) => {
+      const first = (msg.value as { n: number }).n === 0;
+      if (msg.partition === 1 && first) await new Promise((resolve) => setTimeout(resolve, 10));
+      return copy(msg);
+    };
+    const lingering = memoryBus();
+    await startWith(lingering, { handle: slowSecond });
+    await Promise.all([
+      lingering.deliver(batchOf(2, { partition: 0 }).batch),
+      lingering.deliver(batchOf(3, { partition: 1 }).batch),
+    ]);
+    expect(lingering.committed.map(positionsOf)).toEqual([['0@2', '1@3']]);
+    // Without the linger the fast partition goes first, alone.
+    const eager = memoryBus();
+    await startWith(eager, { handle: slowSecond, commitLingerMs: 0 });
+    await Promise.all([
+      eager.deliver(batchOf(2, { partition: 0 }).batch),
+      eager.deliver(batchOf(3, { partition: 1 }).batch),
+    ]);
+    expect(eager.committed.map(positionsOf)).toEqual([['0@2'], ['1@3']]);
+  });
+
   it('rewinds every partition of a shared transaction that failed, and commits them again later', async () => {
     const memory = memoryBus();
     await startWith(memory);

@@ -139,6 +139,12 @@ export interface StageLoopOptions {
    * are always handled in offset order. Default 32; 1 handles a chunk strictly in order.
    */
   readonly keysConcurrently?: number;
+  /**
+   * How long a transaction waits for chunks of other partitions still being handled, so they
+   * commit together rather than in a second transaction right after. Default 25 ms; 0 commits
+   * what is ready at once.
+   */
+  readonly commitLingerMs?: number;
   /** Backoff after a retriable fault. Default 200 ms doubling to 10 s. */
   readonly retry?: RetryPolicy;
   /** Bound on stop(): waiting for the batch in hand, leaving the group, closing. Default 10000 ms. */
@@ -171,6 +177,7 @@ export interface StageLoop {
 const DEFAULT_MAX_BATCH = 500;
 const DEFAULT_PARTITIONS_CONCURRENTLY = 16;
 const DEFAULT_KEYS_CONCURRENTLY = 32;
+const DEFAULT_COMMIT_LINGER_MS = 25;
 const DEFAULT_STOP_TIMEOUT_MS = 10_000;
 
 /** What handling a chunk produced. */
@@ -258,6 +265,10 @@ class Loop {
   private readonly plainJson: ReadonlyMap<string, boolean>;
   private readonly waiting: TransactionShare[] = [];
   private flushing: Promise<void> | undefined;
+  /** Chunks being handled now; the next transaction waits for them (see untilHandled). */
+  private handling = 0;
+  private allHandled: (() => void) | undefined;
+  private readonly commitLingerMs: number;
   private readonly attempts = new Map<string, number>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly consumer: BusConsumer;
@@ -274,6 +285,7 @@ class Loop {
     this.retry = options.retry ?? DEFAULT_RETRY_POLICY;
     this.maxBatch = Math.max(1, options.maxBatchMessages ?? DEFAULT_MAX_BATCH);
     this.keysConcurrently = Math.max(1, options.keysConcurrently ?? DEFAULT_KEYS_CONCURRENTLY);
+    this.commitLingerMs = Math.max(0, options.commitLingerMs ?? DEFAULT_COMMIT_LINGER_MS);
     this.plainJson = new Map(options.topics.map((t) => [t.name, t.plainJsonAllowed]));
     const consumerOptions: BusConsumerOptions = {
       groupId: options.groupId,
@@ -334,7 +346,14 @@ class Loop {
     isLast: boolean,
   ): Promise<boolean> {
     const started = performance.now();
-    const outcome = await this.handleChunk(batch, chunk);
+    this.handling += 1;
+    let outcome: ChunkOutcome;
+    try {
+      outcome = await this.handleChunk(batch, chunk);
+    } finally {
+      this.handling -= 1;
+      if (this.handling === 0) this.allHandled?.();
+    }
     // Out of the group: another member may own the partition now, so nothing is committed; kafkajs
     // rejoins and the chunk is delivered again to whoever owns it.
     if (outcome.interrupted !== undefined && membershipLost(outcome.interrupted)) {
@@ -593,6 +612,7 @@ class Loop {
     // Chunks of other partitions of the same fetch are often a moment behind: let them board too.
     await new Promise<void>((resolve) => setImmediate(resolve));
     while (this.waiting.length > 0) {
+      await this.untilHandled();
       const shares = this.waiting.splice(0);
       let failure: Error | undefined;
       try {
@@ -604,6 +624,24 @@ class Loop {
       for (const share of shares) share.done(failure);
     }
     this.flushing = undefined;
+  }
+
+  /**
+   * Waits until no chunk is being handled (each has joined the queue or given up), at most
+   * `commitLingerMs`: kafkajs fetches again only once every chunk of a fetch is done, so one
+   * transaction for all of them is usually no later than the last of two would have been.
+   */
+  private untilHandled(): Promise<void> {
+    if (this.handling === 0 || this.commitLingerMs === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.allHandled = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, this.commitLingerMs);
+      this.allHandled = done;
+    });
   }
 
   private async inTransaction(shares: readonly TransactionShare[]): Promise<void> {
