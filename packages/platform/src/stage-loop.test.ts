@@ -370,7 +370,7 @@ describe('startStageLoop (in memory)', () => {
         return copy(msg);
       },
     });
-    await memory.deliver(batchOf(4, { key: (n) => `k${n}` }).batch);
+    await memory.deliver(batchOf(4, { key: (n) => (n % 2 === 0 ? 'a' : 'b') }).batch);
     expect(seen).toEqual([0, 1, 2, 3]);
   });
 

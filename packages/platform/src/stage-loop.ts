@@ -391,7 +391,8 @@ class Loop {
    */
   private async handleChunk(batch: BusBatch, chunk: readonly BusMessage[]): Promise<ChunkOutcome> {
     const outputs: OutRecord[][] = [];
-    const lanes = lanesOf(chunk);
+    // One at a time means one lane in offset order, whatever the keys.
+    const lanes = this.keysConcurrently === 1 ? [chunk.map((_, index) => index)] : lanesOf(chunk);
     // The first index not handled, and why handling stopped.
     let stop = chunk.length;
     let fault: Fault | undefined;
