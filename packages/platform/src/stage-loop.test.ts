@@ -151,6 +151,17 @@ function batchOf(
 
 const copy = (msg: Incoming) => Promise.resolve([{ topic: 'out', key: msg.key, value: msg.value }]);
 
+/** Copies every message, except that message `n` fails once with a retriable fault (Redis down). */
+function failingOnceAt(n: number) {
+  let tries = 0;
+  return (msg: Incoming) => {
+    if ((msg.value as { n: number }).n === n && tries++ === 0) {
+      return Promise.reject(new Fault('redis_unavailable', 'down', { retriable: true }));
+    }
+    return copy(msg);
+  };
+}
+
 async function startWith(
   memory: ReturnType<typeof memoryBus>,
   options: Partial<StageLoopOptions> = {},
@@ -216,15 +227,7 @@ describe('startStageLoop (in memory)', () => {
 
   it('commits what came before a retriable fault, rewinds to the failed message, and resumes later', async () => {
     const memory = memoryBus();
-    let tries = 0;
-    await startWith(memory, {
-      handle: (msg) => {
-        if ((msg.value as { n: number }).n === 2 && tries++ === 0) {
-          return Promise.reject(new Fault('redis_unavailable', 'down', { retriable: true }));
-        }
-        return copy(msg);
-      },
-    });
+    await startWith(memory, { handle: failingOnceAt(2) });
     const resumed = memory.nextResume();
     await memory.deliver(batchOf(4).batch);
     expect(offsetsOf(memory.committed)).toEqual(['2']);
@@ -376,15 +379,7 @@ describe('startStageLoop (in memory)', () => {
 
   it('after a retriable fault in one key, commits only the prefix handled in full and rewinds to where it ends', async () => {
     const memory = memoryBus();
-    let tries = 0;
-    await startWith(memory, {
-      handle: (msg) => {
-        if ((msg.value as { n: number }).n === 2 && tries++ === 0) {
-          return Promise.reject(new Fault('redis_unavailable', 'down', { retriable: true }));
-        }
-        return copy(msg);
-      },
-    });
+    await startWith(memory, { handle: failingOnceAt(2) });
     // Keys a b a b c: the fault at offset 2 (key a) stops every lane before its next message.
     const keys = ['a', 'b', 'a', 'b', 'c'];
     const { batch, resolved } = batchOf(5, { key: (n) => keys[n] ?? 'x' });
