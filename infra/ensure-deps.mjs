@@ -1,8 +1,9 @@
 // Dependency-free on purpose: `npm test` and `npm start` run this first (pretest/prestart), so a
 // fresh clone works without a prior `npm install`. It runs `npm ci` when node_modules is missing
-// or older than package-lock.json, and does nothing otherwise.
+// or older than package-lock.json or a file in patches/ (patch-package applies those on install),
+// and does nothing otherwise.
 import { spawnSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -11,11 +12,17 @@ const lock = path.join(root, 'package-lock.json');
 // npm writes this hidden lockfile on every install: its age is the age of node_modules.
 const installed = path.join(root, 'node_modules', '.package-lock.json');
 
-const stale = !existsSync(installed) || statSync(installed).mtimeMs < statSync(lock).mtimeMs;
+const patches = path.join(root, 'patches');
+const inputs = [
+  lock,
+  ...(existsSync(patches) ? readdirSync(patches).map((f) => path.join(patches, f)) : []),
+];
+const newest = Math.max(...inputs.map((f) => statSync(f).mtimeMs));
+const stale = !existsSync(installed) || statSync(installed).mtimeMs < newest;
 if (stale) {
   const started = Date.now();
   console.log(
-    'ensure-deps: node_modules is missing or older than package-lock.json; running npm ci',
+    'ensure-deps: node_modules is missing or older than package-lock.json or patches/; running npm ci',
   );
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   const run = spawnSync(npm, ['ci'], { cwd: root, stdio: 'inherit' });
