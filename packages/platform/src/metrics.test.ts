@@ -36,11 +36,13 @@ describe('createMetrics', () => {
     ).toBe(1);
   });
 
-  it('records handling and batch times, lag and faults', async () => {
+  it('records handling, batch and transaction times, lag and faults', async () => {
     const metrics = createMetrics('execute', { processMetrics: false });
     metrics.observeHandle(0.003);
     const seconds = metrics.startHandleTimer()();
     metrics.observeBatch(0.2);
+    metrics.observeTransaction(0.05, 3);
+    metrics.observeTransaction(0.07, 2);
     metrics.lag('toolgate.cleared', 3, 42);
     metrics.fault('redis_unavailable', true);
     const text = await metrics.render();
@@ -48,6 +50,8 @@ describe('createMetrics', () => {
     expect(sample(text, 'toolgate_handle_seconds_count{stage="execute"}')).toBe(2);
     expect(sample(text, 'toolgate_handle_seconds_bucket{le="0.005",stage="execute"}')).toBe(2);
     expect(sample(text, 'toolgate_batch_seconds_sum{stage="execute"}')).toBe(0.2);
+    expect(sample(text, 'toolgate_transaction_seconds_count{stage="execute"}')).toBe(2);
+    expect(sample(text, 'toolgate_transaction_chunks_total{stage="execute"}')).toBe(5);
     expect(
       sample(text, 'toolgate_consumer_lag{topic="toolgate.cleared",partition="3",stage="execute"}'),
     ).toBe(42);

@@ -39,6 +39,12 @@ export interface Metrics {
   observeHandle(seconds: number): void;
   /** `toolgate_batch_seconds`: one batch (handling and transaction) took `seconds`. */
   observeBatch(seconds: number): void;
+  /**
+   * `toolgate_transaction_seconds` and `toolgate_transaction_chunks_total`: one transaction took
+   * `seconds` and committed `chunks` chunks (group commit: chunks per transaction is the ratio of
+   * the counter to the histogram's count).
+   */
+  observeTransaction(seconds: number, chunks: number): void;
   /** Starts a timer; the returned function records into `toolgate_handle_seconds` and returns seconds. */
   startHandleTimer(): () => number;
   /** `toolgate_consumer_lag{stage,topic,partition}`: messages behind the end of the partition. */
@@ -83,6 +89,17 @@ export function createMetrics(stage: string, options: MetricsOptions = {}): Metr
     buckets: [...BATCH_BUCKETS],
     registers,
   });
+  const transaction = new Histogram({
+    name: 'toolgate_transaction_seconds',
+    help: 'Time from beginning a Kafka transaction to its commit or abort, in seconds.',
+    buckets: [...BATCH_BUCKETS],
+    registers,
+  });
+  const transactionChunks = new Counter({
+    name: 'toolgate_transaction_chunks_total',
+    help: 'Chunks (and produce-only shares) carried by transactions.',
+    registers,
+  });
   const lag = new Gauge({
     name: 'toolgate_consumer_lag',
     help: 'Messages between the committed position and the end of the partition.',
@@ -104,6 +121,10 @@ export function createMetrics(stage: string, options: MetricsOptions = {}): Metr
       decisions.inc({ disposition: d.disposition, rung: d.stage, code: d.code ?? 'none' }),
     observeHandle: (seconds) => handle.observe(seconds),
     observeBatch: (seconds) => batch.observe(seconds),
+    observeTransaction: (seconds, chunks) => {
+      transaction.observe(seconds);
+      transactionChunks.inc(chunks);
+    },
     startHandleTimer: () => handle.startTimer(),
     lag: (topic, partition, value) => lag.set({ topic, partition: String(partition) }, value),
     fault: (code, retriable) => faults.inc({ code, retriable: String(retriable) }),
@@ -115,6 +136,7 @@ export function loopMetrics(metrics: Metrics): {
   messageIn(topic: string): void;
   handled(seconds: number): void;
   batch(seconds: number, size: number): void;
+  transaction(seconds: number, chunks: number): void;
   lag(topic: string, partition: number, lag: number): void;
   fault(code: string, retriable: boolean): void;
 } {
@@ -122,6 +144,7 @@ export function loopMetrics(metrics: Metrics): {
     messageIn: (topic) => metrics.messageIn(topic),
     handled: (seconds) => metrics.observeHandle(seconds),
     batch: (seconds) => metrics.observeBatch(seconds),
+    transaction: (seconds, chunks) => metrics.observeTransaction(seconds, chunks),
     lag: (topic, partition, value) => metrics.lag(topic, partition, value),
     fault: (code, retriable) => metrics.fault(code, retriable),
   };

@@ -260,11 +260,15 @@ describe('startStageLoop (in memory)', () => {
 
   it('sends the chunks of partitions handled side by side in one transaction with all their offsets', async () => {
     const memory = memoryBus();
-    await startWith(memory);
+    const transactions: number[] = [];
+    await startWith(memory, {
+      metrics: { transaction: (_s, chunks) => transactions.push(chunks) },
+    });
     await Promise.all([
       memory.deliver(batchOf(2, { partition: 0 }).batch),
       memory.deliver(batchOf(3, { partition: 1 }).batch),
     ]);
+    expect(transactions).toEqual([2]);
     expect(memory.committed).toHaveLength(1);
     expect(positionsOf(memory.committed[0])).toEqual(['0@2', '1@3']);
     expect(valuesOf(memory.committed[0]).sort()).toEqual([0, 0, 1, 1, 2]);
@@ -295,12 +299,17 @@ describe('startStageLoop (in memory)', () => {
 
   it('rewinds every partition of a shared transaction that failed, and commits them again later', async () => {
     const memory = memoryBus();
-    await startWith(memory);
+    const transactions: number[] = [];
+    await startWith(memory, {
+      metrics: { transaction: (_s, chunks) => transactions.push(chunks) },
+    });
     memory.failing.commits = 1;
     const first = batchOf(2, { partition: 0 });
     const second = batchOf(3, { partition: 1 });
     await Promise.all([memory.deliver(first.batch), memory.deliver(second.batch)]);
     expect(memory.committed).toEqual([]);
+    // The aborted transaction is measured too.
+    expect(transactions).toEqual([2]);
     expect(positionsOf(memory.aborted[0])).toEqual(['0@2', '1@3']);
     expect(first.resolved).toEqual([]);
     expect(second.resolved).toEqual([]);

@@ -93,6 +93,8 @@ export interface StageLoopMetrics {
   handled?(seconds: number): void;
   /** One chunk of `size` messages was handled and committed in `seconds`. */
   batch?(seconds: number, size: number): void;
+  /** One transaction, carrying `chunks` shares (chunks or produce-only sends), took `seconds`. */
+  transaction?(seconds: number, chunks: number): void;
   /** After a commit: messages of the partition not yet consumed by the group. */
   lag?(topic: string, partition: number, lag: number): void;
   /** A fault was caught. */
@@ -616,12 +618,14 @@ class Loop {
       await this.untilHandled();
       const shares = this.waiting.splice(0);
       let failure: Error | undefined;
+      const started = performance.now();
       try {
         await this.inTransaction(shares);
       } catch (error) {
         failure = error instanceof Error ? error : new Error(String(error));
-        await this.afterFailedTransaction(failure);
       }
+      this.metrics.transaction?.(seconds(started), shares.length);
+      if (failure !== undefined) await this.afterFailedTransaction(failure);
       for (const share of shares) share.done(failure);
     }
     this.flushing = undefined;
