@@ -6,6 +6,7 @@
  */
 import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SILENT_LOGGER, type AdapterLogger } from './adapter-logger.js';
 
 interface QueuedRequest {
   readonly entry: {
@@ -36,10 +37,9 @@ const RequestQueueClass = require('kafkajs/src/network/requestQueue/index.js') a
   enforceRequestTimeout: boolean;
   clientId: string;
   broker: string;
-  logger: { debug(): void; warn(): void; error(): void; info(): void };
+  logger: AdapterLogger;
 }) => RequestQueue;
 
-const quiet = { debug() {}, warn() {}, error() {}, info() {} };
 const queues: RequestQueue[] = [];
 
 function queue(): RequestQueue {
@@ -49,7 +49,7 @@ function queue(): RequestQueue {
     enforceRequestTimeout: false,
     clientId: 'test',
     broker: '127.0.0.1:9092',
-    logger: quiet,
+    logger: SILENT_LOGGER,
   });
   queues.push(q);
   return q;
