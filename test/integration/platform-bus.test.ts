@@ -194,6 +194,61 @@ describe('transactional producer and consumer', () => {
   });
 });
 
+describe('fetching in batches (minBytes with the idle long poll of our kafkajs patch)', () => {
+  const topic = ns.topic('batching');
+
+  beforeAll(async () => {
+    await bus.ensureTopics([
+      { ...withNamespace(ns.id, topicsFor([]))[0]!, name: topic, partitions: 1 },
+    ]);
+  });
+
+  it('answers a record that comes after a quiet spell at once, not after the busy wait', async () => {
+    // minBytes is never reached, so a fetch in busy mode would answer only after 6 s.
+    const consumer = bus.consumer({
+      groupId: ns.group('batching'),
+      minBytes: 10 * 1024 * 1024,
+      maxWaitTimeMs: 6_000,
+      idleMaxWaitTimeMs: 300,
+    });
+    const joined = signal();
+    consumer.onGroupJoin(() => joined.resolve());
+    const arrivals: { value: string; at: number }[] = [];
+    let arrived = signal();
+    await consumer.connect();
+    await consumer.subscribe([topic], { fromBeginning: true });
+    await consumer.run((batch) => {
+      for (const m of batch.messages) {
+        arrivals.push({ value: m.value?.toString() ?? '', at: performance.now() });
+        batch.resolveOffset(m.offset);
+      }
+      if (batch.messages.length > 0) arrived.resolve();
+      return Promise.resolve();
+    });
+    await within(30_000, 'the group join', joined.promise);
+    const producer = bus.producer({});
+    await producer.connect();
+    const sendOne = async (value: string) => {
+      arrived = signal();
+      const sentAt = performance.now();
+      await producer.send([{ topic, key: null, value: Buffer.from(value) }]);
+      await within(30_000, `record ${value}`, arrived.promise);
+      return (arrivals.at(-1)?.at ?? Number.POSITIVE_INFINITY) - sentAt;
+    };
+    // Idle since it joined: the long poll answers with the first record.
+    await new Promise((r) => setTimeout(r, 1_000));
+    const first = await sendOne('first');
+    // The fetch after it waits for minBytes, finds none within 6 s and comes back empty: idle again.
+    await new Promise((r) => setTimeout(r, 7_000));
+    const second = await sendOne('second');
+    expect(arrivals.map((a) => a.value)).toEqual(['first', 'second']);
+    expect(first).toBeLessThan(3_000);
+    expect(second).toBeLessThan(3_000);
+    await producer.disconnect();
+    await consumer.disconnect();
+  });
+});
+
 describe('latestOffsets', () => {
   const topic = ns.topic('latest');
 

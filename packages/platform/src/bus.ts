@@ -144,8 +144,24 @@ export interface BusConsumerOptions {
   readonly sessionTimeoutMs?: number;
   /** Default 3000 ms, or a third of the session timeout when that is shorter. */
   readonly heartbeatIntervalMs?: number;
-  /** How long a fetch waits for records, in ms; also bounds how late a resumed partition starts. Default 500. */
+  /**
+   * How long a fetch waits for `minBytes` of records, in ms; also bounds how late a resumed
+   * partition starts. Default 500.
+   */
   readonly maxWaitTimeMs?: number;
+  /**
+   * A fetch is answered once this many bytes of records are ready, or after `maxWaitTimeMs`,
+   * whichever comes first (Kafka's `fetch.min.bytes`). Default 1: answered as soon as anything is.
+   */
+  readonly minBytes?: number;
+  /**
+   * Only a fetch right after one that brought records waits for `minBytes`; any other (the first,
+   * or one after an empty answer) is answered by the first record, or after this many ms (our
+   * kafkajs patch, `patches/`). Default `maxWaitTimeMs`. With a large `minBytes` and a short
+   * `maxWaitTimeMs`, a busy consumer gets larger batches while an idle one long-polls as before,
+   * and a record that comes after a quiet spell is not held back.
+   */
+  readonly idleMaxWaitTimeMs?: number;
   /** Default 1 MiB. */
   readonly maxBytesPerPartition?: number;
   /**
@@ -391,6 +407,8 @@ function newConsumer(kafka: Kafka, options: BusConsumerOptions): Consumer {
     heartbeatInterval:
       options.heartbeatIntervalMs ?? Math.min(3_000, Math.floor(sessionTimeout / 3)),
     maxWaitTimeInMs: options.maxWaitTimeMs ?? 500,
+    minBytes: options.minBytes ?? 1,
+    idleMaxWaitTimeInMs: options.idleMaxWaitTimeMs ?? options.maxWaitTimeMs ?? 500,
     maxBytesPerPartition: options.maxBytesPerPartition ?? 1_048_576,
     allowAutoTopicCreation: false,
   });

@@ -11,6 +11,7 @@ import type {
   Bus,
   BusBatch,
   BusConsumer,
+  BusConsumerOptions,
   BusProducer,
   BusTransaction,
   OutRecord,
@@ -32,6 +33,7 @@ function memoryBus() {
   const committed: Committed[] = [];
   const aborted: Committed[] = [];
   const events: string[] = [];
+  const consumerOptions: BusConsumerOptions[] = [];
   let eachBatch: ((batch: BusBatch) => Promise<void>) | undefined;
   let joined: ((assignment: Assignment) => void) | undefined;
   let resumed: () => void = () => undefined;
@@ -93,7 +95,10 @@ function memoryBus() {
     latestOffsets: () => Promise.resolve([]),
     offsetsAt: () => Promise.resolve([]),
     producer: () => producer,
-    consumer: () => consumer,
+    consumer: (options) => {
+      consumerOptions.push(options);
+      return consumer;
+    },
     close: () => Promise.resolve(),
   };
   const deliver = (batch: BusBatch): Promise<void> => {
@@ -101,7 +106,7 @@ function memoryBus() {
     return eachBatch(batch);
   };
   const nextResume = () => new Promise<void>((resolve) => (resumed = resolve));
-  return { bus, deliver, committed, aborted, events, nextResume, failing };
+  return { bus, deliver, committed, aborted, events, nextResume, failing, consumerOptions };
 }
 
 /** JSON in, JSON out: the registry is not what these tests are about. */
@@ -188,6 +193,39 @@ const valuesOf = (c: Committed | undefined) =>
   (c?.records ?? []).map((r) => (JSON.parse(r.value.toString()) as { n: number }).n);
 
 describe('startStageLoop (in memory)', () => {
+  it('fetches in batches by default: 32 KiB or 25 ms when busy, a 500 ms long poll when idle', async () => {
+    const memory = memoryBus();
+    const loop = await startWith(memory);
+    expect(memory.consumerOptions).toHaveLength(1);
+    expect(memory.consumerOptions[0]).toMatchObject({
+      groupId: 'g',
+      readCommitted: true,
+      minBytes: 32 * 1024,
+      maxWaitTimeMs: 25,
+      idleMaxWaitTimeMs: 500,
+    });
+    await loop.stop();
+  });
+
+  it('passes the fetch settings it is given, and never a minimum below one byte', async () => {
+    const eager = memoryBus();
+    const first = await startWith(eager, {
+      fetchMinBytes: 1,
+      maxWaitTimeMs: 500,
+      idleMaxWaitTimeMs: 1000,
+    });
+    expect(eager.consumerOptions[0]).toMatchObject({
+      minBytes: 1,
+      maxWaitTimeMs: 500,
+      idleMaxWaitTimeMs: 1000,
+    });
+    await first.stop();
+    const odd = memoryBus();
+    const second = await startWith(odd, { fetchMinBytes: 0, maxWaitTimeMs: -5 });
+    expect(odd.consumerOptions[0]).toMatchObject({ minBytes: 1, maxWaitTimeMs: 0 });
+    await second.stop();
+  });
+
   it('commits each chunk with the offset after its last message, and the last chunk past the fetch', async () => {
     const memory = memoryBus();
     const loop = await startWith(memory, { maxBatchMessages: 3 });

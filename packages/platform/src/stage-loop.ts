@@ -155,8 +155,21 @@ export interface StageLoopOptions {
   readonly fromBeginning?: boolean;
   /** Transaction timeout, see {@link BusProducerOptions.transactionTimeoutMs}. */
   readonly transactionTimeoutMs?: number;
-  /** Fetch wait, see {@link BusConsumerOptions.maxWaitTimeMs}. */
+  /**
+   * A fetch of a busy stage is answered once `fetchMinBytes` of records are ready or after
+   * `maxWaitTimeMs`, so it handles (and commits) larger chunks: a transaction costs about ten
+   * broker round trips whatever it carries, and under load a stage that fetched whatever was there
+   * spent most of its CPU on transactions of a few messages. After a fetch that brought nothing,
+   * the next waits for the first record, up to `idleMaxWaitTimeMs`: an idle stage long-polls, and
+   * a record after a quiet spell is not held back. Defaults 32 KiB, 25 ms and 500 ms: under
+   * steady traffic a hop may wait up to 25 ms for more. `fetchMinBytes: 1` takes whatever is
+   * there. See {@link BusConsumerOptions.minBytes}.
+   */
+  readonly fetchMinBytes?: number;
+  /** How long a busy stage's fetch waits for `fetchMinBytes`, in ms. Default 25. */
   readonly maxWaitTimeMs?: number;
+  /** How long an idle stage's fetch waits for its first record, in ms. Default 500. */
+  readonly idleMaxWaitTimeMs?: number;
   /** Group session timeout, see {@link BusConsumerOptions.sessionTimeoutMs}. */
   readonly sessionTimeoutMs?: number;
   readonly metrics?: StageLoopMetrics;
@@ -181,6 +194,9 @@ const DEFAULT_PARTITIONS_CONCURRENTLY = 16;
 const DEFAULT_KEYS_CONCURRENTLY = 32;
 const DEFAULT_COMMIT_LINGER_MS = 25;
 const DEFAULT_STOP_TIMEOUT_MS = 10_000;
+const DEFAULT_FETCH_MIN_BYTES = 32 * 1024;
+const DEFAULT_FETCH_MAX_WAIT_MS = 25;
+const DEFAULT_IDLE_MAX_WAIT_MS = 500;
 
 /** What handling a chunk produced. */
 interface ChunkOutcome {
@@ -292,7 +308,9 @@ class Loop {
     const consumerOptions: BusConsumerOptions = {
       groupId: options.groupId,
       readCommitted: true,
-      ...(options.maxWaitTimeMs === undefined ? {} : { maxWaitTimeMs: options.maxWaitTimeMs }),
+      minBytes: Math.max(1, options.fetchMinBytes ?? DEFAULT_FETCH_MIN_BYTES),
+      maxWaitTimeMs: Math.max(0, options.maxWaitTimeMs ?? DEFAULT_FETCH_MAX_WAIT_MS),
+      idleMaxWaitTimeMs: Math.max(0, options.idleMaxWaitTimeMs ?? DEFAULT_IDLE_MAX_WAIT_MS),
       ...(options.sessionTimeoutMs === undefined
         ? {}
         : { sessionTimeoutMs: options.sessionTimeoutMs }),
