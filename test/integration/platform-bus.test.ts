@@ -247,6 +247,31 @@ describe('fetching in batches (minBytes with the idle long poll of our kafkajs p
     await producer.disconnect();
     await consumer.disconnect();
   });
+
+  it('lets an idle consumer long-poll: idleMaxWaitTimeInMs reaches kafkajs through kafka.consumer()', async () => {
+    // Through kafkajs directly, to count its fetches: with a 25 ms busy wait and no idle long poll
+    // this would be about 40 fetches a second; with it, about two.
+    const consumer = kafka.consumer({
+      groupId: ns.group('idle-poll'),
+      minBytes: 32 * 1024,
+      maxWaitTimeInMs: 25,
+      idleMaxWaitTimeInMs: 500,
+    });
+    let fetches = 0;
+    consumer.on(consumer.events.FETCH, () => (fetches += 1));
+    const joined = signal();
+    consumer.on(consumer.events.GROUP_JOIN, () => joined.resolve());
+    await consumer.connect();
+    await consumer.subscribe({ topics: [topic] });
+    await consumer.run({ eachBatchAutoResolve: false, eachBatch: () => Promise.resolve() });
+    await within(30_000, 'the group join', joined.promise);
+    const before = fetches;
+    await new Promise((r) => setTimeout(r, 3_000));
+    const idleFetches = fetches - before;
+    await consumer.disconnect();
+    expect(idleFetches).toBeGreaterThan(0);
+    expect(idleFetches).toBeLessThanOrEqual(12);
+  });
 });
 
 describe('latestOffsets', () => {

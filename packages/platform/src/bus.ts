@@ -159,7 +159,8 @@ export interface BusConsumerOptions {
    * or one after an empty answer) is answered by the first record, or after this many ms (our
    * kafkajs patch, `patches/`). Default `maxWaitTimeMs`. With a large `minBytes` and a short
    * `maxWaitTimeMs`, a busy consumer gets larger batches while an idle one long-polls as before,
-   * and a record that comes after a quiet spell is not held back.
+   * and a record that comes after a quiet spell is not held back. When idle, this is what bounds
+   * how late a resumed partition starts.
    */
   readonly idleMaxWaitTimeMs?: number;
   /** Default 1 MiB. */
