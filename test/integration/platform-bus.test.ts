@@ -42,6 +42,11 @@ async function failure(promise: Promise<unknown>): Promise<Fault> {
   return error;
 }
 
+/** Creates `name` with the settings of the first catalogue topic and `partitions` partitions. */
+async function ensureTopic(name: string, partitions: number): Promise<void> {
+  await bus.ensureTopics([{ ...withNamespace(ns.id, topicsFor([]))[0]!, name, partitions }]);
+}
+
 /** Consumes `topic` with a bus consumer until `count` messages arrived; returns them and the consumer. */
 async function consumeWithBus(topic: string, groupId: string, count: number) {
   const consumer = bus.consumer({ groupId });
@@ -94,9 +99,7 @@ describe('transactional producer and consumer', () => {
   const groupId = ns.group('tx-reader');
 
   beforeAll(async () => {
-    await bus.ensureTopics([
-      { ...withNamespace(ns.id, topicsFor([]))[0]!, name: topic, partitions: 1 },
-    ]);
+    await ensureTopic(topic, 1);
   });
 
   it('delivers committed records with their keys and headers, and offsets only through the transaction', async () => {
@@ -198,9 +201,7 @@ describe('fetching in batches (minBytes with the idle long poll of our kafkajs p
   const topic = ns.topic('batching');
 
   beforeAll(async () => {
-    await bus.ensureTopics([
-      { ...withNamespace(ns.id, topicsFor([]))[0]!, name: topic, partitions: 1 },
-    ]);
+    await ensureTopic(topic, 1);
   });
 
   it('answers a record that comes after a quiet spell at once, not after the busy wait', async () => {
@@ -278,9 +279,7 @@ describe('latestOffsets', () => {
   const topic = ns.topic('latest');
 
   beforeAll(async () => {
-    await bus.ensureTopics([
-      { ...withNamespace(ns.id, topicsFor([]))[0]!, name: topic, partitions: 2 },
-    ]);
+    await ensureTopic(topic, 2);
   });
 
   it('says where every partition ends, so a reader seeking there gets only what came after', async () => {

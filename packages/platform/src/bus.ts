@@ -401,15 +401,16 @@ function wrapConsumer(consumer: Consumer, options: BusConsumerOptions): BusConsu
 
 function newConsumer(kafka: Kafka, options: BusConsumerOptions): Consumer {
   const sessionTimeout = options.sessionTimeoutMs ?? 30_000;
+  const maxWaitTimeInMs = options.maxWaitTimeMs ?? 500;
   return kafka.consumer({
     groupId: options.groupId,
     readUncommitted: !(options.readCommitted ?? true),
     sessionTimeout,
     heartbeatInterval:
       options.heartbeatIntervalMs ?? Math.min(3_000, Math.floor(sessionTimeout / 3)),
-    maxWaitTimeInMs: options.maxWaitTimeMs ?? 500,
+    maxWaitTimeInMs,
     minBytes: options.minBytes ?? 1,
-    idleMaxWaitTimeInMs: options.idleMaxWaitTimeMs ?? options.maxWaitTimeMs ?? 500,
+    idleMaxWaitTimeInMs: options.idleMaxWaitTimeMs ?? maxWaitTimeInMs,
     maxBytesPerPartition: options.maxBytesPerPartition ?? 1_048_576,
     allowAutoTopicCreation: false,
   });
