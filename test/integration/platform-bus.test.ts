@@ -185,6 +185,33 @@ describe('transactional producer and consumer', () => {
     expect(log.lines.filter((l) => l.level === 'warn' || l.level === 'error')).toEqual([]);
   });
 
+  it('asks for the coordinators once, not four times in every transaction', async () => {
+    // Through kafkajs directly, to count its requests: unpatched, each of these transactions
+    // makes four FindCoordinator requests (GroupCoordinator, as kafkajs names the API).
+    const producer = kafka.producer({
+      transactionalId: ns.transactionalId('coordinators'),
+      idempotent: true,
+      maxInFlightRequests: 1,
+    });
+    const apis: string[] = [];
+    producer.on(producer.events.REQUEST, ({ payload }) => apis.push(payload.apiName));
+    await producer.connect();
+    for (let i = 0; i < 5; i += 1) {
+      const tx = await producer.transaction();
+      await tx.send({ topic, messages: [{ key: 'coordinators', value: `c-${i}` }] });
+      await tx.sendOffsets({
+        consumerGroupId: ns.group('coordinators'),
+        topics: [{ topic, partitions: [{ partition: 0, offset: String(i + 1) }] }],
+      });
+      await tx.commit();
+    }
+    await producer.disconnect();
+    expect(apis.filter((api) => api === 'EndTxn')).toHaveLength(5);
+    // One lookup of the transaction coordinator (InitProducerId) and one of the group's: 2 here,
+    // and a lookup retried while a fresh broker loads its coordinators could add one. Unpatched, 23.
+    expect(apis.filter((api) => api === 'GroupCoordinator').length).toBeLessThanOrEqual(3);
+  });
+
   it('tells whoever listens when the group is joined, with the assignment', async () => {
     const consumer: BusConsumer = bus.consumer({ groupId: ns.group('join') });
     const joined = signal<Readonly<Record<string, readonly number[]>>>();
