@@ -57,7 +57,14 @@ function selfTimes(profile: CpuProfile): Map<number, number> {
 /** Where a frame's code lives: a package, a repository file, or one of V8's pseudo-frames. */
 export function moduleOf(frame: CallFrame): string {
   const { url, functionName } = frame;
-  if (url === '') return functionName.startsWith('(') ? functionName : '(eval: ajv validators)';
+  if (url === '') {
+    if (functionName.startsWith('(')) return functionName;
+    // Code without a URL is either ajv's compiled validators (validate10, validate11, …) or
+    // V8's own: builtins and bindings such as writeBuffer and runMicrotasks, and regular expressions.
+    return /^validate\d*$/.test(functionName)
+      ? '(eval: ajv validators)'
+      : '(native: V8 and bindings)';
+  }
   if (url.startsWith('wasm://')) return 'cedar (WebAssembly)';
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (pkg?.[1] !== undefined) return pkg[1];
