@@ -157,7 +157,7 @@ export interface StageLoopOptions {
   readonly transactionTimeoutMs?: number;
   /**
    * A fetch of a busy stage is answered once `fetchMinBytes` of records are ready or after
-   * `maxWaitTimeMs`, so it handles (and commits) larger chunks: a transaction costs about ten
+   * `maxWaitTimeMs`, so it handles (and commits) larger chunks: a transaction costs about six
    * broker round trips whatever it carries, and under load a stage that fetched whatever was there
    * spent most of its CPU on transactions of a few messages. After a fetch that brought nothing,
    * the next waits for the first record, up to `idleMaxWaitTimeMs`: an idle stage long-polls, and
