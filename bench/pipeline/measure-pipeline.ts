@@ -238,9 +238,16 @@ async function runPhases(
   progress: (line: string) => void,
 ): Promise<RunRecord[]> {
   const systems: SystemName[] = ['onehop', 'relay', 'gate'];
-  progress(`warm-up: ${options.warmupMs / 1000} s per system at 20/s`);
+  progress(
+    `warm-up: ${options.warmupMs / 1000} s per system at 20/s, then ${options.saturationMs / 1000} s as fast as it goes`,
+  );
   for (const system of systems)
     await driver.openLoop(system, `warm-${system}`, 20, options.warmupMs);
+  // A broker just started is still compiling its hot paths, and so are the stages: without a
+  // burst at full load first, each run of a fresh stack got faster from one repetition to the
+  // next (relay 340, 538, 591/s), so the median favoured whichever system ran later.
+  for (const system of systems)
+    await driver.saturate(system, `warmsat-${system}`, options.saturationMs, options.window);
   const runs: RunRecord[] = [];
   for (let rep = 0; rep < options.reps; rep += 1) {
     // Alternate the order, so a slow moment of the machine does not always fall on one system.
