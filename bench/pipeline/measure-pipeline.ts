@@ -244,8 +244,9 @@ async function runPhases(
   for (const system of systems)
     await driver.openLoop(system, `warm-${system}`, 20, options.warmupMs);
   // A broker just started is still compiling its hot paths, and so are the stages: without a
-  // burst at full load first, each run of a fresh stack got faster from one repetition to the
-  // next (relay 340, 538, 591/s), so the median favoured whichever system ran later.
+  // burst at full load first, the first repetition was the slowest in nearly every run (relay
+  // 340, 538, 591/s in one), so the median favoured whichever system ran later. The burst
+  // narrows that and does not remove it (bench/pipeline/README.md).
   for (const system of systems)
     await driver.saturate(system, `warmsat-${system}`, options.saturationMs, options.window);
   const runs: RunRecord[] = [];

@@ -243,8 +243,8 @@ async function attempt<T>(action: string, work: () => Promise<T>): Promise<T> {
 // Lines kafkajs logs at warn or error that are routine for the gate: the coordinator answers
 // CONCURRENT_TRANSACTIONS to the first request of a transaction begun right after the previous
 // commit (retried within milliseconds: the transaction manager first, with our kafkajs patch,
-// then the producer), and kafkajs warns that finite retries may
-// break an idempotent producer's guarantees, which transactions keep (a failed send is aborted).
+// then the producer), and kafkajs warns that finite retries may break an idempotent producer's
+// guarantees, which transactions keep (a failed send is aborted).
 const ROUTINE = [
   /another concurrent operation on the same transaction/,
   /^Limiting retries for the idempotent producer/,
