@@ -40,7 +40,10 @@ const createEosManager = require('kafkajs/src/producer/eosManager/index.js') as 
 const TRANSACTION = 1;
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 
-/** A protocol error as kafkajs makes them (protocol/error.js names code 16 so). */
+/**
+ * A protocol error as kafkajs makes them: `type` is kafkajs's name for the error code
+ * (protocol/error.js), e.g. NOT_COORDINATOR_FOR_GROUP for code 16.
+ */
 function protocolError(type: string): Error {
   const error = Object.assign(new Error(type), { type, retriable: true });
   error.name = 'KafkaJSProtocolError';
@@ -49,7 +52,7 @@ function protocolError(type: string): Error {
 
 /**
  * A cluster whose coordinators live on node 1 until `move()`, then on node 2; node 1 then
- * answers every coordinator request with NOT_COORDINATOR. `refuse(api, type, times)` makes the
+ * answers every coordinator request with NOT_COORDINATOR_FOR_GROUP. `refuse(api, type, times)` makes the
  * next `times` such requests fail with a protocol error of `type`. Records who was asked what.
  */
 function cluster() {
