@@ -126,6 +126,24 @@ function manager(fake: unknown): EosManager {
   });
 }
 
+/** A manager with its producer id, and one transaction committed: both coordinators known. */
+async function afterOneTransaction() {
+  const c = cluster();
+  const eos = manager(c.fake);
+  await eos.initProducerId();
+  await transaction(eos, 1);
+  return { c, eos };
+}
+
+/** Begins a transaction whose first request is refused with `type`, and aborts it. */
+async function refusedFirstRequest(eos: EosManager, type: string, partition = 0): Promise<void> {
+  eos.beginTransaction();
+  await expect(
+    eos.addPartitionsToTransaction([{ topic: 'out', partitions: [{ partition }] }]),
+  ).rejects.toMatchObject({ type });
+  await eos.abort();
+}
+
 describe('the transaction manager with patches/kafkajs+2.2.4.patch', () => {
   it('looks each coordinator up once, not four times a transaction', async () => {
     const c = cluster();
@@ -137,31 +155,17 @@ describe('the transaction manager with patches/kafkajs+2.2.4.patch', () => {
   });
 
   it('keeps the coordinator through an error that does not say it moved', async () => {
-    const c = cluster();
-    const eos = manager(c.fake);
-    await eos.initProducerId();
-    await transaction(eos, 1);
+    const { c, eos } = await afterOneTransaction();
     c.refuse('addPartitionsToTxn', 'INVALID_TXN_STATE');
-    eos.beginTransaction();
-    await expect(
-      eos.addPartitionsToTransaction([{ topic: 'out', partitions: [{ partition: 0 }] }]),
-    ).rejects.toMatchObject({ type: 'INVALID_TXN_STATE' });
-    await eos.abort();
+    await refusedFirstRequest(eos, 'INVALID_TXN_STATE');
     await transaction(eos, 2);
     expect(c.lookups).toEqual(['transaction tx', 'group stage']);
   });
 
   it('forgets the transaction coordinator when it says it is not, and finds the new one', async () => {
-    const c = cluster();
-    const eos = manager(c.fake);
-    await eos.initProducerId();
-    await transaction(eos, 1);
+    const { c, eos } = await afterOneTransaction();
     c.move();
-    eos.beginTransaction();
-    await expect(
-      eos.addPartitionsToTransaction([{ topic: 'out', partitions: [{ partition: 1 }] }]),
-    ).rejects.toMatchObject({ type: 'NOT_COORDINATOR_FOR_GROUP' });
-    await eos.abort();
+    await refusedFirstRequest(eos, 'NOT_COORDINATOR_FOR_GROUP', 1);
     await transaction(eos, 2);
     expect(c.lookups.filter((l) => l === 'transaction tx')).toHaveLength(2);
     // After its one refusal, no transaction request went to node 1 again (the abort had nothing to
@@ -175,16 +179,9 @@ describe('the transaction manager with patches/kafkajs+2.2.4.patch', () => {
   });
 
   it('forgets the group coordinator when the offset commit is refused, and retries on the new one', async () => {
-    const c = cluster();
-    const eos = manager(c.fake);
-    await eos.initProducerId();
-    await transaction(eos, 1);
+    const { c, eos } = await afterOneTransaction();
     c.move();
-    eos.beginTransaction();
-    await expect(
-      eos.addPartitionsToTransaction([{ topic: 'out', partitions: [{ partition: 0 }] }]),
-    ).rejects.toMatchObject({ type: 'NOT_COORDINATOR_FOR_GROUP' });
-    await eos.abort();
+    await refusedFirstRequest(eos, 'NOT_COORDINATOR_FOR_GROUP');
     const before = c.calls.length;
     await transaction(eos, 2);
     expect(c.calls.slice(before)).toEqual([
@@ -198,10 +195,7 @@ describe('the transaction manager with patches/kafkajs+2.2.4.patch', () => {
   });
 
   it('retries a CONCURRENT_TRANSACTIONS refusal of the first request within milliseconds', async () => {
-    const c = cluster();
-    const eos = manager(c.fake);
-    await eos.initProducerId();
-    await transaction(eos, 1);
+    const { c, eos } = await afterOneTransaction();
     c.refuse('addPartitionsToTxn', 'CONCURRENT_TRANSACTIONS', 3);
     const before = c.calls.length;
     const started = performance.now();
