@@ -50,15 +50,22 @@ export function harnessTarget(h: GateHarness): FeedTarget {
   };
 }
 
+/** How {@link ClearedFeeder.send} tags an envelope. */
+export interface SendOptions {
+  readonly tag?: string | null;
+  readonly tagAs?: string;
+}
+
 /** Builds cleared envelopes with the core and sends them as the confirm stage would. */
 export interface ClearedFeeder {
   /** Validates and authorizes `proposal` for `user` with the core; throws if a rung refuses. */
   build(user: Principal, proposal: Proposal, confirmed?: Confirmed): Promise<ClearedEnvelope>;
   /**
-   * Sends `envelope` to `cleared` in the wire format, tagged with the integrity key unless
-   * `tag` is given (a string to send instead, or null for none).
+   * Sends `envelope` to `cleared` in the wire format, tagged with the integrity key as for the
+   * topic `tagAs` (default `cleared`), unless `tag` is given (a string to send instead, or null
+   * for none).
    */
-  send(envelope: ClearedEnvelope, options?: { readonly tag?: string | null }): Promise<void>;
+  send(envelope: ClearedEnvelope, options?: SendOptions): Promise<void>;
   /** build, then send; returns the envelope. */
   feed(user: Principal, proposal: Proposal): Promise<ClearedEnvelope>;
 }
@@ -97,13 +104,13 @@ export function createClearedFeeder(target: FeedTarget, deployment: Deployment):
   };
   const send = async (
     envelope: ClearedEnvelope,
-    options: { readonly tag?: string | null } = {},
+    options: SendOptions = {},
   ) => {
     await registered;
     const bytes = await codec.encode(subject, envelope);
     const tag =
       options.tag === undefined
-        ? integrityTag(target.integrityKey, target.topic('cleared'), envelope)
+        ? integrityTag(target.integrityKey, options.tagAs ?? target.topic('cleared'), bytes)
         : options.tag;
     await target.send(
       'cleared',

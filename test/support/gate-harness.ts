@@ -25,6 +25,8 @@ export interface Tapped {
   readonly topic: string;
   readonly key: string | null;
   readonly value: Record<string, unknown>;
+  /** The value's bytes as they arrived (null for a tombstone). */
+  readonly raw: Buffer | null;
   readonly headers: Readonly<Record<string, string>>;
 }
 
@@ -200,7 +202,7 @@ async function startTap(
         Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)]),
       );
       const list = into.get(topic) ?? [];
-      list.push({ topic, key: message.key?.toString() ?? null, value, headers });
+      list.push({ topic, key: message.key?.toString() ?? null, value, raw: message.value, headers });
       into.set(topic, list);
     },
   });

@@ -5,13 +5,41 @@
  * write to an internal topic end (or doubly end) someone else's proposal. The audit event names no
  * tenant or subject; the claims go, quoted and cut, into its internal detail.
  */
-import { auditEvent, envelopeIds, type AnyRejected } from '@toolgate/shared';
+import {
+  auditEvent,
+  checkIntegrity,
+  envelopeIds,
+  INTEGRITY_HEADER,
+  type AnyRejected,
+} from '@toolgate/shared';
 import type { GateOutputs } from './gate-outputs.js';
 import type { Metrics } from './metrics.js';
 import type { Incoming, Outgoing } from './stage-loop.js';
 
 /** Longest claimed identifier quoted in the internal detail, in characters. */
 const MAX_CLAIM_CHARS = 200;
+
+/** What {@link refuseForged} needs of a stage. */
+type ForgedDeps = Parameters<typeof forgedEnvelopeOutputs>[2] & {
+  readonly config: { readonly integrityKey: string };
+};
+
+/**
+ * The first check of every stage that reads an internal topic: undefined when `msg` carries the
+ * gate's integrity tag over exactly its bytes on exactly its topic, and decoded; otherwise the
+ * outputs that refuse it. A record that did not decode is refused the same way, whatever its tag:
+ * nothing in it can be used.
+ */
+export function refuseForged(
+  msg: Incoming,
+  deps: ForgedDeps,
+  now: Date,
+): readonly Outgoing[] | undefined {
+  const bytes = msg.decodeError === undefined ? msg.raw : null;
+  const tag = msg.headers[INTEGRITY_HEADER];
+  const genuine = checkIntegrity(deps.config.integrityKey, msg.topic, bytes, tag);
+  return genuine.ok ? undefined : forgedEnvelopeOutputs(msg, genuine, deps, now);
+}
 
 /** The outputs for a forged or untagged envelope `msg`, refused with `rejected`. */
 export function forgedEnvelopeOutputs(

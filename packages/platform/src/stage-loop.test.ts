@@ -239,6 +239,27 @@ describe('startStageLoop (in memory)', () => {
     await loop.stop();
   });
 
+  it('adds the headers an output signs over its encoded bytes to the ones it names', async () => {
+    const memory = memoryBus();
+    const signed = (msg: Incoming) =>
+      Promise.resolve([
+        {
+          topic: 'out',
+          key: msg.key,
+          value: msg.value,
+          headers: { kept: 'yes' },
+          sign: (bytes: Buffer) => ({ sig: `${bytes.length}:${bytes.toString()}` }),
+        },
+      ]);
+    const loop = await startWith(memory, { handle: signed });
+    await memory.deliver(batchOf(2).batch);
+    expect(memory.committed.flatMap((c) => c.records.map((r) => r.headers))).toEqual([
+      { kept: 'yes', sig: '7:{"n":0}' },
+      { kept: 'yes', sig: '7:{"n":1}' },
+    ]);
+    await loop.stop();
+  });
+
   it('commits what it handled before a heartbeat reported a rebalance, then lets kafkajs rejoin', async () => {
     const memory = memoryBus();
     await startWith(memory);

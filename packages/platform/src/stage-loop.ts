@@ -72,6 +72,8 @@ export interface EncodedOutgoing {
   readonly headers?: Readonly<Record<string, string>>;
   /** Registry subject of the value's schema; defaults to `<topic>-value`. */
   readonly subject?: string;
+  /** Headers computed from the encoded bytes (an integrity tag), added to `headers`. */
+  readonly sign?: (bytes: Buffer) => Readonly<Record<string, string>>;
 }
 
 /** Bytes produced as they are, with no schema: only for quarantining undecodable input. */
@@ -231,6 +233,16 @@ function lanesOf(chunk: readonly BusMessage[]): (readonly number[])[] {
 
 function seconds(since: number): number {
   return (performance.now() - since) / 1000;
+}
+
+function record(
+  out: Outgoing,
+  value: Buffer,
+  headers: Readonly<Record<string, string>> | undefined,
+): OutRecord {
+  return headers === undefined
+    ? { topic: out.topic, key: out.key, value }
+    : { topic: out.topic, key: out.key, value, headers };
 }
 
 function plusOne(offset: string): string {
@@ -532,13 +544,10 @@ class Loop {
   }
 
   private async encodeOne(out: Outgoing): Promise<OutRecord> {
-    const value =
-      'raw' in out
-        ? out.raw
-        : await this.o.codec.encode(out.subject ?? `${out.topic}-value`, out.value);
-    return out.headers === undefined
-      ? { topic: out.topic, key: out.key, value }
-      : { topic: out.topic, key: out.key, value, headers: out.headers };
+    if ('raw' in out) return record(out, out.raw, out.headers);
+    const value = await this.o.codec.encode(out.subject ?? `${out.topic}-value`, out.value);
+    const headers = out.sign === undefined ? out.headers : { ...out.headers, ...out.sign(value) };
+    return record(out, value, headers);
   }
 
   // ---- retries -----------------------------------------------------------------------------

@@ -12,8 +12,6 @@ import {
   identityFor,
   priorCall,
   refusal,
-  checkIntegrity,
-  INTEGRITY_HEADER,
   observationForRefusal,
   referencesOf,
   toolOf,
@@ -23,7 +21,7 @@ import {
   type ValidatedEnvelope,
 } from '@toolgate/shared';
 import {
-  forgedEnvelopeOutputs,
+  refuseForged,
   type Incoming,
   type Outgoing,
   type StageDeps,
@@ -37,9 +35,8 @@ export function createValidatedHandler(
   const refused = refuser(deps);
   return async (msg) => {
     const now = deps.now();
-    const tag = msg.headers[INTEGRITY_HEADER];
-    const genuine = checkIntegrity(deps.config.integrityKey, msg.topic, msg.value, tag);
-    if (!genuine.ok) return forgedEnvelopeOutputs(msg, genuine, deps, now);
+    const forged = refuseForged(msg, deps, now);
+    if (forged !== undefined) return forged;
     // The tag proves the gate wrote this value, and the gate writes only schema-checked envelopes.
     const v = msg.value as ValidatedEnvelope;
     const at = { source: sourceOf(msg), now };

@@ -54,26 +54,30 @@ function validated(
   return validatedEnvelope(v.value, RECEIVED_AT);
 }
 
-/** The tag the gate itself would put on `value` on the validated topic. */
-function genuineTag(h: GateHarness, value: unknown): string {
-  return integrityTag(h.gate.config.integrityKey, h.topic('validated'), value);
+/** `value` in the wire format of the validated topic, as the validate stage encodes it. */
+function encoded(h: GateHarness, value: ValidatedEnvelope): Promise<Buffer> {
+  return h.gate.runtime.codec.encode(`${h.topic('validated')}-value`, value);
 }
 
-/** Writes `value` to validated in the wire format, with `tag` (none when undefined). */
-async function write(h: GateHarness, value: ValidatedEnvelope, tag: string | undefined) {
-  const topic = h.topic('validated');
-  const bytes = await h.gate.runtime.codec.encode(`${topic}-value`, value);
-  await h.send(
-    'validated',
-    value.runId,
-    bytes,
-    tag === undefined ? {} : { [INTEGRITY_HEADER]: tag },
-  );
+/** The tag the gate itself would put on `bytes` on the validated topic. */
+function genuineTag(h: GateHarness, bytes: Buffer): string {
+  return integrityTag(h.gate.config.integrityKey, h.topic('validated'), bytes);
+}
+
+/** Writes `value` to validated in the wire format, tagged by `tagOf` (untagged when undefined). */
+async function write(
+  h: GateHarness,
+  value: ValidatedEnvelope,
+  tagOf: ((bytes: Buffer) => string) | undefined,
+) {
+  const bytes = await encoded(h, value);
+  const headers = tagOf === undefined ? {} : { [INTEGRITY_HEADER]: tagOf(bytes) };
+  await h.send('validated', value.runId, bytes, headers);
 }
 
 /** Writes a genuine envelope, as the validate stage would. */
 function feed(h: GateHarness, value: ValidatedEnvelope): Promise<void> {
-  return write(h, value, genuineTag(h, value));
+  return write(h, value, (bytes) => genuineTag(h, bytes));
 }
 
 async function observationOf(h: GateHarness, proposalId: string) {
@@ -193,8 +197,8 @@ describe('the authorize stage on Kafka', () => {
     expect(write!.key).toBe('run-write');
     const tag = write!.headers[INTEGRITY_HEADER];
     const key = h.gate.config.integrityKey;
-    expect(verifyIntegrity(key, h.topic('authorized'), write!.value, tag)).toBe(true);
-    expect(verifyIntegrity(key, h.topic('validated'), write!.value, tag)).toBe(false);
+    expect(verifyIntegrity(key, h.topic('authorized'), write!.raw, tag)).toBe(true);
+    expect(verifyIntegrity(key, h.topic('validated'), write!.raw, tag)).toBe(false);
     expect(read!.value).toMatchObject({ proposalId: 'p-read', objects: [], policyVersion });
     expect(h.seen('observations').filter((r) => r.value['runId'] === 'run-write')).toEqual([]);
   });
@@ -295,22 +299,21 @@ describe('the authorize stage on Kafka', () => {
       });
     const original = envelope('p-tampered');
     const tampered = { ...original, context: { ...original.context, tenant: 'globex' } };
-    await write(h, tampered, genuineTag(h, original));
+    const originalTag = genuineTag(h, await encoded(h, original));
+    await write(h, tampered, () => originalTag);
     await write(h, envelope('p-untagged'), undefined);
-    const otherTopic = envelope('p-other-topic');
     const key = h.gate.config.integrityKey;
-    await write(h, otherTopic, integrityTag(key, h.topic('authorized'), otherTopic));
-    const otherKey = envelope('p-other-key');
-    await write(
-      h,
-      otherKey,
-      integrityTag(randomBytes(32).toString('hex'), h.topic('validated'), otherKey),
+    await write(h, envelope('p-other-topic'), (bytes) =>
+      integrityTag(key, h.topic('authorized'), bytes),
     );
-    // Plain JSON on an internal topic cannot even be decoded: audited, but it names no proposal.
+    const otherKey = randomBytes(32).toString('hex');
+    await write(h, envelope('p-other-key'), (bytes) =>
+      integrityTag(otherKey, h.topic('validated'), bytes),
+    );
+    // Plain JSON on an internal topic cannot even be decoded: audited, but it names no proposal,
+    // even under a tag over exactly its bytes.
     const plain = Buffer.from(JSON.stringify(envelope('p-plain')));
-    await h.send('validated', runId, plain, {
-      [INTEGRITY_HEADER]: genuineTag(h, envelope('p-plain')),
-    });
+    await h.send('validated', runId, plain, { [INTEGRITY_HEADER]: genuineTag(h, plain) });
 
     for (const proposalId of ['p-tampered', 'p-untagged', 'p-other-topic', 'p-other-key']) {
       const audit = await auditOf(h, proposalId);

@@ -8,11 +8,9 @@
 import {
   auditEvent,
   auditFactsOf,
-  checkIntegrity,
   clearedEnvelope,
   confirmationRequest,
   DEFAULT_CONFIRMATION_TTL_SECONDS,
-  INTEGRITY_HEADER,
   observationForPending,
   observationForRefusal,
   pendingConfirmationFor,
@@ -22,7 +20,7 @@ import {
   type Refusal,
 } from '@toolgate/shared';
 import {
-  forgedEnvelopeOutputs,
+  refuseForged,
   type Incoming,
   type Outgoing,
   type StageDeps,
@@ -37,9 +35,8 @@ export function createAuthorizedHandler(
   const ttlSeconds = deps.deployment.confirmationTtlSeconds ?? DEFAULT_CONFIRMATION_TTL_SECONDS;
   return async (msg) => {
     const now = deps.now();
-    const tag = msg.headers[INTEGRITY_HEADER];
-    const genuine = checkIntegrity(deps.config.integrityKey, msg.topic, msg.value, tag);
-    if (!genuine.ok) return forgedEnvelopeOutputs(msg, genuine, deps, now);
+    const forged = refuseForged(msg, deps, now);
+    if (forged !== undefined) return forged;
     // The tag verifies, so the gate wrote this value, checked against the topic's closed schema.
     const a = msg.value as AuthorizedEnvelope;
     const tool = toolOf(a, gate.registry);

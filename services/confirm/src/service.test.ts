@@ -71,7 +71,7 @@ async function authorizedFor(
 async function sendAuthorized(h: GateHarness, env: AuthorizedEnvelope, tag?: string) {
   const topic = h.topic('authorized');
   const bytes = await h.gate.runtime.codec.encode(`${topic}-value`, env);
-  const integrity = tag ?? integrityTag(h.gate.config.integrityKey, topic, env);
+  const integrity = tag ?? integrityTag(h.gate.config.integrityKey, topic, bytes);
   await h.send('authorized', env.runId, bytes, { [INTEGRITY_HEADER]: integrity });
 }
 
@@ -152,7 +152,7 @@ describe('the confirm stage on Kafka', () => {
     expect(cleared!.value).not.toHaveProperty('confirmedBy');
     const tag = cleared!.headers[INTEGRITY_HEADER];
     expect(
-      verifyIntegrity(h.gate.config.integrityKey, h.topic('cleared'), cleared!.value, tag),
+      verifyIntegrity(h.gate.config.integrityKey, h.topic('cleared'), cleared!.raw, tag),
     ).toBe(true);
     expect(observationsOf(h, 'p-read')).toEqual([]);
   });
@@ -361,14 +361,15 @@ describe('the confirm stage on Kafka', () => {
     const handle = createAuthorizedHandler(deps);
     const env = await authorizedFor(h, USERS.alice, refund('p-again', 'run-again'));
     const topic = h.topic('authorized');
+    const raw = await h.gate.runtime.codec.encode(`${topic}-value`, env);
     const msg: Incoming = {
       topic,
       partition: 0,
       offset: '4242',
       key: env.runId,
-      headers: { [INTEGRITY_HEADER]: integrityTag(h.gate.config.integrityKey, topic, env) },
+      headers: { [INTEGRITY_HEADER]: integrityTag(h.gate.config.integrityKey, topic, raw) },
       value: env,
-      raw: null,
+      raw,
       receivedAt: new Date(),
     };
     const first = await handle(msg);

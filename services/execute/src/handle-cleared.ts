@@ -9,7 +9,7 @@
  * transaction makes exactly one copy visible to read-committed readers.
  */
 import {
-  forgedEnvelopeOutputs,
+  refuseForged,
   type Incoming,
   type Outgoing,
   type PendingCommand,
@@ -19,11 +19,9 @@ import {
   auditEvent,
   auditFactsOf,
   buildCommand,
-  checkIntegrity,
   decideIdempotency,
   identityOf,
   IDEMPOTENCY_RETENTION_SECONDS,
-  INTEGRITY_HEADER,
   observationForRefusal,
   refusal,
   replayObservation,
@@ -55,9 +53,8 @@ export function createClearedHandler(
 ): (msg: Incoming) => Promise<readonly Outgoing[]> {
   return async (msg) => {
     const now = deps.now();
-    const tag = msg.headers[INTEGRITY_HEADER];
-    const intact = checkIntegrity(deps.config.integrityKey, msg.topic, msg.value, tag);
-    if (!intact.ok) return forgedEnvelopeOutputs(msg, intact, deps, now);
+    const forged = refuseForged(msg, deps, now);
+    if (forged !== undefined) return forged;
     const c = msg.value as ClearedEnvelope;
     const ids = { ...envelopeIdsOf(c), callId: c.context.callId };
     const at: Case = { c, ids, facts: { ...auditFactsOf(c), source: sourceOf(msg) }, now };

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { identityOf, integrityTag, WITHHELD_TEXT, type ClearedEnvelope } from '@toolgate/shared';
+import { identityOf, WITHHELD_TEXT, type ClearedEnvelope } from '@toolgate/shared';
 import { USERS } from '../../../examples/billing/data.js';
 import { openaiChat, type ProposalIds } from '../../../examples/billing/fixtures/proposals.js';
 import deployment from '../../../examples/billing/toolgate.config.js';
@@ -410,9 +410,7 @@ describe('the execute stage on Kafka: what it refuses to act on', () => {
       openaiChat({ proposalId: 'p-forged-copied', runId: 'run-forged' }, 'approve_invoice', args),
     );
     envelopes.push(copied);
-    await feeder.send(copied, {
-      tag: integrityTag(h.gate.config.integrityKey, h.topic('authorized'), copied),
-    });
+    await feeder.send(copied, { tagAs: h.topic('authorized') });
 
     for (const envelope of envelopes) {
       const [audit] = await h.waitFor(

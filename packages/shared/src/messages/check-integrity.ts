@@ -7,7 +7,7 @@ const reject = rejecterFor('authentication');
 
 /**
  * Accepts a message from an internal topic only when its {@link INTEGRITY_HEADER} tag verifies
- * for exactly this value on exactly this topic (the full, prefixed name the message was read
+ * for exactly these value bytes on exactly this topic (the full, prefixed name the message was read
  * from). A missing, malformed or wrong tag is `authentication/forged_envelope` (deny): the
  * envelope is never forwarded, and the internal detail says which case it was, never the tag.
  * Everything in a refused envelope (ids, tenant, subject) is a claim of whoever wrote it: audit
@@ -15,24 +15,25 @@ const reject = rejecterFor('authentication');
  *
  * @param key - `TOOLGATE_INTEGRITY_KEY`.
  * @param topic - The topic the message was read from.
- * @param value - The decoded message value.
+ * @param bytes - The record's value as it arrived (`Incoming.raw`); null for a tombstone.
  * @param tag - The header's value; undefined when the header is absent.
  * @throws ConfigError when `key` is too short (see `integrityKeyProblems`).
  */
 export function checkIntegrity(
   key: string,
   topic: string,
-  value: unknown,
+  bytes: Uint8Array | null,
   tag: string | undefined,
 ): Decision<void, 'authentication'> {
   if (tag === undefined) {
     return reject('forged_envelope', undefined, `no ${INTEGRITY_HEADER} header on ${topic}`);
   }
-  if (!verifyIntegrity(key, topic, value, tag)) {
+  if (bytes === null) return reject('forged_envelope', undefined, `no value to verify on ${topic}`);
+  if (!verifyIntegrity(key, topic, bytes, tag)) {
     return reject(
       'forged_envelope',
       undefined,
-      `${INTEGRITY_HEADER} does not verify for this value on ${topic}`,
+      `${INTEGRITY_HEADER} does not verify for these bytes on ${topic}`,
     );
   }
   return accept(undefined);
