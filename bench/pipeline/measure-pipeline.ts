@@ -19,7 +19,12 @@ import { median } from '../core/stats.js';
 import type { BenchOptions } from './bench-options.js';
 import { createChildren, type Child, type Children } from './children.js';
 import { createLoadDriver, type LoadDriver, type RunResult } from './load-driver.js';
-import { findBrokerPid, sampleProcess, type ProcSample } from './proc-stats.js';
+import {
+  findServiceProcesses,
+  sampleProcess,
+  type ProcSample,
+  type ServiceProcess,
+} from './proc-stats.js';
 import { ECHO_TOOL } from './child-config.js';
 import { probeStack, stackAddresses, type StackAddresses } from './stack-probe.js';
 import { REPO_ROOT, startSystems } from './start-systems.js';
@@ -46,7 +51,7 @@ export interface PipelineResult {
   readonly at: string;
 }
 
-/** The processes whose cost is measured for a system (the broker is added to every system). */
+/** The processes measured for a system (the shared services are added to every system). */
 type Measured = Readonly<Record<SystemName, readonly Child[]>>;
 
 function machineOf(): Record<string, unknown> {
@@ -68,7 +73,7 @@ async function tokensFor(secret: string): Promise<Record<UserName, string>> {
   return { alice: await mint('alice'), bob: await mint('bob'), carol: await mint('carol') };
 }
 
-/** Reads every measured process and the broker. */
+/** Reads every measured process and the shared services. */
 function sampleAll(processes: readonly { name: string; pid: number }[]): Map<string, ProcSample> {
   const out = new Map<string, ProcSample>();
   for (const p of processes) {
@@ -175,13 +180,15 @@ export async function measurePipeline(
       profileDir: options.profileDir,
       progress,
     });
-    const brokerPid = findBrokerPid([
-      join(REPO_ROOT, '.stack'),
-      ...(process.env['TOOLGATE_STACK_DIR'] ? [process.env['TOOLGATE_STACK_DIR']] : []),
-    ]);
-    const broker = brokerPid === undefined ? [] : [{ name: 'broker', pid: brokerPid }];
-    if (brokerPid === undefined)
-      progress('warning: could not find the Kafka broker process; its cost is not reported');
+    const services = findServiceProcesses(
+      [
+        join(REPO_ROOT, '.stack'),
+        ...(process.env['TOOLGATE_STACK_DIR'] ? [process.env['TOOLGATE_STACK_DIR']] : []),
+      ],
+      Number(new URL(stack.redisUrl).port || 6379),
+    );
+    for (const name of services.missing)
+      progress(`warning: found no ${name} process on this machine; its cost is not reported`);
     const measured: Measured = { onehop: [], relay: started.relay, gate: started.gate };
 
     const secret = deployment.sessions.secret;
@@ -210,7 +217,7 @@ export async function measurePipeline(
       approverTokens: { acme: tokens.alice, globex: tokens.carol },
       progress,
     });
-    const runs = await runPhases(driver, options, measured, broker, progress);
+    const runs = await runPhases(driver, options, measured, services.found, progress);
     const notes = notesOf(driver, runs);
     const summaries = {
       onehop: summarizeSystem(runs.filter((r) => r.system === 'onehop')),
@@ -234,7 +241,7 @@ async function runPhases(
   driver: LoadDriver,
   options: BenchOptions,
   measured: Measured,
-  broker: readonly { name: string; pid: number }[],
+  services: readonly ServiceProcess[],
   progress: (line: string) => void,
 ): Promise<RunRecord[]> {
   const systems: SystemName[] = ['onehop', 'relay', 'gate'];
@@ -257,7 +264,10 @@ async function runPhases(
       progress(
         `saturation rep ${rep + 1}/${options.reps}: ${system} (window ${window} outstanding, ${options.saturationMs / 1000} s)`,
       );
-      const processes = [...measured[system].map((c) => ({ name: c.name, pid: c.pid })), ...broker];
+      const processes = [
+        ...measured[system].map((c) => ({ name: c.name, pid: c.pid })),
+        ...services,
+      ];
       let before = new Map<string, ProcSample>();
       let costs: ProcessCost[] = [];
       const result = await driver.saturate(

@@ -1,5 +1,8 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseProcStat, sampleProcess } from './proc-stats.js';
+import { findServiceProcesses, parseProcStat, sampleProcess } from './proc-stats.js';
 
 describe('parseProcStat', () => {
   it('reads utime + stime as seconds and rss pages as MiB, past a command name with spaces', () => {
@@ -22,5 +25,25 @@ describe('sampleProcess', () => {
     expect(self?.rssMiB).toBeGreaterThan(1);
     expect(self?.cpuSeconds).toBeGreaterThanOrEqual(0);
     expect(sampleProcess(2 ** 30)).toBeUndefined();
+  });
+});
+
+describe('findServiceProcesses', () => {
+  it('takes a live pid from the first stack dir that has one, and names what it cannot find', () => {
+    const dead = mkdtempSync(join(tmpdir(), 'bench-stack-'));
+    const live = mkdtempSync(join(tmpdir(), 'bench-stack-'));
+    try {
+      for (const dir of [dead, live]) mkdirSync(join(dir, 'run'));
+      writeFileSync(join(dead, 'run', 'kafka.pid'), JSON.stringify({ pid: 2 ** 30 }));
+      writeFileSync(join(live, 'run', 'kafka.pid'), JSON.stringify({ pid: process.pid }));
+      // No Redis listens on port 1, and no pid file names one.
+      const { found, missing } = findServiceProcesses([dead, live], 1);
+      expect(found).toContainEqual({ name: 'broker', pid: process.pid });
+      expect(found.map((s) => s.name)).not.toContain('redis');
+      expect(missing).toContain('redis');
+    } finally {
+      rmSync(dead, { recursive: true, force: true });
+      rmSync(live, { recursive: true, force: true });
+    }
   });
 });

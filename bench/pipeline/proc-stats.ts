@@ -1,6 +1,7 @@
 /**
- * CPU time and resident memory of a process, from Linux's /proc, and where the broker's pid is.
- * The gate's processes and the broker are measured by the OS, not by themselves.
+ * CPU time and resident memory of a process, from Linux's /proc, and where the shared services'
+ * pids are. The gate's processes, the broker, Redis and the registry are measured by the OS, not
+ * by themselves.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -48,14 +49,55 @@ export function sampleProcess(pid: number): ProcSample | undefined {
   }
 }
 
+/** A shared service both systems run on, measured with them. */
+export interface ServiceProcess {
+  /** `broker`, `redis` or `registry`. */
+  readonly name: string;
+  readonly pid: number;
+}
+
 /**
- * The Kafka broker's pid: the stack's pid file (`<stack dir>/run/kafka.pid`, as `stack:up` writes
- * it) if its process is alive, else the first process whose command line runs `kafka.Kafka`.
+ * The services every system's cost includes: the Kafka broker, Redis (on `redisPort`) and the
+ * schema registry. Each is the process in the stack's pid file (`<stack dir>/run/<name>.pid`, as
+ * `stack:up` writes it) if it is alive, else the first process whose command line looks like it;
+ * `missing` names the ones on no process of this machine (a remote Redis, say).
  */
-export function findBrokerPid(stackDirs: readonly string[]): number | undefined {
+export function findServiceProcesses(
+  stackDirs: readonly string[],
+  redisPort: number,
+): { readonly found: readonly ServiceProcess[]; readonly missing: readonly string[] } {
+  const services = [
+    {
+      name: 'broker',
+      pidFile: 'kafka.pid',
+      looksLike: (cmd: string) => cmd.includes('kafka.Kafka'),
+    },
+    {
+      name: 'redis',
+      pidFile: 'redis.pid',
+      looksLike: (cmd: string) => cmd.startsWith('redis-server') && cmd.includes(`:${redisPort}`),
+    },
+    {
+      name: 'registry',
+      pidFile: 'registry.pid',
+      looksLike: (cmd: string) => cmd.includes('quarkus-run.jar'),
+    },
+  ];
+  const found: ServiceProcess[] = [];
+  const missing: string[] = [];
+  for (const service of services) {
+    const pid = fromPidFiles(stackDirs, service.pidFile) ?? findProcess(service.looksLike);
+    if (pid === undefined) missing.push(service.name);
+    else found.push({ name: service.name, pid });
+  }
+  return { found, missing };
+}
+
+/** The live process recorded in the first of `<dir>/run/<pidFile>` that has one. */
+function fromPidFiles(stackDirs: readonly string[], pidFile: string): number | undefined {
   for (const dir of stackDirs) {
     try {
-      const record = JSON.parse(readFileSync(join(dir, 'run', 'kafka.pid'), 'utf8')) as {
+      const record = JSON.parse(readFileSync(join(dir, 'run', pidFile), 'utf8')) as {
         pid?: unknown;
       };
       if (typeof record.pid === 'number' && sampleProcess(record.pid) !== undefined)
@@ -64,7 +106,7 @@ export function findBrokerPid(stackDirs: readonly string[]): number | undefined 
       // No pid file here; try the next place.
     }
   }
-  return findProcess((cmd) => cmd.includes('kafka.Kafka'));
+  return undefined;
 }
 
 /** The first process whose NUL-separated command line satisfies `match`. */
