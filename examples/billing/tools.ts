@@ -6,7 +6,10 @@ import { defineTool, type ObjectsById, type ResolvedObject } from '@toolgate/sha
 
 // One formatter for the process: `toLocaleString` with options builds a new one on every call,
 // which made this 4 % of the confirm stage's CPU in the pipeline benchmark.
-const UNITS = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const UNITS = new Intl.NumberFormat('en-US', {
+  minimumFractionDigits: 2,
+  maximumFractionDigits: 2,
+});
 
 /** Formats integer cents as "1,200.00 EUR". */
 export function money(cents: number, currency: string): string {

@@ -102,10 +102,7 @@ export function createClearedFeeder(target: FeedTarget, deployment: Deployment):
     if (!a.ok) throw new Error(`fixture refused at ${a.rejected.stage}/${a.rejected.code}`);
     return clearedEnvelope(a.value, new Date().toISOString(), confirmed);
   };
-  const send = async (
-    envelope: ClearedEnvelope,
-    options: SendOptions = {},
-  ) => {
+  const send = async (envelope: ClearedEnvelope, options: SendOptions = {}) => {
     await registered;
     const bytes = await codec.encode(subject, envelope);
     const tag =

@@ -202,7 +202,13 @@ async function startTap(
         Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)]),
       );
       const list = into.get(topic) ?? [];
-      list.push({ topic, key: message.key?.toString() ?? null, value, raw: message.value, headers });
+      list.push({
+        topic,
+        key: message.key?.toString() ?? null,
+        value,
+        raw: message.value,
+        headers,
+      });
       into.set(topic, list);
     },
   });

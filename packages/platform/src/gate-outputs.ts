@@ -23,7 +23,7 @@ export interface GateOutputs {
   observation(observation: Observation): EncodedOutgoing;
   /** An audit event, keyed by tenant (`-` when the tenant is not known). */
   audit(event: AuditEvent): EncodedOutgoing;
-  /** An internal envelope, keyed by run, with its integrity tag over the encoded bytes and topic. */
+  /** An internal envelope, keyed by run, tagged over its encoded bytes and topic. */
   envelope(topic: InternalTopic, runId: string, value: unknown): EncodedOutgoing;
   /** A command on its tool's topic, keyed by idempotency key. */
   command(command: Command): EncodedOutgoing;

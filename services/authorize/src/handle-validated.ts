@@ -20,12 +20,7 @@ import {
   type Refusal,
   type ValidatedEnvelope,
 } from '@toolgate/shared';
-import {
-  refuseForged,
-  type Incoming,
-  type Outgoing,
-  type StageDeps,
-} from '@toolgate/platform';
+import { refuseForged, type Incoming, type Outgoing, type StageDeps } from '@toolgate/platform';
 
 /** Handles one message of the validated topic. */
 export function createValidatedHandler(

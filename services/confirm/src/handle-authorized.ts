@@ -19,12 +19,7 @@ import {
   type AuthorizedEnvelope,
   type Refusal,
 } from '@toolgate/shared';
-import {
-  refuseForged,
-  type Incoming,
-  type Outgoing,
-  type StageDeps,
-} from '@toolgate/platform';
+import { refuseForged, type Incoming, type Outgoing, type StageDeps } from '@toolgate/platform';
 import { messageToken, sourceOf } from './message-token.js';
 
 /** Handles one message of the authorized topic. */

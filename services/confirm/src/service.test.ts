@@ -151,9 +151,9 @@ describe('the confirm stage on Kafka', () => {
     expect(cleared!.value).toMatchObject({ tool: 'search', context: { subject: 'bob' } });
     expect(cleared!.value).not.toHaveProperty('confirmedBy');
     const tag = cleared!.headers[INTEGRITY_HEADER];
-    expect(
-      verifyIntegrity(h.gate.config.integrityKey, h.topic('cleared'), cleared!.raw, tag),
-    ).toBe(true);
+    expect(verifyIntegrity(h.gate.config.integrityKey, h.topic('cleared'), cleared!.raw, tag)).toBe(
+      true,
+    );
     expect(observationsOf(h, 'p-read')).toEqual([]);
   });
 

@@ -1,8 +1,8 @@
 /**
  * The integrity tag of internal topics (DESIGN §2): an HMAC over the record's value bytes and the
- * topic it was written to, with a key only the gate's stages hold, so a message written to `validated`,
- * `authorized` or `cleared` by anyone else is refused, and a genuine message copied to another
- * topic is refused too.
+ * topic it was written to, with a key only the gate's stages hold, so a message written to
+ * `validated`, `authorized` or `cleared` by anyone else is refused, and a genuine message copied
+ * to another topic is refused too.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ConfigError } from '../auth/index.js';
