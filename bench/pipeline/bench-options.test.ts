@@ -29,4 +29,9 @@ describe('parseBenchOptions', () => {
   it('passes a profile directory through', () => {
     expect(parseBenchOptions(['--profile', 'bench/results/p']).profileDir).toBe('bench/results/p');
   });
+
+  it('reads the topics again for the hop times only when asked (--hops)', () => {
+    expect(parseBenchOptions(['--quick']).hops).toBe(false);
+    expect(parseBenchOptions(['--quick', '--hops']).hops).toBe(true);
+  });
 });

@@ -26,14 +26,17 @@ export interface BenchOptions {
   readonly out: string;
   /** Run the gate's and the relay's processes under `--cpu-prof`, profiles into this directory. */
   readonly profileDir: string | undefined;
+  /** After the run, read the topics again and report each hop's share of an accepted call's time. */
+  readonly hops: boolean;
 }
 
 /** Usage text, shown for --help and with an error. */
-export const USAGE = `npm run bench [-- --quick] [--reps N] [--seed N] [--out FILE] [--profile DIR]
+export const USAGE = `npm run bench [-- --quick] [--reps N] [--seed N] [--out FILE] [--profile DIR] [--hops]
   --quick      3 short repetitions (a few minutes); default 5 longer ones
   --reps N     repetitions of each phase per system (≥ 3)
   --window N   proposals outstanding during saturation runs (default 200)
-  --profile D  run the gate's and the relay's processes under node --cpu-prof, profiles into D`;
+  --profile D  run the gate's and the relay's processes under node --cpu-prof, profiles into D
+  --hops       after the run, read every topic again and report the time of each hop`;
 
 function whole(name: string, text: string | undefined, fallback: number, min: number): number {
   if (text === undefined) return fallback;
@@ -55,6 +58,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
       out: { type: 'string', default: 'bench/results/latest.json' },
       profile: { type: 'string' },
       window: { type: 'string' },
+      hops: { type: 'boolean', default: false },
     },
   });
   const quick = values.quick;
@@ -69,5 +73,6 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     seed: whole('seed', values.seed, 20261129, 0),
     out: values.out,
     profileDir: values.profile,
+    hops: values.hops,
   };
 }

@@ -26,6 +26,7 @@ import {
   type ServiceProcess,
 } from './proc-stats.js';
 import { ECHO_TOOL } from './child-config.js';
+import { formatHops, measureHops, type HopReport } from './hop-times.js';
 import { probeStack, stackAddresses, type StackAddresses } from './stack-probe.js';
 import { REPO_ROOT, startSystems } from './start-systems.js';
 import deployment from './bench-deployment.js';
@@ -48,6 +49,8 @@ export interface PipelineResult {
   readonly machine: Readonly<Record<string, unknown>>;
   readonly options: BenchOptions;
   readonly notes: readonly string[];
+  /** Each hop's time, with `--hops`. */
+  readonly hops?: HopReport;
   readonly at: string;
 }
 
@@ -219,6 +222,9 @@ export async function measurePipeline(
     });
     const runs = await runPhases(driver, options, measured, services.found, progress);
     const notes = notesOf(driver, runs);
+    const hops = options.hops
+      ? await hopsOf(stack, ns.id, { relay, gate }, options.fractions, progress)
+      : undefined;
     const summaries = {
       onehop: summarizeSystem(runs.filter((r) => r.system === 'onehop')),
       relay: summarizeSystem(runs.filter((r) => r.system === 'relay')),
@@ -230,6 +236,7 @@ export async function measurePipeline(
       machine: machineOf(),
       options,
       notes,
+      ...(hops === undefined ? {} : { hops }),
       at: new Date().toISOString(),
     };
   } finally {
@@ -332,6 +339,33 @@ async function createTopics(bus: Bus, relayPrefix: string, onehopTopic: string):
     ...specs.map((s) => ({ ...s, name: `${relayPrefix}${s.name}` })),
     { ...observations, name: onehopTopic },
   ]);
+}
+
+/** Reads both systems' topics again for `--hops` and prints what it found. */
+async function hopsOf(
+  stack: StackAddresses,
+  id: string,
+  prefixes: { readonly relay: { topicPrefix: string }; readonly gate: { topicPrefix: string } },
+  fractions: readonly number[],
+  progress: (line: string) => void,
+): Promise<HopReport> {
+  progress('hops: reading every topic of both systems again');
+  const kafka = new Kafka({
+    clientId: `${id}-hops`,
+    brokers: [...stack.kafkaBrokers],
+    logLevel: logLevel.NOTHING,
+  });
+  const report = await measureHops(
+    kafka,
+    `${id}.hops.`,
+    {
+      relay: { topicPrefix: prefixes.relay.topicPrefix, tools: [ECHO_TOOL] },
+      gate: { topicPrefix: prefixes.gate.topicPrefix, tools: deployment.tools.map((t) => t.name) },
+    },
+    fractions,
+  );
+  for (const line of formatHops(report)) progress(line);
+  return report;
 }
 
 /** Drops the namespace's topics, Redis keys and registry subjects. */

@@ -1,0 +1,216 @@
+/**
+ * Where an accepted call's time goes, hop by hop (`npm run bench -- --hops`). After the run, every
+ * pipeline topic of a system is read again from the start, and each record's timestamp is matched
+ * to its proposal. kafkajs stamps a record when its hop sends it, in the transaction that commits
+ * it, so the gap between one topic's stamp and the next is one hop: the previous transaction's
+ * commit, the fetch, the handling and the wait for the transaction. Only calls that went the whole
+ * way without a person (no confirmation request) count, so both systems are compared on the same
+ * path. The reading is the only part with I/O; the rest is pure.
+ */
+import type { Kafka } from 'kafkajs';
+import { percentilesOf } from '../core/stats.js';
+import { decodeValue } from './traffic.js';
+
+/** The topics of one system, in the order a call goes through them. */
+export const HOPS = [
+  'proposals',
+  'validated',
+  'authorized',
+  'cleared',
+  'commands',
+  'results',
+  'observations',
+] as const;
+export type Hop = (typeof HOPS)[number];
+
+/** One record's stamp: which proposal (or command), on which hop, when. */
+export interface Stamp {
+  readonly hop: Hop | 'confirmations';
+  /** The proposalId, except on `results`, which carry only the commandId. */
+  readonly id: string;
+  /** The commandId of a command, to match its result. */
+  readonly commandId?: string;
+  readonly at: number;
+}
+
+/** Median and 90th percentile of one hop's gaps, in ms, over `calls` calls. */
+export interface HopGap {
+  readonly hop: Hop;
+  readonly p50: number;
+  readonly p90: number;
+}
+
+/** The gaps of the calls whose proposalId `wanted` accepts. */
+export interface HopSummary {
+  readonly calls: number;
+  readonly gaps: readonly HopGap[];
+  /** Proposal sent → observation written, the sum of the gaps per call. */
+  readonly total: { readonly p50: number; readonly p90: number };
+}
+
+/** The proposal a record belongs to, from its decoded value. */
+function stampOf(hop: Stamp['hop'], value: Record<string, unknown>, at: number): Stamp | undefined {
+  const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  if (hop === 'results') {
+    const commandId = text(value['commandId']);
+    return commandId === undefined ? undefined : { hop, id: commandId, at };
+  }
+  if (hop === 'commands') {
+    const context = value['context'];
+    const id =
+      typeof context === 'object' && context !== null
+        ? text((context as Record<string, unknown>)['proposalId'])
+        : undefined;
+    const commandId = text(value['commandId']);
+    return id === undefined || commandId === undefined ? undefined : { hop, id, commandId, at };
+  }
+  const id = text(value['proposalId']);
+  return id === undefined ? undefined : { hop, id, at };
+}
+
+/** Per hop, the gaps between consecutive stamps of the calls `wanted` accepts. Pure. */
+export function summarizeHops(
+  stamps: readonly Stamp[],
+  wanted: (proposalId: string) => boolean,
+): HopSummary {
+  const proposalOf = new Map<string, string>();
+  for (const s of stamps) if (s.commandId !== undefined) proposalOf.set(s.commandId, s.id);
+  const confirmed = new Set<string>();
+  const calls = new Map<string, Partial<Record<Hop, number>>>();
+  for (const s of stamps) {
+    if (s.hop === 'confirmations') {
+      confirmed.add(s.id);
+      continue;
+    }
+    const id = s.hop === 'results' ? proposalOf.get(s.id) : s.id;
+    if (id === undefined || !wanted(id)) continue;
+    const call = calls.get(id) ?? {};
+    // The first stamp of a hop: a record written again (a retry after a fault) is not the call's.
+    call[s.hop] ??= s.at;
+    calls.set(id, call);
+  }
+  const gaps: number[][] = HOPS.slice(1).map(() => []);
+  const totals: number[] = [];
+  for (const [id, call] of calls) {
+    const at = HOPS.map((hop) => call[hop]);
+    if (confirmed.has(id) || at.some((t) => t === undefined)) continue;
+    const times = at as number[];
+    for (let i = 1; i < times.length; i += 1)
+      (gaps[i - 1] as number[]).push((times[i] as number) - (times[i - 1] as number));
+    totals.push((times.at(-1) as number) - (times[0] as number));
+  }
+  const of = (xs: number[]) => {
+    const { p50, p90 } = percentilesOf(xs);
+    return { p50, p90 };
+  };
+  return {
+    calls: totals.length,
+    gaps: HOPS.slice(1).map((hop, i) => ({ hop, ...of(gaps[i] as number[]) })),
+    total: of(totals),
+  };
+}
+
+/** One topic to read, and which hop its records are. */
+export interface HopTopic {
+  readonly name: string;
+  readonly hop: Stamp['hop'];
+}
+
+/**
+ * Reads `topics` from the start (committed records only) until nothing new has come for
+ * `quietMs`, and returns every record's stamp. Records that do not decode are skipped.
+ */
+export async function readStamps(
+  kafka: Kafka,
+  groupId: string,
+  topics: readonly HopTopic[],
+  quietMs = 3_000,
+): Promise<Stamp[]> {
+  const hopOf = new Map(topics.map((t) => [t.name, t.hop]));
+  const stamps: Stamp[] = [];
+  const consumer = kafka.consumer({ groupId, maxWaitTimeInMs: 200 });
+  let last = Date.now();
+  try {
+    await consumer.connect();
+    await consumer.subscribe({ topics: topics.map((t) => t.name), fromBeginning: true });
+    await consumer.run({
+      autoCommit: false,
+      eachBatch: async ({ batch }) => {
+        const hop = hopOf.get(batch.topic);
+        if (hop === undefined) return;
+        for (const m of batch.messages) {
+          const value = decodeValue(m.value);
+          const stamp = value === undefined ? undefined : stampOf(hop, value, Number(m.timestamp));
+          if (stamp !== undefined) stamps.push(stamp);
+        }
+        last = Date.now();
+        await Promise.resolve();
+      },
+    });
+    while (Date.now() - last < quietMs) await new Promise((r) => setTimeout(r, 250));
+    return stamps;
+  } finally {
+    await consumer.disconnect().catch(() => undefined);
+  }
+}
+
+/** Each hop's gaps per system and load level (`"25"` for 25 % of the relay's saturation). */
+export type HopReport = Readonly<Record<'relay' | 'gate', Readonly<Record<string, HopSummary>>>>;
+
+/** Where each system's topics are: its prefix, and the tools whose command topics it has. */
+export interface HopSystems {
+  readonly relay: { readonly topicPrefix: string; readonly tools: readonly string[] };
+  readonly gate: { readonly topicPrefix: string; readonly tools: readonly string[] };
+}
+
+/** The topics of one system to read, with their hops. */
+export function hopTopicsOf(prefix: string, tools: readonly string[]): HopTopic[] {
+  const t = (name: string) => `${prefix}toolgate.${name}`;
+  return [
+    ...HOPS.filter((h) => h !== 'commands').map((hop) => ({ name: t(hop), hop })),
+    ...tools.map((tool) => ({ name: t(`commands.${tool}`), hop: 'commands' as const })),
+    { name: t('confirmations'), hop: 'confirmations' },
+  ];
+}
+
+/**
+ * Reads both systems' topics and summarizes the open-loop runs at each fraction. A run's
+ * proposals are `<system initial>.o<percent>r<rep>-<system>.<n>` (traffic.ts).
+ */
+export async function measureHops(
+  kafka: Kafka,
+  groupPrefix: string,
+  systems: HopSystems,
+  fractions: readonly number[],
+): Promise<HopReport> {
+  const report: Record<string, Record<string, HopSummary>> = {};
+  for (const system of ['relay', 'gate'] as const) {
+    const { topicPrefix, tools } = systems[system];
+    const stamps = await readStamps(
+      kafka,
+      `${groupPrefix}${system}`,
+      hopTopicsOf(topicPrefix, tools),
+    );
+    const bySystem: Record<string, HopSummary> = {};
+    for (const fraction of fractions) {
+      const percent = String(fraction * 100);
+      const open = new RegExp(`^${system[0]}\\.o${percent}r\\d+-${system}\\.`);
+      bySystem[percent] = summarizeHops(stamps, (id) => open.test(id));
+    }
+    report[system] = bySystem;
+  }
+  return report as HopReport;
+}
+
+/** One line per system and load level: each hop's p50 (p90) in ms, then the sum. */
+export function formatHops(report: HopReport): string[] {
+  const ms = (x: number) => (Number.isNaN(x) ? '–' : x.toFixed(0));
+  return (['relay', 'gate'] as const).flatMap((system) =>
+    Object.entries(report[system]).map(
+      ([percent, s]) =>
+        `hops at ${percent} %, ${system} (${s.calls} calls), p50 (p90) ms: ` +
+        s.gaps.map((g) => `${g.hop} ${ms(g.p50)} (${ms(g.p90)})`).join(', ') +
+        `; sent → observation ${ms(s.total.p50)} (${ms(s.total.p90)})`,
+    ),
+  );
+}
