@@ -36,6 +36,8 @@ export interface MixEntry {
   readonly label: Label;
   readonly group: Group;
   readonly user: UserName;
+  /** The tool the model named (it may not exist: the `unknown_tool` recipe). */
+  readonly tool: string;
   readonly proposal: Proposal;
   /** When it arrives, in milliseconds after the start of a pass over the mix. */
   readonly offsetMs: number;
@@ -307,6 +309,7 @@ function fresh(label: Exclude<Label, 'write_retry'>, index: number, r: SeededRan
     label,
     group: recipe.group,
     user: draft.user,
+    tool: draft.tool,
     proposal,
     offsetMs: index * ARRIVAL_INTERVAL_MS,
     expected: draft.expected,

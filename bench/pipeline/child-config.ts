@@ -1,11 +1,20 @@
 /** How the benchmark tells a child process of its own what to be: JSON in BENCH_CHILD. */
 import { writeFileSync } from 'node:fs';
+import { EXAMPLE_TOOLS } from '@toolgate/platform';
 
 /** The relay's roles: four hops that do no work, and the hop that turns results into observations. */
 export const RELAY_ROLES = ['hop1', 'hop2', 'hop3', 'hop4', 'obs'] as const;
 
-/** The relay's echo tool, whose command topic hop4 writes. */
-export const ECHO_TOOL = 'echo';
+/**
+ * The relay's tools: the gate's own, so hop4 writes each command to the topic the gate's execute
+ * would (one per tool, DESIGN §2), over the same partitions, and one echo worker serves them all.
+ */
+export const RELAY_TOOLS: readonly string[] = EXAMPLE_TOOLS;
+
+/** The tool whose topic a relay command goes to: the one the call names, else the first. */
+export function relayToolOf(named: string): string {
+  return RELAY_TOOLS.includes(named) ? named : (RELAY_TOOLS[0] ?? named);
+}
 
 /** One relay role. */
 export type RelayRole = (typeof RELAY_ROLES)[number];

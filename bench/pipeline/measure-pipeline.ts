@@ -25,7 +25,7 @@ import {
   type ProcSample,
   type ServiceProcess,
 } from './proc-stats.js';
-import { ECHO_TOOL } from './child-config.js';
+import { RELAY_TOOLS } from './child-config.js';
 import { formatHops, measureHops, type HopReport } from './hop-times.js';
 import { probeStack, stackAddresses, type StackAddresses } from './stack-probe.js';
 import { REPO_ROOT, startSystems } from './start-systems.js';
@@ -332,7 +332,7 @@ function notesOf(driver: LoadDriver, runs: readonly RunRecord[]): string[] {
 }
 
 async function createTopics(bus: Bus, relayPrefix: string, onehopTopic: string): Promise<void> {
-  const specs = topicsFor([ECHO_TOOL]);
+  const specs = topicsFor(RELAY_TOOLS);
   const observations = specs.find((s) => s.name === 'toolgate.observations');
   if (observations === undefined) throw new Error('the topic catalogue has no observations topic');
   await bus.ensureTopics([
@@ -359,7 +359,7 @@ async function hopsOf(
     kafka,
     `${id}.hops.`,
     {
-      relay: { topicPrefix: prefixes.relay.topicPrefix, tools: [ECHO_TOOL] },
+      relay: { topicPrefix: prefixes.relay.topicPrefix, tools: RELAY_TOOLS },
       gate: { topicPrefix: prefixes.gate.topicPrefix, tools: deployment.tools.map((t) => t.name) },
     },
     fractions,

@@ -2,7 +2,8 @@
  * One hop of the relay, the gate's baseline: the platform's stage loop (same kafkajs settings,
  * same read-committed consumer, same one-transaction-per-batch commit, same registry wire format)
  * with a handler that does no work. hop1–hop3 forward the value unchanged to the next pipeline
- * topic; hop4 forwards the Command the driver put in the proposal to `commands.echo`; `obs`
+ * topic; hop4 forwards the Command the driver put in the proposal to its tool's command topic
+ * (`commands.<tool>`, the gate's tools); `obs`
  * turns each ToolResult into a result Observation. Reads TOOLGATE_* like a stage, BENCH_CHILD.
  */
 import {
@@ -19,8 +20,8 @@ import {
 import { MESSAGE_SCHEMAS, observationForResult, type ToolResult } from '@toolgate/shared';
 import {
   announceReady,
-  ECHO_TOOL,
   readChildConfig,
+  RELAY_TOOLS,
   stopOnSignal,
   type RelayRole,
 } from './child-config.js';
@@ -34,16 +35,18 @@ const ANY_OBJECT = {
 
 interface Route {
   readonly from: string;
-  readonly to: string;
+  /** The topics it writes, each with `schema` registered. */
+  readonly to: readonly string[];
   readonly schema: Readonly<Record<string, unknown>>;
   readonly plainJsonAllowed: boolean;
-  forward(msg: Incoming, to: string): Outgoing;
+  forward(msg: Incoming): Outgoing;
 }
 
 const asRecord = (v: unknown) => (v ?? {}) as Record<string, unknown>;
 
-function pass(msg: Incoming, to: string): Outgoing {
-  return { topic: to, key: msg.key, value: msg.value, headers: msg.headers };
+/** Forwards the value and headers unchanged to `to`. */
+function passTo(to: string): (msg: Incoming) => Outgoing {
+  return (msg) => ({ topic: to, key: msg.key, value: msg.value, headers: msg.headers });
 }
 
 function routeOf(role: RelayRole, t: GateTopics): Route {
@@ -51,49 +54,51 @@ function routeOf(role: RelayRole, t: GateTopics): Route {
     case 'hop1':
       return {
         from: t.proposals,
-        to: t.validated,
+        to: [t.validated],
         schema: ANY_OBJECT,
         plainJsonAllowed: true,
-        forward: pass,
+        forward: passTo(t.validated),
       };
     case 'hop2':
       return {
         from: t.validated,
-        to: t.authorized,
+        to: [t.authorized],
         schema: ANY_OBJECT,
         plainJsonAllowed: false,
-        forward: pass,
+        forward: passTo(t.authorized),
       };
     case 'hop3':
       return {
         from: t.authorized,
-        to: t.cleared,
+        to: [t.cleared],
         schema: ANY_OBJECT,
         plainJsonAllowed: false,
-        forward: pass,
+        forward: passTo(t.cleared),
       };
     case 'hop4':
       return {
         from: t.cleared,
-        to: t.command(ECHO_TOOL),
+        to: RELAY_TOOLS.map((tool) => t.command(tool)),
         schema: MESSAGE_SCHEMAS.commands,
         plainJsonAllowed: false,
-        forward: (msg, to) => {
+        forward: (msg) => {
           const command = asRecord(asRecord(msg.value)['command']);
-          return { topic: to, key: String(command['idempotencyKey']), value: command };
+          const topic = t.command(String(command['tool']));
+          return { topic, key: String(command['idempotencyKey']), value: command };
         },
       };
     case 'obs':
       return {
         from: t.results,
-        to: t.observations,
+        to: [t.observations],
         schema: MESSAGE_SCHEMAS.observations,
         plainJsonAllowed: true,
-        forward: (msg, to) => {
+        forward: (msg) => {
           const r = msg.value as ToolResult;
           const ids = { proposalId: r.commandId, runId: r.runId, requestId: r.commandId };
           const shown = { content: JSON.stringify(r.output ?? null), withheld: false };
-          return { topic: to, key: r.runId, value: observationForResult(ids, shown, new Date()) };
+          const value = observationForResult(ids, shown, new Date());
+          return { topic: t.observations, key: r.runId, value };
         },
       };
   }
@@ -116,7 +121,7 @@ async function main(): Promise<void> {
     logger,
     compatibility: 'NONE',
   });
-  await codec.register(`${route.to}-value`, route.schema);
+  for (const topic of route.to) await codec.register(`${topic}-value`, route.schema);
   const loop = await startStageLoop({
     stage: `relay-${role}`,
     groupId: `${config.groupPrefix}relay.${role}`,
@@ -125,7 +130,7 @@ async function main(): Promise<void> {
     codec,
     logger,
     instanceId: config.instanceId,
-    handle: (msg) => Promise.resolve([route.forward(msg, route.to)]),
+    handle: (msg) => Promise.resolve([route.forward(msg)]),
     ...(process.env['BENCH_TRACE'] === '1'
       ? {
           metrics: {

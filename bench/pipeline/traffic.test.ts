@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SESSION_HEADER } from '@toolgate/shared';
 import { buildMix } from '../core/build-mix.js';
+import { RELAY_TOOLS } from './child-config.js';
 import { answers, decodeValue, outbound, type TrafficFacts } from './traffic.js';
 
 const facts: TrafficFacts = {
@@ -48,10 +49,25 @@ describe('outbound', () => {
     expect(command).toMatchObject({
       commandId: 'r.sat1.0',
       idempotencyKey: 'r.sat1.0',
-      tool: 'echo',
+      tool: facts.mix[0]!.tool,
     });
     expect(command['deadline']).toBe('2026-11-29T12:02:00.000Z');
     expect(out.expected).toBeUndefined();
+  });
+
+  it('sends each relay command to the tool the call names, as the gate would', () => {
+    const mix = buildMix({ size: 500, seed: 20261129 });
+    const tools = mix.map((_, n) => {
+      const value = decodeValue(outbound({ ...facts, mix }, 'relay', 't', n, now).record.value)!;
+      return (value['command'] as Record<string, unknown>)['tool'];
+    });
+    // Every tool of the deployment is used, and a call to a tool it lacks goes to the first.
+    expect(new Set(tools)).toEqual(new Set(RELAY_TOOLS));
+    const unknown = mix.findIndex((e) => !RELAY_TOOLS.includes(e.tool));
+    expect(unknown).toBeGreaterThanOrEqual(0);
+    expect(tools[unknown]).toBe(RELAY_TOOLS[0]);
+    const known = mix.findIndex((e) => e.tool === 'refund_payment');
+    expect(tools[known]).toBe('refund_payment');
   });
 
   it('sends the one-hop baseline a result observation straight to the read topic', () => {

@@ -7,6 +7,7 @@
 import { SESSION_HEADER, type Proposal } from '@toolgate/shared';
 import type { OutRecord } from '@toolgate/platform';
 import type { Expected, MixEntry, UserName } from '../core/build-mix.js';
+import { relayToolOf } from './child-config.js';
 import type { SystemName } from './summarize.js';
 
 /** One record to send and what to expect back. */
@@ -52,7 +53,7 @@ export function outbound(
         label: entry.label,
       };
     case 'relay': {
-      const command = echoCommand(id, proposal, entry.user, now);
+      const command = echoCommand(id, proposal, entry, now);
       return {
         id,
         record: { topic, key: proposal.runId, value: json({ ...proposal, command }), headers },
@@ -81,11 +82,17 @@ export function renamed(p: Proposal, proposalId: string, scope: string): Proposa
   return { ...p, proposalId, runId: `${scope}.${p.runId}`, requestId: `${scope}.${p.requestId}` };
 }
 
-function echoCommand(id: string, p: Proposal, user: UserName, now: Date) {
+/**
+ * The Command hop4 forwards: to the topic of the tool the call names, as the gate's execute writes
+ * it, so the relay's commands spread over the same topics and partitions as the gate's. A call
+ * naming no tool of the deployment (refused by the gate) goes to the first one.
+ */
+function echoCommand(id: string, p: Proposal, entry: MixEntry, now: Date) {
+  const user = entry.user;
   return {
     commandId: id,
     idempotencyKey: id,
-    tool: 'echo',
+    tool: relayToolOf(entry.tool),
     toolVersion: '1',
     args: {},
     context: {
