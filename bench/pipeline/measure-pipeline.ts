@@ -27,6 +27,14 @@ import {
 } from './proc-stats.js';
 import { RELAY_TOOLS } from './child-config.js';
 import { formatHops, measureHops, type HopReport } from './hop-times.js';
+import {
+  addDifference,
+  formatStageTimings,
+  parseStageCounters,
+  timingOf,
+  type MovedCounters,
+  type StageTiming,
+} from './stage-timings.js';
 import { probeStack, stackAddresses, type StackAddresses } from './stack-probe.js';
 import { REPO_ROOT, startSystems } from './start-systems.js';
 import deployment from './bench-deployment.js';
@@ -51,6 +59,8 @@ export interface PipelineResult {
   readonly notes: readonly string[];
   /** Each hop's time, with `--hops`. */
   readonly hops?: HopReport;
+  /** Each gate stage's loop during the open-loop runs, by load level (`"25"`), with `--hops`. */
+  readonly stageTimings?: StageTimings;
   readonly at: string;
 }
 
@@ -220,11 +230,14 @@ export async function measurePipeline(
       approverTokens: { acme: tokens.alice, globex: tokens.carol },
       progress,
     });
-    const runs = await runPhases(driver, options, measured, services.found, progress);
+    const stageTimings: StageTimings = {};
+    const scrape = options.hops ? { ports: started.gatePorts, into: stageTimings } : undefined;
+    const runs = await runPhases(driver, options, measured, services.found, progress, scrape);
     const notes = notesOf(driver, runs);
     const hops = options.hops
       ? await hopsOf(stack, ns.id, { relay, gate }, options.fractions, progress)
       : undefined;
+    if (options.hops) for (const line of formatStageTimings(stageTimings)) progress(line);
     const summaries = {
       onehop: summarizeSystem(runs.filter((r) => r.system === 'onehop')),
       relay: summarizeSystem(runs.filter((r) => r.system === 'relay')),
@@ -236,12 +249,58 @@ export async function measurePipeline(
       machine: machineOf(),
       options,
       notes,
-      ...(hops === undefined ? {} : { hops }),
+      ...(hops === undefined ? {} : { hops, stageTimings }),
       at: new Date().toISOString(),
     };
   } finally {
     await cleanup();
   }
+}
+
+/** Each gate stage's loop, by load level and stage. */
+type StageTimings = Record<string, Record<string, StageTiming>>;
+
+/** Where the gate stages' metrics are, and where their timings go (`--hops`). */
+interface StageScrape {
+  readonly ports: Readonly<Record<string, number>>;
+  readonly into: StageTimings;
+}
+
+async function scrapeStages(ports: Readonly<Record<string, number>>) {
+  const entries = await Promise.all(
+    Object.entries(ports).map(async ([stage, port]) => {
+      const response = await fetch(`http://127.0.0.1:${port}/metrics`, {
+        signal: AbortSignal.timeout(5_000),
+      });
+      return [stage, parseStageCounters(await response.text())] as const;
+    }),
+  );
+  return new Map(entries);
+}
+
+/**
+ * Runs `run` between two scrapes of the gate stages, and adds what moved to `moved`. A scrape
+ * that fails is reported and leaves this run out of the timings; the run itself still counts.
+ */
+async function scraped<T>(
+  ports: Readonly<Record<string, number>>,
+  moved: Map<string, MovedCounters>,
+  progress: (line: string) => void,
+  run: () => Promise<T>,
+): Promise<T> {
+  const scrape = () =>
+    scrapeStages(ports).catch((error: unknown) => {
+      progress(`warning: could not read the gate stages' metrics: ${String(error)}`);
+      return undefined;
+    });
+  const before = await scrape();
+  const result = await run();
+  const after = before === undefined ? undefined : await scrape();
+  for (const [stage, counters] of after ?? []) {
+    const earlier = before?.get(stage);
+    if (earlier !== undefined) moved.set(stage, addDifference(moved.get(stage), earlier, counters));
+  }
+  return result;
 }
 
 async function runPhases(
@@ -250,6 +309,7 @@ async function runPhases(
   measured: Measured,
   services: readonly ServiceProcess[],
   progress: (line: string) => void,
+  scrape?: StageScrape,
 ): Promise<RunRecord[]> {
   const systems: SystemName[] = ['onehop', 'relay', 'gate'];
   progress(
@@ -297,23 +357,28 @@ async function runPhases(
   progress(`relay saturation (median): ${relaySaturation.toFixed(0)} proposals/s`);
   for (const fraction of options.fractions) {
     const rate = relaySaturation * fraction;
+    const moved = new Map<string, MovedCounters>();
     for (let rep = 0; rep < options.reps; rep += 1) {
       const order = fraction === 0.5 ? systems : systems.filter((s) => s !== 'onehop');
       for (const system of rep % 2 === 0 ? order : [...order].reverse()) {
         progress(
           `open loop ${fraction * 100}% (${rate.toFixed(0)}/s) rep ${rep + 1}/${options.reps}: ${system}`,
         );
-        const result = await driver.openLoop(
-          system,
-          `o${fraction * 100}r${rep}-${system}`,
-          rate,
-          options.openMs,
-        );
+        const open = () =>
+          driver.openLoop(system, `o${fraction * 100}r${rep}-${system}`, rate, options.openMs);
+        const result =
+          scrape !== undefined && system === 'gate'
+            ? await scraped(scrape.ports, moved, progress, open)
+            : await open();
         const s = result.histogram.summary();
         progress(`  → p50 ${s.p50.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms, ${result.lost} lost`);
         runs.push(record(system, 'open', rep, result, { fraction, offeredPerSec: rate }));
       }
     }
+    if (scrape !== undefined)
+      scrape.into[String(fraction * 100)] = Object.fromEntries(
+        [...moved].map(([stage, counters]) => [stage, timingOf(counters)]),
+      );
   }
   return runs;
 }

@@ -164,9 +164,12 @@ async function startOnceMore(w: Starter, progress: (line: string) => void): Prom
  * Starts both systems in waves (eleven tsx processes starting at once on two cores time out on
  * the registry and race to create the same topics); resolves once all are ready.
  */
-export async function startSystems(
-  o: StartOptions,
-): Promise<{ relay: SystemProcesses; gate: SystemProcesses }> {
+export async function startSystems(o: StartOptions): Promise<{
+  relay: SystemProcesses;
+  gate: SystemProcesses;
+  /** Each gate stage's HTTP port (`/metrics`). */
+  gatePorts: Readonly<Record<string, number>>;
+}> {
   const integrityKey = randomBytes(32).toString('hex');
   const relayEnv = (instance: string) => ({
     ...baseEnv(o, o.relay, instance),
@@ -204,5 +207,6 @@ export async function startSystems(
     started.push(...(await Promise.all(wave.map((w) => startOnceMore(w, o.progress)))));
   }
   const of = (prefix: string) => started.filter((c) => c.name.startsWith(prefix));
-  return { relay: of('relay-'), gate: of('gate-') };
+  const gatePorts = Object.fromEntries(GATE_STAGES.map((name, i) => [name, ports[i] ?? 0]));
+  return { relay: of('relay-'), gate: of('gate-'), gatePorts };
 }
