@@ -118,18 +118,21 @@ export interface HopTopic {
 
 /**
  * Reads `topics` from the start (committed records only) until nothing new has come for
- * `quietMs`, and returns every record's stamp. Records that do not decode are skipped.
+ * `quietMs` after the first records (or for `firstMs` before any: joining the group can take
+ * seconds), and returns every record's stamp. Records that do not decode are skipped.
  */
 export async function readStamps(
   kafka: Kafka,
   groupId: string,
   topics: readonly HopTopic[],
   quietMs = 3_000,
+  firstMs = 30_000,
 ): Promise<Stamp[]> {
   const hopOf = new Map(topics.map((t) => [t.name, t.hop]));
   const stamps: Stamp[] = [];
   const consumer = kafka.consumer({ groupId, maxWaitTimeInMs: 200 });
-  let last = Date.now();
+  const started = Date.now();
+  let last: number | undefined;
   try {
     await consumer.connect();
     await consumer.subscribe({ topics: topics.map((t) => t.name), fromBeginning: true });
@@ -147,7 +150,9 @@ export async function readStamps(
         await Promise.resolve();
       },
     });
-    while (Date.now() - last < quietMs) await new Promise((r) => setTimeout(r, 250));
+    const waiting = () =>
+      last === undefined ? Date.now() - started < firstMs : Date.now() - last < quietMs;
+    while (waiting()) await new Promise((r) => setTimeout(r, 250));
     return stamps;
   } finally {
     await consumer.disconnect().catch(() => undefined);

@@ -3,8 +3,8 @@
  * same read-committed consumer, same one-transaction-per-batch commit, same registry wire format)
  * with a handler that does no work. hop1–hop3 forward the value unchanged to the next pipeline
  * topic; hop4 forwards the Command the driver put in the proposal to its tool's command topic
- * (`commands.<tool>`, the gate's tools); `obs`
- * turns each ToolResult into a result Observation. Reads TOOLGATE_* like a stage, BENCH_CHILD.
+ * (`commands.<tool>`, the gate's tools); `obs` turns each ToolResult into a result Observation.
+ * Reads TOOLGATE_* like a stage, BENCH_CHILD.
  */
 import {
   createBus,
