@@ -7,9 +7,8 @@
  * way without a person (no confirmation request) count, so both systems are compared on the same
  * path. The reading is the only part with I/O; the rest is pure.
  */
-import type { Kafka } from 'kafkajs';
+import { gateTopics, readTopicWindow, type Bus, type Codec } from '@toolgate/platform';
 import { percentilesOf } from '../core/stats.js';
-import { decodeValue } from './traffic.js';
 
 /** The topics of one system, in the order a call goes through them. */
 export const HOPS = [
@@ -116,47 +115,35 @@ export interface HopTopic {
   readonly hop: Stamp['hop'];
 }
 
+/** How long reading one topic to its end may take, in ms (a run writes tens of thousands). */
+const READ_TIMEOUT_MS = 120_000;
+
 /**
- * Reads `topics` from the start (committed records only) until nothing new has come for
- * `quietMs` after the first records (or for `firstMs` before any: joining the group can take
- * seconds), and returns every record's stamp. Records that do not decode are skipped.
+ * Reads every committed record of `topics` to the end (the platform's operator reader, in a
+ * throwaway group under `groupPrefix`) and returns their stamps. Records that did not decode, or
+ * name no proposal, are skipped.
  */
 export async function readStamps(
-  kafka: Kafka,
-  groupId: string,
+  bus: Bus,
+  codec: Codec,
+  groupPrefix: string,
   topics: readonly HopTopic[],
-  quietMs = 3_000,
-  firstMs = 30_000,
 ): Promise<Stamp[]> {
-  const hopOf = new Map(topics.map((t) => [t.name, t.hop]));
   const stamps: Stamp[] = [];
-  const consumer = kafka.consumer({ groupId, maxWaitTimeInMs: 200 });
-  const started = Date.now();
-  let last: number | undefined;
-  try {
-    await consumer.connect();
-    await consumer.subscribe({ topics: topics.map((t) => t.name), fromBeginning: true });
-    await consumer.run({
-      autoCommit: false,
-      eachBatch: async ({ batch }) => {
-        const hop = hopOf.get(batch.topic);
-        if (hop === undefined) return;
-        for (const m of batch.messages) {
-          const value = decodeValue(m.value);
-          const stamp = value === undefined ? undefined : stampOf(hop, value, Number(m.timestamp));
-          if (stamp !== undefined) stamps.push(stamp);
-        }
-        last = Date.now();
-        await Promise.resolve();
+  for (const { name, hop } of topics) {
+    await readTopicWindow(bus, codec, {
+      topic: name,
+      groupPrefix,
+      timeoutMs: READ_TIMEOUT_MS,
+      onRecord: (r) => {
+        const value = r.value;
+        if (typeof value !== 'object' || value === null) return;
+        const stamp = stampOf(hop, value as Record<string, unknown>, r.timestamp);
+        if (stamp !== undefined) stamps.push(stamp);
       },
     });
-    const waiting = () =>
-      last === undefined ? Date.now() - started < firstMs : Date.now() - last < quietMs;
-    while (waiting()) await new Promise((r) => setTimeout(r, 250));
-    return stamps;
-  } finally {
-    await consumer.disconnect().catch(() => undefined);
   }
+  return stamps;
 }
 
 /** Each hop's gaps per system and load level (`"25"` for 25 % of the relay's saturation). */
@@ -170,11 +157,11 @@ export interface HopSystems {
 
 /** The topics of one system to read, with their hops. */
 export function hopTopicsOf(prefix: string, tools: readonly string[]): HopTopic[] {
-  const t = (name: string) => `${prefix}toolgate.${name}`;
+  const t = gateTopics(prefix);
   return [
-    ...HOPS.filter((h) => h !== 'commands').map((hop) => ({ name: t(hop), hop })),
-    ...tools.map((tool) => ({ name: t(`commands.${tool}`), hop: 'commands' as const })),
-    { name: t('confirmations'), hop: 'confirmations' },
+    ...HOPS.filter((h) => h !== 'commands').map((hop) => ({ name: t[hop], hop })),
+    ...tools.map((tool) => ({ name: t.command(tool), hop: 'commands' as const })),
+    { name: t.confirmations, hop: 'confirmations' },
   ];
 }
 
@@ -183,7 +170,8 @@ export function hopTopicsOf(prefix: string, tools: readonly string[]): HopTopic[
  * proposals are `<system initial>.o<percent>r<rep>-<system>.<n>` (traffic.ts).
  */
 export async function measureHops(
-  kafka: Kafka,
+  bus: Bus,
+  codec: Codec,
   groupPrefix: string,
   systems: HopSystems,
   fractions: readonly number[],
@@ -191,11 +179,7 @@ export async function measureHops(
   const report: Record<string, Record<string, HopSummary>> = {};
   for (const system of ['relay', 'gate'] as const) {
     const { topicPrefix, tools } = systems[system];
-    const stamps = await readStamps(
-      kafka,
-      `${groupPrefix}${system}`,
-      hopTopicsOf(topicPrefix, tools),
-    );
+    const stamps = await readStamps(bus, codec, groupPrefix, hopTopicsOf(topicPrefix, tools));
     const bySystem: Record<string, HopSummary> = {};
     for (const fraction of fractions) {
       const percent = String(fraction * 100);

@@ -9,7 +9,7 @@ import { cpus, hostname, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { Redis } from 'ioredis';
-import { createBus, SILENT_LOGGER, topicsFor, type Bus } from '@toolgate/platform';
+import { createBus, createCodec, SILENT_LOGGER, topicsFor, type Bus } from '@toolgate/platform';
 import { mintSession } from '@toolgate/shared';
 import { USERS } from '../../examples/billing/data.js';
 import { dropNamespace, testNamespace } from '../../test/support/namespace.js';
@@ -235,7 +235,7 @@ export async function measurePipeline(
     const runs = await runPhases(driver, options, measured, services.found, progress, scrape);
     const notes = notesOf(driver, runs);
     const hops = options.hops
-      ? await hopsOf(stack, ns.id, { relay, gate }, options.fractions, progress)
+      ? await hopsOf(bus, stack, ns.id, { relay, gate }, options.fractions, progress)
       : undefined;
     if (options.hops) for (const line of formatStageTimings(stageTimings)) progress(line);
     const summaries = {
@@ -408,6 +408,7 @@ async function createTopics(bus: Bus, relayPrefix: string, onehopTopic: string):
 
 /** Reads both systems' topics again for `--hops` and prints what it found. */
 async function hopsOf(
+  bus: Bus,
   stack: StackAddresses,
   id: string,
   prefixes: { readonly relay: { topicPrefix: string }; readonly gate: { topicPrefix: string } },
@@ -415,13 +416,10 @@ async function hopsOf(
   progress: (line: string) => void,
 ): Promise<HopReport> {
   progress('hops: reading every topic of both systems again');
-  const kafka = new Kafka({
-    clientId: `${id}-hops`,
-    brokers: [...stack.kafkaBrokers],
-    logLevel: logLevel.NOTHING,
-  });
+  const codec = createCodec({ registryUrl: stack.registryUrl, logger: SILENT_LOGGER });
   const report = await measureHops(
-    kafka,
+    bus,
+    codec,
     `${id}.hops.`,
     {
       relay: { topicPrefix: prefixes.relay.topicPrefix, tools: RELAY_TOOLS },
