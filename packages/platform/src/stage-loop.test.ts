@@ -429,6 +429,28 @@ describe('startStageLoop (in memory)', () => {
     expect(memory.committed.map(valuesOf)).toEqual([[0, 1]]);
   });
 
+  it('handles the messages of a topic that is not key-ordered side by side, even with one key', async () => {
+    const memory = memoryBus();
+    const seen: number[] = [];
+    let release: () => void = () => undefined;
+    const laterHandled = new Promise<void>((resolve) => (release = resolve));
+    await startWith(memory, {
+      topics: [{ name: TOPIC, plainJsonAllowed: true, keyOrdered: false }],
+      handle: async (msg) => {
+        const { n } = msg.value as { n: number };
+        // Message 0 waits until message 2, of the same key, is handled: in key order, never.
+        if (n === 0) await laterHandled;
+        seen.push(n);
+        if (n === 2) release();
+        return copy(msg);
+      },
+    });
+    await memory.deliver(batchOf(3).batch);
+    expect(seen.indexOf(2)).toBeLessThan(seen.indexOf(0));
+    expect(memory.committed.map(valuesOf)).toEqual([[0, 1, 2]]);
+    expect(offsetsOf(memory.committed)).toEqual(['3']);
+  });
+
   it('handles strictly in order with keysConcurrently 1', async () => {
     const memory = memoryBus();
     const seen: number[] = [];

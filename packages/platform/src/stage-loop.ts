@@ -8,11 +8,12 @@
  *
  * Within a chunk, messages with the same key (a run, a tenant) are handled in offset order and
  * different keys side by side (`keysConcurrently`), so one message's Redis round trips do not
- * hold up the rest; outputs keep the offset order. Partitions are handled side by side
- * (`partitionsConcurrently`), and their chunks share transactions (group commit): a chunk ready
- * while a transaction is in flight waits for it, then goes out with every other chunk that became
- * ready meanwhile, in one transaction with all their offsets. A transaction costs the same broker
- * round trips whatever it carries, so a stage's latency does not grow with its partitions.
+ * hold up the rest; on a topic whose messages do not depend on each other (`keyOrdered: false`)
+ * each message is a lane of its own. Outputs keep the offset order. Partitions are handled side
+ * by side (`partitionsConcurrently`), and their chunks share transactions (group commit): a chunk
+ * ready while a transaction is in flight waits for it, then goes out with every other chunk that
+ * became ready meanwhile, in one transaction with all their offsets. A transaction costs the same
+ * broker round trips whatever it carries, so a stage's latency does not grow with its partitions.
  *
  * Faults, not refusals, are handled here, with one policy:
  * - a retriable {@link Fault} (Redis, registry, Kafka down): what came before the message is
@@ -109,6 +110,12 @@ export interface StageTopic {
   readonly name: string;
   /** True for topics others write (proposals, approvals, results): plain JSON is accepted. */
   readonly plainJsonAllowed: boolean;
+  /**
+   * False when no message of this topic depends on another one before it (tool results: each
+   * settles its own command): each is handled as soon as a lane is free, whatever its key.
+   * Outputs keep the offset order either way. Default true: same key, offset order.
+   */
+  readonly keyOrdered?: boolean;
 }
 
 /** Options of {@link startStageLoop}. */
@@ -220,7 +227,7 @@ interface TransactionShare {
 }
 
 /** The chunk's indexes grouped by record key, each group in offset order. */
-function lanesOf(chunk: readonly BusMessage[]): (readonly number[])[] {
+function lanesByKey(chunk: readonly BusMessage[]): (readonly number[])[] {
   const lanes = new Map<string, number[]>();
   chunk.forEach((message, index) => {
     const key = message.key === null ? '' : message.key.toString('latin1');
@@ -293,6 +300,7 @@ class Loop {
   private readonly maxBatch: number;
   private readonly keysConcurrently: number;
   private readonly plainJson: ReadonlyMap<string, boolean>;
+  private readonly unordered: ReadonlySet<string>;
   private readonly waiting: TransactionShare[] = [];
   private flushing: Promise<void> | undefined;
   /** Chunks being handled now; the next transaction waits for them (see untilHandled). */
@@ -317,6 +325,9 @@ class Loop {
     this.keysConcurrently = Math.max(1, options.keysConcurrently ?? DEFAULT_KEYS_CONCURRENTLY);
     this.commitLingerMs = Math.max(0, options.commitLingerMs ?? DEFAULT_COMMIT_LINGER_MS);
     this.plainJson = new Map(options.topics.map((t) => [t.name, t.plainJsonAllowed]));
+    this.unordered = new Set(
+      options.topics.flatMap((t) => (t.keyOrdered === false ? [t.name] : [])),
+    );
     const consumerOptions: BusConsumerOptions = {
       groupId: options.groupId,
       readCommitted: true,
@@ -423,8 +434,7 @@ class Loop {
    */
   private async handleChunk(batch: BusBatch, chunk: readonly BusMessage[]): Promise<ChunkOutcome> {
     const outputs: OutRecord[][] = [];
-    // One at a time means one lane in offset order, whatever the keys.
-    const lanes = this.keysConcurrently === 1 ? [chunk.map((_, index) => index)] : lanesOf(chunk);
+    const lanes = this.lanesOf(batch.topic, chunk);
     // The first index not handled, and why handling stopped.
     let stop = chunk.length;
     let fault: Fault | undefined;
@@ -474,6 +484,14 @@ class Loop {
         : { halt: { offset: (chunk[stop] as BusMessage).offset, fault: halted } }),
       ...(interrupted === undefined ? {} : { interrupted }),
     };
+  }
+
+  /** The chunk's indexes in the lanes they are handled in, each lane in offset order. */
+  private lanesOf(topic: string, chunk: readonly BusMessage[]): (readonly number[])[] {
+    // One at a time means one lane in offset order, whatever the keys.
+    if (this.keysConcurrently === 1) return [chunk.map((_, index) => index)];
+    if (this.unordered.has(topic)) return chunk.map((_, index) => [index]);
+    return lanesByKey(chunk);
   }
 
   /** Decodes, handles and encodes one message; throws only a retriable Fault. */

@@ -34,7 +34,8 @@ export async function start(deps: StageDeps): Promise<RunningStage> {
     groupId: stageGroup(deps.config.groupPrefix, STAGE),
     topics: [
       { name: topics.cleared, plainJsonAllowed: false },
-      { name: topics.results, plainJsonAllowed: true },
+      // Each result settles its own command, so a run's results need not wait for each other.
+      { name: topics.results, plainJsonAllowed: true, keyOrdered: false },
     ],
     bus: deps.bus,
     codec: deps.codec,
