@@ -167,6 +167,24 @@ function failingOnceAt(n: number) {
   };
 }
 
+/**
+ * Copies every message, but handles message `first` only after message `then`; `seen` is the
+ * order they were handled in.
+ */
+function waitingFor(first: number, then: number) {
+  const seen: number[] = [];
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const handle = async (msg: Incoming) => {
+    const { n } = msg.value as { n: number };
+    if (n === first) await released;
+    seen.push(n);
+    if (n === then) release();
+    return copy(msg);
+  };
+  return { handle, seen };
+}
+
 async function startWith(
   memory: ReturnType<typeof memoryBus>,
   options: Partial<StageLoopOptions> = {},
@@ -389,19 +407,9 @@ describe('startStageLoop (in memory)', () => {
 
   it('handles different keys side by side and same keys in order, and commits outputs in offset order', async () => {
     const memory = memoryBus();
-    const seen: number[] = [];
-    let releaseA: () => void = () => undefined;
-    const bHandled = new Promise<void>((resolve) => (releaseA = resolve));
-    await startWith(memory, {
-      handle: async (msg) => {
-        const { n } = msg.value as { n: number };
-        // Message 0 (key a) waits until message 1 (key b) is handled: in strict order, never.
-        if (n === 0) await bHandled;
-        seen.push(n);
-        if (n === 1) releaseA();
-        return copy(msg);
-      },
-    });
+    // Message 0 (key a) waits until message 1 (key b) is handled: in strict order, never.
+    const { handle, seen } = waitingFor(0, 1);
+    await startWith(memory, { handle });
     await memory.deliver(batchOf(4, { key: (n) => (n % 2 === 0 ? 'a' : 'b') }).batch);
     expect(seen.indexOf(1)).toBeLessThan(seen.indexOf(0));
     expect(seen.indexOf(0)).toBeLessThan(seen.indexOf(2));
@@ -431,20 +439,10 @@ describe('startStageLoop (in memory)', () => {
 
   it('handles the messages of a topic that is not key-ordered side by side, even with one key', async () => {
     const memory = memoryBus();
-    const seen: number[] = [];
-    let release: () => void = () => undefined;
-    const laterHandled = new Promise<void>((resolve) => (release = resolve));
-    await startWith(memory, {
-      topics: [{ name: TOPIC, plainJsonAllowed: true, keyOrdered: false }],
-      handle: async (msg) => {
-        const { n } = msg.value as { n: number };
-        // Message 0 waits until message 2, of the same key, is handled: in key order, never.
-        if (n === 0) await laterHandled;
-        seen.push(n);
-        if (n === 2) release();
-        return copy(msg);
-      },
-    });
+    // Message 0 waits until message 2, of the same key, is handled: in key order, never.
+    const { handle, seen } = waitingFor(0, 2);
+    const topics = [{ name: TOPIC, plainJsonAllowed: true, keyOrdered: false }];
+    await startWith(memory, { topics, handle });
     await memory.deliver(batchOf(3).batch);
     expect(seen.indexOf(2)).toBeLessThan(seen.indexOf(0));
     expect(memory.committed.map(valuesOf)).toEqual([[0, 1, 2]]);
