@@ -6,14 +6,13 @@ import { EXAMPLE_TOOLS } from '@toolgate/platform';
 export const RELAY_ROLES = ['hop1', 'hop2', 'hop3', 'hop4', 'obs'] as const;
 
 /**
- * The relay's tools: the gate's own, so hop4 writes each command to the topic the gate's execute
- * would (one per tool, DESIGN §2), over the same partitions, and one echo worker serves them all.
+ * The tool whose topic a relay command goes to: the one the call names, else the first. The relay
+ * has the gate's own tools (`EXAMPLE_TOOLS`), so hop4 writes each command to the topic the gate's
+ * execute would (one per tool, DESIGN §2), over the same partitions.
  */
-export const RELAY_TOOLS: readonly string[] = EXAMPLE_TOOLS;
-
-/** The tool whose topic a relay command goes to: the one the call names, else the first. */
 export function relayToolOf(named: string): string {
-  return RELAY_TOOLS.includes(named) ? named : (RELAY_TOOLS[0] ?? named);
+  const tools: readonly string[] = EXAMPLE_TOOLS;
+  return tools.includes(named) ? named : (tools[0] ?? named);
 }
 
 /** One relay role. */

@@ -9,7 +9,14 @@ import { cpus, hostname, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { Redis } from 'ioredis';
-import { createBus, createCodec, SILENT_LOGGER, topicsFor, type Bus } from '@toolgate/platform';
+import {
+  createBus,
+  createCodec,
+  EXAMPLE_TOOLS,
+  SILENT_LOGGER,
+  topicsFor,
+  type Bus,
+} from '@toolgate/platform';
 import { mintSession } from '@toolgate/shared';
 import { USERS } from '../../examples/billing/data.js';
 import { dropNamespace, testNamespace } from '../../test/support/namespace.js';
@@ -25,7 +32,6 @@ import {
   type ProcSample,
   type ServiceProcess,
 } from './proc-stats.js';
-import { RELAY_TOOLS } from './child-config.js';
 import { formatHops, measureHops, type HopReport } from './hop-times.js';
 import {
   addDifference,
@@ -397,7 +403,7 @@ function notesOf(driver: LoadDriver, runs: readonly RunRecord[]): string[] {
 }
 
 async function createTopics(bus: Bus, relayPrefix: string, onehopTopic: string): Promise<void> {
-  const specs = topicsFor(RELAY_TOOLS);
+  const specs = topicsFor(EXAMPLE_TOOLS);
   const observations = specs.find((s) => s.name === 'toolgate.observations');
   if (observations === undefined) throw new Error('the topic catalogue has no observations topic');
   await bus.ensureTopics([
@@ -422,7 +428,7 @@ async function hopsOf(
     codec,
     `${id}.hops.`,
     {
-      relay: { topicPrefix: prefixes.relay.topicPrefix, tools: RELAY_TOOLS },
+      relay: { topicPrefix: prefixes.relay.topicPrefix, tools: EXAMPLE_TOOLS },
       gate: { topicPrefix: prefixes.gate.topicPrefix, tools: deployment.tools.map((t) => t.name) },
     },
     fractions,

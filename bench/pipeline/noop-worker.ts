@@ -1,8 +1,8 @@
 /**
  * The benchmark's tool worker: the real `startToolWorker` (command check, Redis ledger, one
  * transaction per batch, results in the wire format) with handlers that do nothing and answer a
- * small fixed output. Serves the gate's six tools, in the gate or in the relay. Commands per transaction:
- * 500, as a gate stage (the worker's default of 1 caps it near 40 commands/s).
+ * small fixed output. Serves the gate's six tools, in the gate or in the relay. Commands per
+ * transaction: 500, as a gate stage (the worker's default of 1 caps it near 40 commands/s).
  */
 import { startToolWorker, toolOk, type ToolHandlers } from '@toolgate/tool-worker';
 import { announceReady, readChildConfig, stopOnSignal } from './child-config.js';

@@ -10,6 +10,7 @@ import {
   createBus,
   createCodec,
   createLogger,
+  EXAMPLE_TOOLS,
   gateTopics,
   loadConfig,
   startStageLoop,
@@ -18,13 +19,7 @@ import {
   type Outgoing,
 } from '@toolgate/platform';
 import { MESSAGE_SCHEMAS, observationForResult, type ToolResult } from '@toolgate/shared';
-import {
-  announceReady,
-  readChildConfig,
-  RELAY_TOOLS,
-  stopOnSignal,
-  type RelayRole,
-} from './child-config.js';
+import { announceReady, readChildConfig, stopOnSignal, type RelayRole } from './child-config.js';
 
 /** Permissive schema of the relay's internal topics: any JSON object (the registry needs a draft). */
 const ANY_OBJECT = {
@@ -78,7 +73,7 @@ function routeOf(role: RelayRole, t: GateTopics): Route {
     case 'hop4':
       return {
         from: t.cleared,
-        to: RELAY_TOOLS.map((tool) => t.command(tool)),
+        to: EXAMPLE_TOOLS.map((tool) => t.command(tool)),
         schema: MESSAGE_SCHEMAS.commands,
         plainJsonAllowed: false,
         forward: (msg) => {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EXAMPLE_TOOLS } from '@toolgate/platform';
 import { waitUntil, type Child, type Children } from './children.js';
-import { CHILD_VARIABLE, RELAY_TOOLS, type ChildConfig, type RelayRole } from './child-config.js';
+import { CHILD_VARIABLE, type ChildConfig, type RelayRole } from './child-config.js';
 import type { StackAddresses } from './stack-probe.js';
 
 /** The repository root (children run from it). */
@@ -195,7 +195,7 @@ export async function startSystems(o: StartOptions): Promise<{
     [stage(3), hop('hop4')],
     [
       worker('gate-worker', o.gate, EXAMPLE_TOOLS),
-      worker('relay-worker', o.relay, RELAY_TOOLS),
+      worker('relay-worker', o.relay, EXAMPLE_TOOLS),
       hop('obs'),
     ],
   ];

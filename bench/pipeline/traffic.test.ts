@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SESSION_HEADER } from '@toolgate/shared';
 import { buildMix } from '../core/build-mix.js';
-import { RELAY_TOOLS } from './child-config.js';
+import { EXAMPLE_TOOLS } from '@toolgate/platform';
 import { answers, decodeValue, outbound, type TrafficFacts } from './traffic.js';
 
 const facts: TrafficFacts = {
@@ -62,10 +62,10 @@ describe('outbound', () => {
       return (value['command'] as Record<string, unknown>)['tool'];
     });
     // Every tool of the deployment is used, and a call to a tool it lacks goes to the first.
-    expect(new Set(tools)).toEqual(new Set(RELAY_TOOLS));
-    const unknown = mix.findIndex((e) => !RELAY_TOOLS.includes(e.tool));
+    expect(new Set(tools)).toEqual(new Set(EXAMPLE_TOOLS));
+    const unknown = mix.findIndex((e) => !(EXAMPLE_TOOLS as readonly string[]).includes(e.tool));
     expect(unknown).toBeGreaterThanOrEqual(0);
-    expect(tools[unknown]).toBe(RELAY_TOOLS[0]);
+    expect(tools[unknown]).toBe(EXAMPLE_TOOLS[0]);
     const known = mix.findIndex((e) => e.tool === 'refund_payment');
     expect(tools[known]).toBe('refund_payment');
   });
