@@ -26,7 +26,7 @@ export interface BenchOptions {
   readonly out: string;
   /** Run the gate's and the relay's processes under `--cpu-prof`, profiles into this directory. */
   readonly profileDir: string | undefined;
-  /** After the run, read the topics again and report each hop's share of an accepted call's time. */
+  /** After the run, read the topics again and report each hop's time over the accepted calls. */
   readonly hops: boolean;
 }
 
