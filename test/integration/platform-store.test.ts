@@ -358,6 +358,101 @@ describe('pending commands', () => {
     expect(await deadlineOf(id)).toBeNull();
   });
 
+  describe('taken and settled in one step', () => {
+    const claimOf = (p: PendingCommand): IdempotencyRecord => ({
+      digest: p.digest,
+      state: 'claimed',
+      token: p.token,
+      commandId: p.commandId,
+    });
+    const doneOf = (p: PendingCommand): IdempotencyRecord => ({ ...claimOf(p), state: 'done' });
+    /** A command issued as execute issues it: claim and pending command together. */
+    const issue = async (id: string) => {
+      const p = pending(id);
+      await store.claimWithPending('acme', p.idempotencyKey, claimOf(p), RETENTION, p, NOW);
+      return p;
+    };
+    const takeAndSettle = (s: Store, p: PendingCommand, token: string, record = doneOf(p)) =>
+      s.takeAndSettle(p, token, record, RETENTION, token);
+
+    it('takes the command and settles its record when Redis holds the same copy', async () => {
+      const p = await issue(`cmd-${uid()}`);
+      expect(await takeAndSettle(store, p, 'results@0:3')).toEqual({
+        outcome: 'taken',
+        settled: true,
+        previous: claimOf(p),
+      });
+      expect(await store.getRecord('acme', p.idempotencyKey)).toEqual(doneOf(p));
+      expect(await deadlineOf(p.commandId)).toBeNull();
+      expect(await store.takePendingCommand(p.commandId, 'results@0:4')).toBeUndefined();
+      // The same taker again (a lost reply, a redelivery): taken, and told it settled.
+      expect(await takeAndSettle(store, p, 'results@0:3')).toEqual({
+        outcome: 'taken',
+        settled: true,
+        previous: doneOf(p),
+      });
+      expect(await store.takePendingCommand(p.commandId, 'results@0:3')).toEqual(p);
+    });
+
+    it('does nothing when Redis holds another copy, so the two steps can still take it', async () => {
+      const p = await issue(`cmd-${uid()}`);
+      const stale = { ...p, deadline: new Date(NOW + 1).toISOString() };
+      expect(await takeAndSettle(store, stale, 'results@0:5')).toEqual({ outcome: 'changed' });
+      expect(await store.getRecord('acme', p.idempotencyKey)).toEqual(claimOf(p));
+      expect(await deadlineOf(p.commandId)).toBe(String(NOW));
+      expect(await store.takePendingCommand(p.commandId, 'results@0:5')).toEqual(p);
+    });
+
+    it('answers unmatched for a command another result took, or one that is gone', async () => {
+      const p = await issue(`cmd-${uid()}`);
+      expect(await store.takePendingCommand(p.commandId, 'results@1:1')).toEqual(p);
+      expect(await takeAndSettle(store, p, 'results@1:2')).toEqual({ outcome: 'unmatched' });
+      expect(await store.getRecord('acme', p.idempotencyKey)).toEqual(claimOf(p));
+      const gone = pending(`cmd-${uid()}`);
+      expect(await takeAndSettle(store, gone, 'results@1:3')).toEqual({ outcome: 'unmatched' });
+      expect(await store.getRecord('acme', gone.idempotencyKey)).toBeUndefined();
+    });
+
+    it('takes a swept command without settling it, and shows the sweep', async () => {
+      const p = await issue(`cmd-${uid()}`);
+      expect(await store.claimExpiredCommands(NOW, 1000, 1000)).toContainEqual(p);
+      const unknown: IdempotencyRecord = { ...claimOf(p), state: 'unknown' };
+      const sweep = `sweep:${p.commandId}`;
+      await store.settleRecord('acme', p.idempotencyKey, unknown, RETENTION, sweep);
+      await store.finishExpiredCommand(p.commandId, { retainMs: 60_000 });
+      expect(await takeAndSettle(store, p, 'results@2:1')).toEqual({
+        outcome: 'taken',
+        settled: false,
+        previous: unknown,
+      });
+      expect(await store.getRecord('acme', p.idempotencyKey)).toEqual(unknown);
+    });
+
+    it('lets exactly one of a result and the sweeper settle a command when they race', async () => {
+      for (let round = 0; round < 5; round += 1) {
+        const p = await issue(`cmd-${uid()}`);
+        const [a, b] = racers(2);
+        const unknown: IdempotencyRecord = { ...claimOf(p), state: 'unknown' };
+        const [result, sweep] = await Promise.all([
+          takeAndSettle(a!, p, `results@3:${round}`),
+          b!.settleRecord('acme', p.idempotencyKey, unknown, RETENTION, `sweep:${p.commandId}`),
+        ]);
+        expect(result.outcome).toBe('taken');
+        const resultSettled = result.outcome === 'taken' && result.settled;
+        expect([resultSettled, sweep.settled].filter(Boolean)).toHaveLength(1);
+        const state = (await store.getRecord('acme', p.idempotencyKey))?.state;
+        expect(state).toBe(resultSettled ? 'done' : 'unknown');
+      }
+    });
+
+    it('refuses a retention below 24 hours before writing anything', async () => {
+      const p = await issue(`cmd-${uid()}`);
+      const short = store.takeAndSettle(p, 'results@4:1', doneOf(p), RETENTION - 1, 'results@4:1');
+      await expect(short).rejects.toThrow(RangeError);
+      expect(await store.takePendingCommand(p.commandId, 'results@4:2')).toEqual(p);
+    });
+  });
+
   it('claims no more than the limit at once', async () => {
     const ids = [uid(), uid(), uid()].map((u) => `cmd-${u}`);
     for (const id of ids) await store.putPendingCommand(pending(id), 1000);

@@ -25,25 +25,34 @@ function script(name: string, lua: string): StoreScript {
 }
 
 /**
- * Replaces an idempotency record only while it is still `claimed` under the given token, so that a
- * result and the deadline sweeper cannot both settle one command. The written record carries
- * `settledBy`, the settler's own token: the same settler asking again (a retry after a lost reply,
- * or its message redelivered) is told it settled, so it publishes the terminal outcome it owes.
- * Returns `{1, previous}` when settled by this settler, `{0, previous}` (or `{0}`) otherwise.
+ * Lua: replaces the idempotency record at `key` only while it is still `claimed` under
+ * `claimToken`, so that a result and the deadline sweeper cannot both settle one command. The
+ * written record carries `settledBy`, the settler's own token: the same settler asking again (a
+ * retry after a lost reply, or its message redelivered) is told it settled, so it publishes the
+ * terminal outcome it owes. Returns `{1, previous}` when settled by this settler, `{0, previous}`
+ * (or `{0}`) otherwise.
+ */
+const SETTLE_FUNCTION = `local function settle(key, claimToken, json, ttl, settler)
+  local current = redis.call('GET', key)
+  if not current then return {0} end
+  local ok, record = pcall(cjson.decode, current)
+  if not ok or type(record) ~= 'table' then return {0, current} end
+  if record.state == 'claimed' and record.token == claimToken then
+    redis.call('SET', key, json, 'EX', ttl)
+    return {1, current}
+  end
+  if record.settledBy == settler then return {1, current} end
+  return {0, current}
+end
+`;
+
+/**
+ * Settles an idempotency record (see `settle` above).
  * KEYS: record. ARGV: claim token, next JSON (with settledBy), TTL seconds, settler token.
  */
 export const SETTLE_RECORD = script(
   'settle_record',
-  `local current = redis.call('GET', KEYS[1])
-if not current then return {0} end
-local ok, record = pcall(cjson.decode, current)
-if not ok or type(record) ~= 'table' then return {0, current} end
-if record.state == 'claimed' and record.token == ARGV[1] then
-  redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
-  return {1, current}
-end
-if record.settledBy == ARGV[4] then return {1, current} end
-return {0, current}`,
+  `${SETTLE_FUNCTION}return settle(KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4])`,
 );
 
 /**
@@ -81,23 +90,54 @@ return {0, redis.call('GET', KEYS[1])}`,
 );
 
 /**
- * Takes a pending command for a result: the first taker marks it with its token and removes the
- * deadline; the same token gets the JSON again, any other gets false. The taken hash lingers
- * `linger` ms for such retries. KEYS: pending, deadlines. ARGV: commandId, token, linger ms.
+ * Lua: takes a pending command for a result. The first taker marks it with its token and removes
+ * the deadline; the same token gets the JSON again, any other gets false. The taken hash lingers
+ * `linger` ms for such retries. With `expected`, a stored JSON that differs is answered without
+ * being taken.
+ */
+const TAKE_FUNCTION = `local function take(pending, deadlines, commandId, taker, linger, expected)
+  local found = redis.call('HMGET', pending, 'json', 'takenBy')
+  local json, by = found[1], found[2]
+  if not json then return false end
+  if by then
+    if by == taker then return json end
+    return false
+  end
+  if expected and json ~= expected then return json end
+  redis.call('HSET', pending, 'takenBy', taker)
+  redis.call('PEXPIRE', pending, linger)
+  redis.call('ZREM', deadlines, commandId)
+  return json
+end
+`;
+
+/**
+ * Takes a pending command for a result (see `take` above).
+ * KEYS: pending, deadlines. ARGV: commandId, token, linger ms.
  */
 export const TAKE_PENDING_COMMAND = script(
   'take_pending_command',
-  `local found = redis.call('HMGET', KEYS[1], 'json', 'takenBy')
-local json, by = found[1], found[2]
-if not json then return false end
-if by then
-  if by == ARGV[2] then return json end
-  return false
-end
-redis.call('HSET', KEYS[1], 'takenBy', ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-redis.call('ZREM', KEYS[2], ARGV[1])
-return json`,
+  `${TAKE_FUNCTION}return take(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3])`,
+);
+
+/**
+ * Takes a pending command and settles its idempotency record in one step, for a result whose
+ * pending command the caller already holds a copy of (execute issued it) and checked the result
+ * against: only when Redis holds exactly that copy. Replies `{0}` when the command is gone or
+ * another taker has it (nothing done), `{2}` when Redis holds another JSON (nothing done: take it
+ * and settle apart), `{1, settled, previous}` when this taker has it, `settled` and `previous` as
+ * {@link SETTLE_RECORD} answers. KEYS: pending, deadlines, record. ARGV: commandId, taker token,
+ * linger ms, expected pending JSON, claim token, next record JSON (with settledBy), TTL seconds,
+ * settler token.
+ */
+export const TAKE_AND_SETTLE = script(
+  'take_and_settle',
+  `${TAKE_FUNCTION}${SETTLE_FUNCTION}
+local json = take(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4])
+if not json then return {0} end
+if json ~= ARGV[4] then return {2} end
+local settled = settle(KEYS[3], ARGV[5], ARGV[6], ARGV[7], ARGV[8])
+return {1, settled[1], settled[2]}`,
 );
 
 /**

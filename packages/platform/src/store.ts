@@ -97,6 +97,15 @@ export interface Settlement {
   readonly previous: IdempotencyRecord | undefined;
 }
 
+/** What {@link Store.takeAndSettle} did. */
+export type TakeAndSettle =
+  /** The pending command is gone, or another taker has it: nothing was done. */
+  | { readonly outcome: 'unmatched' }
+  /** Redis holds another pending command under the id: nothing was done; take and settle apart. */
+  | { readonly outcome: 'changed' }
+  /** This taker has the command, and the record was settled or not ({@link Store.settleRecord}). */
+  | ({ readonly outcome: 'taken' } & Settlement);
+
 /** What {@link Store.claimWithPending} did: won the key, or found it held by `record`. */
 export type ClaimWithPending =
   { readonly claimed: true } | { readonly claimed: false; readonly record: IdempotencyRecord };
@@ -240,6 +249,20 @@ export interface Store {
    * undefined. Use a token that is stable across redelivery: the result message's coordinates.
    */
   takePendingCommand(commandId: string, takerToken: string): Promise<PendingCommand | undefined>;
+  /**
+   * {@link Store.takePendingCommand} and then {@link Store.settleRecord} of its record
+   * (`expected.tenant`, `expected.idempotencyKey`), in one round trip and atomically, for a caller
+   * that holds a copy of the pending command (`expected`, as it was stored) and made `record` from
+   * it. Only when Redis holds exactly that copy: else nothing is done (`changed`), and the caller
+   * takes the command and settles apart.
+   */
+  takeAndSettle(
+    expected: PendingCommand,
+    takerToken: string,
+    record: IdempotencyRecord,
+    ttlSeconds: number,
+    settlerToken: string,
+  ): Promise<TakeAndSettle>;
   /**
    * Up to `limit` commands past their deadline (or past an earlier claim's lease), each re-leased
    * until `nowMs + leaseMs`: finish them before the lease ends or they are claimed again.
@@ -651,12 +674,18 @@ function recordOperations(conn: Connection, keys: StoreKeys) {
       settlerToken: string,
     ) {
       const k = keys.idempotency(tenant, key);
-      const json = JSON.stringify({ ...record, settledBy: settlerToken });
-      const args = [record.token, json, ttl(ttlSeconds), settlerToken];
+      const args = settleArgs(record, ttlSeconds, settlerToken);
       const reply = await conn.script(scripts.SETTLE_RECORD, [k], args);
       return settlementOf(reply, k);
     },
   };
+}
+
+/** SETTLE_RECORD's arguments: claim token, the record with `settledBy`, TTL, settler token. */
+function settleArgs(record: IdempotencyRecord, ttlSeconds: number, settlerToken: string) {
+  checkCount('record TTL (s)', ttlSeconds, MIN_RECORD_TTL_SECONDS);
+  const json = JSON.stringify({ ...record, settledBy: settlerToken });
+  return [record.token, json, ttlSeconds, settlerToken];
 }
 
 function claimOf(reply: unknown, key: string): ClaimWithPending {
@@ -706,6 +735,25 @@ function commandOperations(conn: Connection, keys: StoreKeys, lingerMs: number) 
       return typeof reply === 'string'
         ? decode(reply, 'pending command', k, isPendingCommand)
         : undefined;
+    },
+    async takeAndSettle(
+      expected: PendingCommand,
+      takerToken: string,
+      record: IdempotencyRecord,
+      ttlSeconds: number,
+      settlerToken: string,
+    ): Promise<TakeAndSettle> {
+      const { commandId } = expected;
+      const k = keys.idempotency(expected.tenant, expected.idempotencyKey);
+      const settle = settleArgs(record, ttlSeconds, settlerToken);
+      const args = [commandId, takerToken, lingerMs, JSON.stringify(expected), ...settle];
+      const scriptKeys = [keys.pendingCommand(commandId), keys.deadlines, k];
+      const reply = await conn.script(scripts.TAKE_AND_SETTLE, scriptKeys, args);
+      if (!Array.isArray(reply)) throw corrupt('take and settle reply', k);
+      const [step, ...settlement] = reply as unknown[];
+      if (step === 0) return { outcome: 'unmatched' };
+      if (step === 2) return { outcome: 'changed' };
+      return { outcome: 'taken', ...settlementOf(settlement, k) };
     },
     async claimExpiredCommands(nowMs: number, leaseMs: number, limit: number) {
       const args = claimArgs(nowMs, leaseMs, limit, keys.pendingCommand(''));

@@ -37,6 +37,7 @@ import {
   type StoredOutcome,
   type Tool,
 } from '@toolgate/shared';
+import type { CommandsInFlight } from './commands-in-flight.js';
 import { pendingCommandOf, sourceOf } from './pending-command.js';
 
 /** One cleared envelope being handled: what it is, where its answers go, and when. */
@@ -47,9 +48,10 @@ interface Case {
   readonly now: Date;
 }
 
-/** Handles one message of the cleared topic. */
+/** Handles one message of the cleared topic; a fresh claim's pending command goes to `inFlight`. */
 export function createClearedHandler(
   deps: StageDeps,
+  inFlight: CommandsInFlight,
 ): (msg: Incoming) => Promise<readonly Outgoing[]> {
   return async (msg) => {
     const now = deps.now();
@@ -62,7 +64,7 @@ export function createClearedHandler(
     if (!tool.ok) return refused(deps, at, tool);
     const { key, digest } = identityOf(c);
     const fresh = buildCommand(c, key, commandTiming(c, tool.value, now));
-    const { decided, record } = await decideKey(deps, c, fresh, digest);
+    const { decided, record } = await decideKey(deps, inFlight, c, fresh, digest);
     const keyed = { ...at, facts: { ...at.facts, idempotencyKey: key } };
     if (!decided.ok) return refused(deps, keyed, refusal(decided));
     const action = decided.value;
@@ -135,11 +137,13 @@ function commandTiming(c: ClearedEnvelope, tool: Tool, now: Date) {
 
 /**
  * Claims the key and stores the pending command in one round trip when the key is free (the
- * usual case: a fresh call); else decides on the record that holds it, so a claim whose reply was
- * lost (my own token) proceeds, and another proposal's is replayed or refused.
+ * usual case: a fresh call; the pending command is kept in `inFlight` too); else decides on the
+ * record that holds it, so a claim whose reply was lost (my own token) proceeds, and another
+ * proposal's is replayed or refused.
  */
 async function decideKey(
   deps: StageDeps,
+  inFlight: CommandsInFlight,
   c: ClearedEnvelope,
   command: Command,
   digest: string,
@@ -150,16 +154,19 @@ async function decideKey(
   const { tenant } = c.context;
   const token = c.proposalId;
   const claim = { digest, state: 'claimed', token, commandId: command.commandId } as const;
+  const pending = pendingCommandOf(command, token, digest);
   const outcome = await deps.store.claimWithPending(
     tenant,
     command.idempotencyKey,
     claim,
     IDEMPOTENCY_RETENTION_SECONDS,
-    pendingCommandOf(command, token, digest),
+    pending,
     Date.parse(command.deadline),
   );
-  if (outcome.claimed)
+  if (outcome.claimed) {
+    inFlight.remember(pending);
     return { decided: decideIdempotency(undefined, digest, token), record: claim };
+  }
   return { decided: decideIdempotency(outcome.record, digest, token), record: outcome.record };
 }
 

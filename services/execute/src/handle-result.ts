@@ -5,11 +5,15 @@
  * when the deadline sweeper ended the command first, record the late result without a second
  * terminal observation.
  *
+ * When this instance issued the command, the rung runs on its own copy of the pending command
+ * ({@link CommandsInFlight}) and the take and the settle are one Redis round trip; the store does
+ * it only while Redis holds that very copy, and anything else takes the two steps.
+ *
  * The result message's coordinates are the token of every Redis step (take, settle): a
  * redelivery after a crash takes and settles again as the same taker and settler, and publishes
  * what it owes.
  */
-import type { Incoming, Outgoing, PendingCommand, StageDeps } from '@toolgate/platform';
+import type { Incoming, Outgoing, PendingCommand, Settlement, StageDeps } from '@toolgate/platform';
 import {
   auditEvent,
   checkResult,
@@ -32,6 +36,7 @@ import {
   observationIdsOfPending,
   sourceOf,
 } from './pending-command.js';
+import type { CommandsInFlight } from './commands-in-flight.js';
 
 const rejectResult = rejecterFor('result');
 const rejectExecution = rejecterFor('execution');
@@ -42,10 +47,14 @@ interface Ending {
   readonly rejected?: Rejected<'result'> | Rejected<'execution'>;
 }
 
-/** Handles one message of the results topic; `check` validates ToolResult shapes. */
+/**
+ * Handles one message of the results topic; `check` validates ToolResult shapes, `inFlight` holds
+ * the pending commands this instance issued.
+ */
 export function createResultHandler(
   deps: StageDeps,
   check: MessageChecker,
+  inFlight: CommandsInFlight,
 ): (msg: Incoming) => Promise<readonly Outgoing[]> {
   return async (msg) => {
     if (msg.decodeError !== undefined) return quarantined(deps, msg, msg.decodeError);
@@ -54,35 +63,79 @@ export function createResultHandler(
       return unmatched(deps, msg, `not a ToolResult: ${problems.join('; ')}`);
     }
     const result = msg.value as ToolResult;
-    const pending = await deps.store.takePendingCommand(result.commandId, messageToken(msg));
-    if (pending === undefined) return unmatched(deps, msg, 'no pending command of this gate');
-    return settled(deps, msg, result, pending);
+    const issued = inFlight.take(result.commandId);
+    const inOne = issued === undefined ? undefined : await inOneStep(deps, msg, result, issued);
+    return inOne ?? inTwoSteps(deps, msg, result);
   };
 }
 
 /**
- * Settles the record with the result's outcome: the terminal observation and `result` audit when
- * this result settled it, else (the deadline sweeper was first) a `late_result`.
+ * Takes the pending command and settles its record in one round trip, on this instance's copy of
+ * it; undefined when Redis holds another copy (nothing was done).
  */
-async function settled(
+async function inOneStep(
   deps: StageDeps,
   msg: Incoming,
   result: ToolResult,
-  pending: PendingCommand,
+  issued: PendingCommand,
+): Promise<readonly Outgoing[] | undefined> {
+  const now = deps.now();
+  const ending = endingOf(deps, result, issued, now);
+  const token = messageToken(msg);
+  const record = recordOf(issued, ending);
+  const retention = IDEMPOTENCY_RETENTION_SECONDS;
+  const done = await deps.store.takeAndSettle(issued, token, record, retention, token);
+  if (done.outcome === 'unmatched') return unmatched(deps, msg, NO_PENDING_COMMAND);
+  if (done.outcome === 'changed') return undefined;
+  return published(deps, msg, result, issued, ending, done, now);
+}
+
+/** Takes the pending command, then settles its record with the outcome the rung made of it. */
+async function inTwoSteps(
+  deps: StageDeps,
+  msg: Incoming,
+  result: ToolResult,
 ): Promise<readonly Outgoing[]> {
+  // The message's coordinates are both the taker's and the settler's token.
+  const token = messageToken(msg);
+  const pending = await deps.store.takePendingCommand(result.commandId, token);
+  if (pending === undefined) return unmatched(deps, msg, NO_PENDING_COMMAND);
   const now = deps.now();
   const ending = endingOf(deps, result, pending, now);
-  const record: IdempotencyRecord = {
+  const { tenant, idempotencyKey: key } = pending;
+  const record = recordOf(pending, ending);
+  const retention = IDEMPOTENCY_RETENTION_SECONDS;
+  const settlement = await deps.store.settleRecord(tenant, key, record, retention, token);
+  return published(deps, msg, result, pending, ending, settlement, now);
+}
+
+const NO_PENDING_COMMAND = 'no pending command of this gate';
+
+/** The record that ends `pending`'s call with `ending`. */
+function recordOf(pending: PendingCommand, ending: Ending): IdempotencyRecord {
+  return {
     digest: pending.digest,
     state: 'done',
     token: pending.token,
     commandId: pending.commandId,
     outcome: storedOutcomeOf(ending.observation),
   };
-  const { tenant, idempotencyKey: key } = pending;
-  const retention = IDEMPOTENCY_RETENTION_SECONDS;
-  const token = messageToken(msg);
-  const settlement = await deps.store.settleRecord(tenant, key, record, retention, token);
+}
+
+/**
+ * What settling the record with the result's outcome publishes: the terminal observation and
+ * `result` audit when this result settled it, else (the deadline sweeper was first) a
+ * `late_result`, after recording the real outcome for a retry.
+ */
+async function published(
+  deps: StageDeps,
+  msg: Incoming,
+  result: ToolResult,
+  pending: PendingCommand,
+  ending: Ending,
+  settlement: Settlement,
+  now: Date,
+): Promise<readonly Outgoing[]> {
   const facts = { ...auditFactsOfPendingCommand(pending), source: sourceOf(msg) };
   if (!settlement.settled) {
     // The deadline sweeper ended the command first: the agent was told the outcome is unknown,
@@ -90,7 +143,9 @@ async function settled(
     // retry of the same call replays what happened rather than "unknown".
     const previous = settlement.previous;
     const swept = previous?.state === 'unknown' && previous.token === pending.token;
-    if (swept) await deps.store.putRecord(tenant, key, record, retention);
+    const { tenant, idempotencyKey: key } = pending;
+    const retention = IDEMPOTENCY_RETENTION_SECONDS;
+    if (swept) await deps.store.putRecord(tenant, key, recordOf(pending, ending), retention);
     const ended = previous?.state ?? 'no record';
     const detail = `${result.status} result after the call ended (${ended}); ${swept ? 'recorded' : 'not recorded'}`;
     const event = { kind: 'late_result', ...facts, internalDetail: detail } as const;

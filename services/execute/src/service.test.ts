@@ -148,6 +148,32 @@ describe('the execute stage on Kafka: commands and results', () => {
     ]);
   });
 
+  it('ends a call once when a second result for its command arrives after the first', async () => {
+    worker.plan('run-twice', () => ({ status: 'ok', output: { snippets: ['first'] } }));
+    const ids: ProposalIds = { proposalId: 'p-twice', runId: 'run-twice' };
+    const read = await feeder.feed(alice, openaiChat(ids, 'search', { query: 'twice' }));
+    expect(await terminalOf('p-twice')).toMatchObject({ outcome: 'result' });
+    const [command] = await commandsOf(read);
+    const commandId = String(command!.value['commandId']);
+    await h.send('results', 'run-twice', {
+      commandId,
+      idempotencyKey: identityOf(read).key,
+      runId: 'run-twice',
+      status: 'ok',
+      output: { snippets: ['second'] },
+      completedAt: new Date().toISOString(),
+    });
+    await h.waitFor(
+      'audit',
+      'the second result, unmatched',
+      (r) => r.value['kind'] === 'unmatched_result' && r.value['commandId'] === commandId,
+    );
+    const terminals = await terminalsOf('run-twice');
+    expect(terminals).toHaveLength(1);
+    expect(JSON.stringify(terminals[0]!.value)).toContain('first');
+    expect(auditsOf('p-twice', 'result')).toHaveLength(1);
+  });
+
   it('carries who confirmed a call into its command and audit event', async () => {
     const confirmedAt = new Date().toISOString();
     const refund = openaiChat(

@@ -15,6 +15,7 @@ import {
   type StageDeps,
 } from '@toolgate/platform';
 import { createMessageChecker } from '@toolgate/shared';
+import { CommandsInFlight } from './commands-in-flight.js';
 import { createClearedHandler } from './handle-cleared.js';
 import { createResultHandler } from './handle-result.js';
 import { startDeadlineSweeper } from './sweep-deadlines.js';
@@ -25,8 +26,10 @@ export const STAGE = 'execute' as const;
 /** Starts the execute stage and its deadline sweeper on `deps`; resolves once it is consuming. */
 export async function start(deps: StageDeps): Promise<RunningStage> {
   const { topics } = deps.outputs;
-  const cleared = createClearedHandler(deps);
-  const result = createResultHandler(deps, createMessageChecker());
+  // The pending commands this instance issued, for settling their results in one round trip.
+  const inFlight = new CommandsInFlight();
+  const cleared = createClearedHandler(deps, inFlight);
+  const result = createResultHandler(deps, createMessageChecker(), inFlight);
   const handle = (msg: Incoming): Promise<readonly Outgoing[]> =>
     msg.topic === topics.cleared ? cleared(msg) : result(msg);
   const loop = await startStageLoop({
@@ -48,6 +51,7 @@ export async function start(deps: StageDeps): Promise<RunningStage> {
   const sweeper = startDeadlineSweeper({
     deps,
     produce: (outgoing) => loop.produceTransactional(outgoing),
+    inFlight,
   });
   return {
     stage: STAGE,

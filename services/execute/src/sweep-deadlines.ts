@@ -14,6 +14,7 @@ import {
   storedOutcomeOf,
   type IdempotencyRecord,
 } from '@toolgate/shared';
+import type { CommandsInFlight } from './commands-in-flight.js';
 import { auditFactsOfPendingCommand, observationIdsOfPending } from './pending-command.js';
 
 /** Options of {@link startDeadlineSweeper}; times in milliseconds. */
@@ -21,6 +22,8 @@ export interface DeadlineSweeperOptions {
   readonly deps: StageDeps;
   /** Produces the sweep's outputs in one transaction (the stage loop's `produceTransactional`). */
   produce(outgoing: readonly Outgoing[]): Promise<void>;
+  /** The commands this instance issued: a swept one is dropped from it. */
+  readonly inFlight: CommandsInFlight;
   /** Pause between sweeps. Default {@link SWEEP_INTERVAL_MS}. */
   readonly intervalMs?: number;
   /** How long a claimed command is hidden from other sweeps. Default {@link SWEEP_LEASE_MS}. */
@@ -98,6 +101,7 @@ async function sweepOnce(options: DeadlineSweeperOptions): Promise<number> {
   if (outgoing.length > 0) await options.produce(outgoing);
   for (const pending of claimed) {
     await deps.store.finishExpiredCommand(pending.commandId, { retainMs: LATE_RESULT_RETAIN_MS });
+    options.inFlight.forget(pending.commandId);
   }
   return claimed.length;
 }
