@@ -449,13 +449,61 @@ describe('startStageLoop (in memory)', () => {
     expect(offsetsOf(memory.committed)).toEqual(['3']);
   });
 
+  it("starts a key's next message once the one before released the key, and commits in offset order", async () => {
+    const memory = memoryBus();
+    const started: number[] = [];
+    let secondStarted: () => void = () => undefined;
+    const second = new Promise<void>((resolve) => (secondStarted = resolve));
+    await startWith(memory, {
+      handle: async (msg, release) => {
+        const { n } = msg.value as { n: number };
+        started.push(n);
+        if (n === 1) secondStarted();
+        release();
+        // Message 0 ends only once message 1, of the same key, has started: unreleased, never.
+        if (n === 0) await second;
+        return copy(msg);
+      },
+    });
+    await memory.deliver(batchOf(3).batch);
+    expect(started).toEqual([0, 1, 2]);
+    expect(memory.committed.map(valuesOf)).toEqual([[0, 1, 2]]);
+    expect(offsetsOf(memory.committed)).toEqual(['3']);
+  });
+
+  it('commits nothing past a released message that then hit a retriable fault, and rewinds to it', async () => {
+    const memory = memoryBus();
+    const fail = failingOnceAt(1);
+    const handled: number[] = [];
+    await startWith(memory, {
+      handle: async (msg, release) => {
+        release();
+        const { n } = msg.value as { n: number };
+        // Message 1 fails after message 2, of the same key, was handled.
+        if (n === 1) await new Promise((resolve) => setTimeout(resolve, 5));
+        const out = await fail(msg);
+        handled.push(n);
+        return out;
+      },
+    });
+    const { batch, resolved } = batchOf(3);
+    await memory.deliver(batch);
+    expect(handled).toEqual([0, 2]);
+    expect(memory.committed.map(valuesOf)).toEqual([[0]]);
+    expect(offsetsOf(memory.committed)).toEqual(['1']);
+    expect(resolved).toEqual(['0']);
+    expect(memory.events).toEqual([`pause ${TOPIC}/0`, `seek ${TOPIC}/0 1`]);
+  });
+
   it('handles strictly in order with keysConcurrently 1', async () => {
     const memory = memoryBus();
     const seen: number[] = [];
     await startWith(memory, {
       keysConcurrently: 1,
-      handle: async (msg) => {
+      handle: async (msg, release) => {
         const { n } = msg.value as { n: number };
+        // Releasing the key changes nothing here.
+        release();
         if (n === 0) await new Promise((resolve) => setTimeout(resolve, 5));
         seen.push(n);
         return copy(msg);

@@ -8,8 +8,9 @@
  *
  * Within a chunk, messages with the same key (a run, a tenant) are handled in offset order and
  * different keys side by side (`keysConcurrently`), so one message's Redis round trips do not
- * hold up the rest; on a topic whose messages do not depend on each other (`keyOrdered: false`)
- * each message is a lane of its own. Outputs keep the offset order. Partitions are handled side
+ * hold up the rest; a handler that has sent the steps whose order matters releases the key, and
+ * the key's next message starts then. On a topic whose messages do not depend on each other
+ * (`keyOrdered: false`) each message is a lane of its own. Outputs keep the offset order. Partitions are handled side
  * by side (`partitionsConcurrently`), and their chunks share transactions (group commit): a chunk
  * ready while a transaction is in flight waits for it, then goes out with every other chunk that
  * became ready meanwhile, in one transaction with all their offsets. A transaction costs the same
@@ -135,8 +136,14 @@ export interface StageLoopOptions {
    * partitions wait until the old transaction times out.
    */
   readonly instanceId: string;
-  /** Handles one message. A thrown retriable Fault retries it later; anything else is fatal. */
-  handle(msg: Incoming): Promise<readonly Outgoing[]>;
+  /**
+   * Handles one message. A thrown retriable Fault retries it later; anything else is fatal.
+   * `release()` lets the next message of the same key start before this one is handled: call it
+   * once every step whose order matters among them has been issued (Redis runs the commands of
+   * one connection in the order they were sent, see the store). Not calling it keeps the key's
+   * messages one after another; with `keysConcurrently` 1 it does nothing.
+   */
+  handle(msg: Incoming, release: () => void): Promise<readonly Outgoing[]>;
   /** The outputs for a message whose handling failed fatally (internal_error audit + observation). */
   onFatal?(msg: Incoming, error: unknown): readonly Outgoing[];
   /** Called once if the loop stops on its own (fenced producer, consumer crash). */
@@ -427,8 +434,9 @@ class Loop {
   }
 
   /**
-   * Handles a chunk: messages with the same key in order, different keys side by side (at most
-   * `keysConcurrently` at once), so one message's Redis round trips do not hold up the others.
+   * Handles a chunk: messages with the same key in order (the next one starts once the one before
+   * released the key or was handled), different keys side by side (at most `keysConcurrently`
+   * lanes at once), so one message's Redis round trips do not hold up the others.
    * The outcome covers the longest prefix of the chunk that was handled in full; whatever a lane
    * handled past it is delivered again, which the handlers' deterministic ids make harmless.
    */
@@ -440,29 +448,43 @@ class Loop {
     let fault: Fault | undefined;
     let interrupted: Error | undefined;
     const stopAt = (index: number) => (stop = Math.min(stop, index));
+    const handleAt = async (index: number, release: () => void) => {
+      const message = chunk[index] as BusMessage;
+      try {
+        outputs[index] = await this.handleOne(batch.topic, batch.partition, message, release);
+      } catch (error) {
+        // handleOne throws only retriable faults; anything else is a bug of the loop itself,
+        // and kafkajs delivers the batch again.
+        if (!(error instanceof Fault && error.retriable)) throw error;
+        fault ??= error;
+        return stopAt(index);
+      }
+      // Slow handlers must not cost the membership (kafkajs sends one per heartbeat interval).
+      // Read after the await: another lane may have been interrupted meanwhile.
+      const beat = await batch.heartbeat().then(
+        () => undefined,
+        (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+      );
+      interrupted ??= beat;
+      return undefined;
+    };
+    // A lane's next message starts once the one before it released its key or was handled.
+    const releases = this.keysConcurrently > 1;
     const runLane = async (lane: readonly number[]) => {
+      const started: Promise<unknown>[] = [];
       for (const index of lane) {
         // Stopping, or another lane hit a fault: leave the rest for the next delivery.
-        if (!this.running || fault !== undefined || interrupted !== undefined) return stopAt(index);
-        const message = chunk[index] as BusMessage;
-        try {
-          outputs[index] = await this.handleOne(batch.topic, batch.partition, message);
-        } catch (error) {
-          // handleOne throws only retriable faults; anything else is a bug of the loop itself,
-          // and kafkajs delivers the batch again.
-          if (!(error instanceof Fault && error.retriable)) throw error;
-          fault ??= error;
-          return stopAt(index);
+        if (!this.running || fault !== undefined || interrupted !== undefined) {
+          stopAt(index);
+          break;
         }
-        // Slow handlers must not cost the membership: kafkajs sends one only every heartbeat interval.
-        // Read after the await: another lane may have been interrupted meanwhile.
-        const beat = await batch.heartbeat().then(
-          () => undefined,
-          (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
-        );
-        interrupted ??= beat;
+        let release: () => void = () => undefined;
+        const released = new Promise<void>((resolve) => (release = resolve));
+        const handled = handleAt(index, releases ? release : () => undefined);
+        started.push(handled);
+        await Promise.race([released, handled.catch(() => undefined)]);
       }
-      return undefined;
+      await Promise.all(started);
     };
     const queue = [...lanes];
     const worker = async () => {
@@ -499,12 +521,13 @@ class Loop {
     topic: string,
     partition: number,
     message: BusMessage,
+    release: () => void,
   ): Promise<OutRecord[]> {
     const started = performance.now();
     this.metrics.messageIn?.(topic);
     const incoming = await this.decode(topic, partition, message);
     try {
-      return await this.encodeAll(await this.o.handle(incoming));
+      return await this.encodeAll(await this.o.handle(incoming, release));
     } catch (error) {
       if (isRetriable(error)) throw error;
       return await this.fatal(incoming, error);

@@ -184,7 +184,12 @@ export interface StoreOptions {
   readonly takeLingerMs?: number;
 }
 
-/** The gate's Redis operations. Every method rejects with a {@link Fault} when Redis fails. */
+/**
+ * The gate's Redis operations. Every method rejects with a {@link Fault} when Redis fails. All go
+ * over one connection, and an operation's command is queued before the call returns (once
+ * connected; while connecting, the waiting ones go out in call order), so Redis runs operations
+ * in the order they were called, without waiting for each other's replies.
+ */
 export interface Store {
   /** The key layout in use. */
   readonly keys: StoreKeys;
@@ -434,7 +439,8 @@ function connect(options: StoreOptions): Connection {
 
   const run = async <T>(op: string, fn: (r: Redis) => Promise<T>): Promise<T> => {
     if (closing !== undefined) throw unavailable(op, 'the store is closed');
-    await whenReady(redis, waiters, timeoutMs, op);
+    // Connected, the command is queued within this call, so operations go out in call order.
+    if (redis.status !== 'ready') await whenReady(redis, waiters, timeoutMs, op);
     try {
       return await fn(redis);
     } catch (error) {

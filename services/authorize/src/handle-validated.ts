@@ -22,13 +22,16 @@ import {
 } from '@toolgate/shared';
 import { refuseForged, type Incoming, type Outgoing, type StageDeps } from '@toolgate/platform';
 
-/** Handles one message of the validated topic. */
+/**
+ * Handles one message of the validated topic. A run's next envelope may start once this one's
+ * facts are asked for (`release`): Redis counts the run's calls in the order they were sent.
+ */
 export function createValidatedHandler(
   deps: StageDeps,
-): (msg: Incoming) => Promise<readonly Outgoing[]> {
+): (msg: Incoming, release: () => void) => Promise<readonly Outgoing[]> {
   const { gate, outputs, metrics, store } = deps;
   const refused = refuser(deps);
-  return async (msg) => {
+  return async (msg, release) => {
     const now = deps.now();
     const forged = refuseForged(msg, deps, now);
     if (forged !== undefined) return forged;
@@ -42,11 +45,14 @@ export function createValidatedHandler(
     const known = identityFor(v, refs);
     // The facts are independent: fetch them at once. Counted by proposalId, so a redelivered
     // envelope is not counted twice; the idempotency record tells a client retry of a settled call.
-    const [loaded, counts, record] = await Promise.all([
+    const asked = Promise.all([
       Promise.all(refs.map((ref) => gate.objects.load(tenant, ref))),
       store.countCall(tenant, v.runId, v.proposalId, now.getTime()),
       store.getRecord(tenant, known.key),
     ]);
+    // The call is counted: the run's next call is counted after it, whenever it starts.
+    release();
+    const [loaded, counts, record] = await asked;
     const prior = priorCall(record, known.digest);
     if (!prior.ok) return refused(v, refusal(prior), refs, at);
     const settled = prior.value.settled;

@@ -440,6 +440,29 @@ describe('the authorize stage on a Redis of its own, with 2 calls per run', () =
     expect(forwarded[1]!.value['objects']).toMatchObject([{ id: 'inv_481', version: 1 }]);
     expect(ofRun('observations')).toEqual([]);
   });
+
+  it("counts a run's calls in offset order when they are handled together", async () => {
+    const runId = 'run-burst';
+    // Held back while Redis is down, the five calls are read again together once it is back.
+    const faultsBefore = await redisFaults(h);
+    await redis.stop();
+    const ids = ['p-burst-1', 'p-burst-2', 'p-burst-3', 'p-burst-4', 'p-burst-5'];
+    for (const proposalId of ids) {
+      await feed(h, validated(h, USERS.alice, { proposalId, runId }, 'search', { query: 'x' }));
+    }
+    await eventually(
+      30_000,
+      'the stage to meet Redis down',
+      async () => (await redisFaults(h)) > faultsBefore,
+      50,
+    );
+    await redis.start();
+
+    for (const refused of ids.slice(2)) {
+      expect(await observationOf(h, refused)).toMatchObject({ code: 'run_call_limit' });
+    }
+    expect(await forwardedBefore(h, runId)).toEqual(['p-burst-1', 'p-burst-2']);
+  });
 });
 
 describe('the authorize stage behind the validate stage', () => {

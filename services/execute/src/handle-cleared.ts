@@ -48,12 +48,16 @@ interface Case {
   readonly now: Date;
 }
 
-/** Handles one message of the cleared topic; a fresh claim's pending command goes to `inFlight`. */
+/**
+ * Handles one message of the cleared topic; a fresh claim's pending command goes to `inFlight`.
+ * A run's next envelope may start once this one's claim is sent (`release`): Redis runs the claims
+ * in the order they were sent, so of a call and its retry the first still claims the key.
+ */
 export function createClearedHandler(
   deps: StageDeps,
   inFlight: CommandsInFlight,
-): (msg: Incoming) => Promise<readonly Outgoing[]> {
-  return async (msg) => {
+): (msg: Incoming, release: () => void) => Promise<readonly Outgoing[]> {
+  return async (msg, release) => {
     const now = deps.now();
     const forged = refuseForged(msg, deps, now);
     if (forged !== undefined) return forged;
@@ -64,7 +68,7 @@ export function createClearedHandler(
     if (!tool.ok) return refused(deps, at, tool);
     const { key, digest } = identityOf(c);
     const fresh = buildCommand(c, key, commandTiming(c, tool.value, now));
-    const { decided, record } = await decideKey(deps, inFlight, c, fresh, digest);
+    const { decided, record } = await decideKey(deps, inFlight, c, fresh, digest, release);
     const keyed = { ...at, facts: { ...at.facts, idempotencyKey: key } };
     if (!decided.ok) return refused(deps, keyed, refusal(decided));
     const action = decided.value;
@@ -139,7 +143,7 @@ function commandTiming(c: ClearedEnvelope, tool: Tool, now: Date) {
  * Claims the key and stores the pending command in one round trip when the key is free (the
  * usual case: a fresh call; the pending command is kept in `inFlight` too); else decides on the
  * record that holds it, so a claim whose reply was lost (my own token) proceeds, and another
- * proposal's is replayed or refused.
+ * proposal's is replayed or refused. Releases the run's next envelope once the claim is sent.
  */
 async function decideKey(
   deps: StageDeps,
@@ -147,6 +151,7 @@ async function decideKey(
   c: ClearedEnvelope,
   command: Command,
   digest: string,
+  release: () => void,
 ): Promise<{
   decided: Decision<IdempotencyAction, 'idempotency'>;
   record: IdempotencyRecord | undefined;
@@ -155,7 +160,7 @@ async function decideKey(
   const token = c.proposalId;
   const claim = { digest, state: 'claimed', token, commandId: command.commandId } as const;
   const pending = pendingCommandOf(command, token, digest);
-  const outcome = await deps.store.claimWithPending(
+  const claiming = deps.store.claimWithPending(
     tenant,
     command.idempotencyKey,
     claim,
@@ -163,6 +168,8 @@ async function decideKey(
     pending,
     Date.parse(command.deadline),
   );
+  release();
+  const outcome = await claiming;
   if (outcome.claimed) {
     inFlight.remember(pending);
     return { decided: decideIdempotency(undefined, digest, token), record: claim };

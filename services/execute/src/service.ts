@@ -30,8 +30,8 @@ export async function start(deps: StageDeps): Promise<RunningStage> {
   const inFlight = new CommandsInFlight();
   const cleared = createClearedHandler(deps, inFlight);
   const result = createResultHandler(deps, createMessageChecker(), inFlight);
-  const handle = (msg: Incoming): Promise<readonly Outgoing[]> =>
-    msg.topic === topics.cleared ? cleared(msg) : result(msg);
+  const handle = (msg: Incoming, release: () => void): Promise<readonly Outgoing[]> =>
+    msg.topic === topics.cleared ? cleared(msg, release) : result(msg);
   const loop = await startStageLoop({
     stage: STAGE,
     groupId: stageGroup(deps.config.groupPrefix, STAGE),
