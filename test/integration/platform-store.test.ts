@@ -17,6 +17,7 @@ import {
   type Store,
 } from '@toolgate/platform';
 import type { IdempotencyRecord, PendingConfirmation, ResolvedObject } from '@toolgate/shared';
+import { pendingCommand } from '../support/pending-command.js';
 
 const REDIS_URL = process.env['TOOLGATE_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 const prefix = `tgtest:store:${randomUUID()}:`;
@@ -203,20 +204,7 @@ describe('idempotency records', () => {
 
 describe('pending commands', () => {
   const NOW = 1_800_000_000_000;
-  const pending = (commandId: string): PendingCommand => ({
-    commandId,
-    idempotencyKey: `key-${commandId}`,
-    tenant: 'acme',
-    subject: 'alice',
-    tool: 'refund_payment',
-    proposalId: `p-${commandId}`,
-    runId: 'run-1',
-    requestId: 'req-1',
-    callId: 'call-1',
-    token: `p-${commandId}`,
-    digest: 'd1',
-    deadline: new Date(NOW).toISOString(),
-  });
+  const pending = (commandId: string) => pendingCommand(commandId, NOW);
   const deadlineOf = (id: string) => admin.zscore(store.keys.deadlines, id);
 
   it('gives a pending command to exactly one of ten concurrent takers, then forgets it', async () => {

@@ -1,21 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { PendingCommand } from '@toolgate/platform';
+import { pendingCommand } from '../../../test/support/pending-command.js';
 import { CommandsInFlight } from './commands-in-flight.js';
 
-const pending = (commandId: string): PendingCommand => ({
-  commandId,
-  idempotencyKey: `key-${commandId}`,
-  tenant: 'acme',
-  subject: 'alice',
-  tool: 'search',
-  proposalId: `p-${commandId}`,
-  runId: 'run-1',
-  requestId: 'req-1',
-  callId: 'call-1',
-  token: `p-${commandId}`,
-  digest: 'd1',
-  deadline: '2026-11-30T00:00:00.000Z',
-});
+const pending = (commandId: string) => pendingCommand(commandId, 0);
 
 describe('CommandsInFlight', () => {
   it('gives a remembered command to the first take only', () => {

@@ -1,0 +1,20 @@
+/** A pending command as execute stores it while the tool works, for the store and execute tests. */
+import type { PendingCommand } from '@toolgate/platform';
+
+/** The pending command `commandId` of alice's refund in run-1, due at `deadlineMs`. */
+export function pendingCommand(commandId: string, deadlineMs: number): PendingCommand {
+  return {
+    commandId,
+    idempotencyKey: `key-${commandId}`,
+    tenant: 'acme',
+    subject: 'alice',
+    tool: 'refund_payment',
+    proposalId: `p-${commandId}`,
+    runId: 'run-1',
+    requestId: 'req-1',
+    callId: 'call-1',
+    token: `p-${commandId}`,
+    digest: 'd1',
+    deadline: new Date(deadlineMs).toISOString(),
+  };
+}
