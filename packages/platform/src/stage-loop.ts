@@ -10,11 +10,12 @@
  * different keys side by side (`keysConcurrently`), so one message's Redis round trips do not
  * hold up the rest; a handler that has sent the steps whose order matters releases the key, and
  * the key's next message starts then. On a topic whose messages do not depend on each other
- * (`keyOrdered: false`) each message is a lane of its own. Outputs keep the offset order. Partitions are handled side
- * by side (`partitionsConcurrently`), and their chunks share transactions (group commit): a chunk
- * ready while a transaction is in flight waits for it, then goes out with every other chunk that
- * became ready meanwhile, in one transaction with all their offsets. A transaction costs the same
- * broker round trips whatever it carries, so a stage's latency does not grow with its partitions.
+ * (`keyOrdered: false`) each message is a lane of its own. Outputs keep the offset order.
+ * Partitions are handled side by side (`partitionsConcurrently`), and their chunks share
+ * transactions (group commit): a chunk ready while a transaction is in flight waits for it, then
+ * goes out with every other chunk that became ready meanwhile, in one transaction with all their
+ * offsets. A transaction costs the same broker round trips whatever it carries, so a stage's
+ * latency does not grow with its partitions.
  *
  * Faults, not refusals, are handled here, with one policy:
  * - a retriable {@link Fault} (Redis, registry, Kafka down): what came before the message is

@@ -759,6 +759,7 @@ function commandOperations(conn: Connection, keys: StoreKeys, lingerMs: number) 
       const [step, ...settlement] = reply as unknown[];
       if (step === 0) return { outcome: 'unmatched' };
       if (step === 2) return { outcome: 'changed' };
+      if (step !== 1) throw corrupt('take and settle reply', k);
       return { outcome: 'taken', ...settlementOf(settlement, k) };
     },
     async claimExpiredCommands(nowMs: number, leaseMs: number, limit: number) {

@@ -50,7 +50,7 @@ export function createValidatedHandler(
       store.countCall(tenant, v.runId, v.proposalId, now.getTime()),
       store.getRecord(tenant, known.key),
     ]);
-    // The call is counted: the run's next call is counted after it, whenever it starts.
+    // The count is sent: the run's next call is counted after this one, whenever it starts.
     release();
     const [loaded, counts, record] = await asked;
     const prior = priorCall(record, known.digest);
