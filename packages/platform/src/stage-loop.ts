@@ -9,8 +9,8 @@
  * Within a chunk, messages with the same key (a run, a tenant) are handled in offset order and
  * different keys side by side (`keysConcurrently`), so one message's Redis round trips do not
  * hold up the rest; a handler that has sent the steps whose order matters releases the key, and
- * the key's next message starts then. On a topic whose messages do not depend on each other
- * (`keyOrdered: false`) each message is a lane of its own. Outputs keep the offset order.
+ * the key's next message starts then (at once, for a message that depends on none before it).
+ * Outputs keep the offset order.
  * Partitions are handled side by side (`partitionsConcurrently`), and their chunks share
  * transactions (group commit): a chunk ready while a transaction is in flight waits for it, then
  * goes out with every other chunk that became ready meanwhile, in one transaction with all their
@@ -112,12 +112,6 @@ export interface StageTopic {
   readonly name: string;
   /** True for topics others write (proposals, approvals, results): plain JSON is accepted. */
   readonly plainJsonAllowed: boolean;
-  /**
-   * False when no message of this topic depends on another one before it (tool results: each
-   * settles its own command): each is handled as soon as a lane is free, whatever its key.
-   * Outputs keep the offset order either way. Default true: same key, offset order.
-   */
-  readonly keyOrdered?: boolean;
 }
 
 /** Options of {@link startStageLoop}. */
@@ -308,7 +302,6 @@ class Loop {
   private readonly maxBatch: number;
   private readonly keysConcurrently: number;
   private readonly plainJson: ReadonlyMap<string, boolean>;
-  private readonly unordered: ReadonlySet<string>;
   private readonly waiting: TransactionShare[] = [];
   private flushing: Promise<void> | undefined;
   /** Chunks being handled now; the next transaction waits for them (see untilHandled). */
@@ -333,9 +326,6 @@ class Loop {
     this.keysConcurrently = Math.max(1, options.keysConcurrently ?? DEFAULT_KEYS_CONCURRENTLY);
     this.commitLingerMs = Math.max(0, options.commitLingerMs ?? DEFAULT_COMMIT_LINGER_MS);
     this.plainJson = new Map(options.topics.map((t) => [t.name, t.plainJsonAllowed]));
-    this.unordered = new Set(
-      options.topics.flatMap((t) => (t.keyOrdered === false ? [t.name] : [])),
-    );
     const consumerOptions: BusConsumerOptions = {
       groupId: options.groupId,
       readCommitted: true,
@@ -443,7 +433,7 @@ class Loop {
    */
   private async handleChunk(batch: BusBatch, chunk: readonly BusMessage[]): Promise<ChunkOutcome> {
     const outputs: OutRecord[][] = [];
-    const lanes = this.lanesOf(batch.topic, chunk);
+    const lanes = this.lanesOf(chunk);
     // The first index not handled, and why handling stopped.
     let stop = chunk.length;
     let fault: Fault | undefined;
@@ -510,10 +500,9 @@ class Loop {
   }
 
   /** The chunk's indexes in the lanes they are handled in, each lane in offset order. */
-  private lanesOf(topic: string, chunk: readonly BusMessage[]): (readonly number[])[] {
+  private lanesOf(chunk: readonly BusMessage[]): (readonly number[])[] {
     // One at a time means one lane in offset order, whatever the keys.
     if (this.keysConcurrently === 1) return [chunk.map((_, index) => index)];
-    if (this.unordered.has(topic)) return chunk.map((_, index) => [index]);
     return lanesByKey(chunk);
   }
 

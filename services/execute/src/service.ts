@@ -30,15 +30,18 @@ export async function start(deps: StageDeps): Promise<RunningStage> {
   const inFlight = new CommandsInFlight();
   const cleared = createClearedHandler(deps, inFlight);
   const result = createResultHandler(deps, createMessageChecker(), inFlight);
-  const handle = (msg: Incoming, release: () => void): Promise<readonly Outgoing[]> =>
-    msg.topic === topics.cleared ? cleared(msg, release) : result(msg);
+  const handle = (msg: Incoming, release: () => void): Promise<readonly Outgoing[]> => {
+    if (msg.topic === topics.cleared) return cleared(msg, release);
+    // Each result settles its own command, so a run's results need not wait for each other.
+    release();
+    return result(msg);
+  };
   const loop = await startStageLoop({
     stage: STAGE,
     groupId: stageGroup(deps.config.groupPrefix, STAGE),
     topics: [
       { name: topics.cleared, plainJsonAllowed: false },
-      // Each result settles its own command, so a run's results need not wait for each other.
-      { name: topics.results, plainJsonAllowed: true, keyOrdered: false },
+      { name: topics.results, plainJsonAllowed: true },
     ],
     bus: deps.bus,
     codec: deps.codec,
