@@ -767,6 +767,53 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+describe('what the caller waited for', () => {
+  it('tells the observer of each operation once, by name, with the time its caller waited', async () => {
+    const seen: { op: string; seconds: number; ok: boolean }[] = [];
+    const s = createStore({
+      url: REDIS_URL,
+      prefix,
+      observe: (op, seconds, ok) => void seen.push({ op, seconds, ok }),
+    });
+    opened.push(s);
+    await s.ping();
+    const started = performance.now();
+    await s.claim('acme', `k-${uid()}`, { digest: 'd', state: 'claimed', token: 't' }, RETENTION);
+    await s.countCall('acme', `run-${uid()}`, `call-${uid()}`, Date.now());
+    const elapsed = (performance.now() - started) / 1000;
+    expect(seen.map(({ op, ok }) => [op, ok])).toEqual([
+      ['ping', true],
+      ['claim', true],
+      ['count_call', true],
+    ]);
+    const [, claim, count] = seen;
+    expect(claim!.seconds).toBeGreaterThan(0);
+    expect(count!.seconds).toBeGreaterThan(0);
+    expect(claim!.seconds + count!.seconds).toBeLessThanOrEqual(elapsed);
+  });
+
+  it('tells the observer of a failed operation too', async () => {
+    const seen: { op: string; seconds: number; ok: boolean }[] = [];
+    const lost = createStore({
+      url: `redis://127.0.0.1:${await freePort()}`,
+      prefix,
+      timeoutMs: 300,
+      observe: (op, seconds, ok) => void seen.push({ op, seconds, ok }),
+    });
+    opened.push(lost);
+    const started = performance.now();
+    const fault = await faultOf(
+      lost.loadObject('objects', 'acme', { type: 'invoice', id: 'inv_1' }),
+    );
+    const elapsed = (performance.now() - started) / 1000;
+    expect(fault).toMatchObject({ code: 'redis_unavailable' });
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ op: 'load object', ok: false });
+    expect(seen[0]!.seconds).toBeGreaterThan(0);
+    expect(seen[0]!.seconds).toBeLessThanOrEqual(elapsed);
+  });
+});
+
 describe('when Redis cannot be reached', () => {
   it('fails fast with a retriable redis_unavailable fault where nothing listens', async () => {
     const lost = openStore({ url: `redis://127.0.0.1:${await freePort()}` });

@@ -13,7 +13,7 @@ import type { Logger } from './logger.js';
 import { isRetriable } from './fault.js';
 import { createRedisObjectStore, type RedisObjectStore } from './redis-object-store.js';
 import { retryWhileRetriable } from './retry-backoff.js';
-import { createStore, type Store } from './store.js';
+import { createStore, type Store, type StoreOptions } from './store.js';
 import { topicsFor, TOPIC_NAMES, type TopicShortName } from './topics.js';
 
 /** The namespace of the deployment's objects in the shared store. */
@@ -41,6 +41,7 @@ export async function openGateRuntime(
   config: Config,
   deployment: Deployment,
   logger: Logger,
+  observeStore?: StoreOptions['observe'],
 ): Promise<GateRuntime> {
   const bus = createBus({
     brokers: [...config.kafkaBrokers],
@@ -52,6 +53,7 @@ export async function openGateRuntime(
     prefix: config.redisPrefix,
     logger,
     connectionName: `toolgate-${config.instanceId}`,
+    ...(observeStore === undefined ? {} : { observe: observeStore }),
   });
   const close = async () => {
     await store.close();

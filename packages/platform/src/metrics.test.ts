@@ -63,6 +63,22 @@ describe('createMetrics', () => {
     ).toBe(1);
   });
 
+  it('records the wait for each Redis call by operation and result', async () => {
+    const metrics = createMetrics('authorize', { processMetrics: false });
+    metrics.observeStore('count_call', 0.0004, true);
+    metrics.observeStore('count_call', 0.003, true);
+    metrics.observeStore('load object', 2, false);
+    const text = await metrics.render();
+    const labels = (op: string, result: string) =>
+      `stage="authorize",op="${op}",result="${result}"`;
+    const ok = labels('count_call', 'ok');
+    expect(sample(text, `toolgate_store_seconds_count{${ok}}`)).toBe(2);
+    expect(sample(text, `toolgate_store_seconds_bucket{le="0.0005",${ok}}`)).toBe(1);
+    expect(sample(text, `toolgate_store_seconds_sum{${ok}}`)).toBeCloseTo(0.0034);
+    const fault = labels('load object', 'fault');
+    expect(sample(text, `toolgate_store_seconds_count{${fault}}`)).toBe(1);
+  });
+
   it('gives every call its own registry and leaves the global one alone', async () => {
     const a = createMetrics('validate', { processMetrics: false });
     const b = createMetrics('validate', { processMetrics: false });

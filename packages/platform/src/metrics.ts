@@ -14,6 +14,11 @@ export const HANDLE_BUCKETS = [
 /** Buckets of one batch (handling plus the transaction), in seconds (1 ms to 30 s). */
 export const BATCH_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30] as const;
 
+/** Buckets of one Redis call as its caller waited for it, in seconds (0.1 ms to 2.5 s). */
+export const STORE_BUCKETS = [
+  0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
+] as const;
+
 /** One decision as the metrics see it; a `Rejected` value fits as it is. */
 export interface DecisionLabels {
   readonly disposition: Disposition;
@@ -47,6 +52,12 @@ export interface Metrics {
   observeTransaction(seconds: number, chunks: number): void;
   /** Starts a timer; the returned function records into `toolgate_handle_seconds` and returns seconds. */
   startHandleTimer(): () => number;
+  /**
+   * `toolgate_store_seconds{stage,op,result}`: the process waited `seconds` for one Redis call
+   * (`result` is `ok` or `fault`). Like the `nodejs_*` series, it counts the whole process: every
+   * stage that shares its Redis connection reports the same calls.
+   */
+  observeStore(op: string, seconds: number, ok: boolean): void;
   /** `toolgate_consumer_lag{stage,topic,partition}`: messages behind the end of the partition. */
   lag(topic: string, partition: number, lag: number): void;
   /** `toolgate_faults_total{stage,code,retriable}`: a fault was thrown by a handler or adapter. */
@@ -100,6 +111,13 @@ export function createMetrics(stage: string, options: MetricsOptions = {}): Metr
     help: 'Chunks (and produce-only shares) carried by transactions.',
     registers,
   });
+  const store = new Histogram({
+    name: 'toolgate_store_seconds',
+    help: "Time the process waited for one Redis call (its connection's, whichever stage made it).",
+    labelNames: ['op', 'result'],
+    buckets: [...STORE_BUCKETS],
+    registers,
+  });
   const lag = new Gauge({
     name: 'toolgate_consumer_lag',
     help: 'Messages between the committed position and the end of the partition.',
@@ -126,6 +144,7 @@ export function createMetrics(stage: string, options: MetricsOptions = {}): Metr
       transactionChunks.inc(chunks);
     },
     startHandleTimer: () => handle.startTimer(),
+    observeStore: (op, seconds, ok) => store.observe({ op, result: ok ? 'ok' : 'fault' }, seconds),
     lag: (topic, partition, value) => lag.set({ topic, partition: String(partition) }, value),
     fault: (code, retriable) => faults.inc({ code, retriable: String(retriable) }),
   };

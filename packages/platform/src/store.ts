@@ -182,6 +182,11 @@ export interface StoreOptions {
   readonly confirmationGraceMs?: number;
   /** How long a taken pending command answers its taker again; ms. Default 1 h. */
   readonly takeLingerMs?: number;
+  /**
+   * Told of every operation once it settles: its name, how long the caller waited (a wait for the
+   * connection included) and whether it succeeded. Must not throw.
+   */
+  readonly observe?: (op: string, seconds: number, ok: boolean) => void;
 }
 
 /**
@@ -437,7 +442,7 @@ function connect(options: StoreOptions): Connection {
   watchHealth(redis, options.logger, waiters);
   let closing: Promise<void> | undefined;
 
-  const run = async <T>(op: string, fn: (r: Redis) => Promise<T>): Promise<T> => {
+  const attempt = async <T>(op: string, fn: (r: Redis) => Promise<T>): Promise<T> => {
     if (closing !== undefined) throw unavailable(op, 'the store is closed');
     // Connected, the command is queued within this call, so operations go out in call order.
     if (redis.status !== 'ready') await whenReady(redis, waiters, timeoutMs, op);
@@ -447,6 +452,24 @@ function connect(options: StoreOptions): Connection {
       throw faultOf(error, op);
     }
   };
+  const { observe } = options;
+  const run: Connection['run'] =
+    observe === undefined
+      ? attempt
+      : (op, fn) => {
+          const started = performance.now();
+          const took = () => (performance.now() - started) / 1000;
+          return attempt(op, fn).then(
+            (value) => {
+              observe(op, took(), true);
+              return value;
+            },
+            (error: unknown) => {
+              observe(op, took(), false);
+              throw error;
+            },
+          );
+        };
   return {
     run,
     script: (s, keys, args) => run(s.name, (r) => evalScript(r, s, keys, args)),

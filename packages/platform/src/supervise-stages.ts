@@ -11,6 +11,7 @@ import { createLogger, type Logger } from './logger.js';
 import { createMetrics } from './metrics.js';
 import { openGateRuntime, type GateRuntime } from './gate-runtime.js';
 import type { RunningStage, StageDeps } from './stage-deps.js';
+import type { StoreOptions } from './store.js';
 
 /** What a stage service module exports. */
 export interface StageModule {
@@ -69,12 +70,17 @@ export async function superviseStages(options: SuperviseOptions): Promise<Superv
     ...(options.process === undefined ? {} : { process: options.process }),
   });
   try {
-    const runtime = await openGateRuntime(config, options.deployment, logger);
+    // The stages share the runtime's Redis connection, so each stage's metrics see all its calls.
+    const storeWatchers: NonNullable<StoreOptions['observe']>[] = [];
+    const runtime = await openGateRuntime(config, options.deployment, logger, (op, s, ok) => {
+      for (const watch of storeWatchers) watch(op, s, ok);
+    });
     lifecycle.onStop('connections', () => runtime.close());
     const stages: RunningStage[] = [];
     const ports: Record<string, number> = {};
     for (const [i, module] of options.modules.entries()) {
       const deps = depsFor(module.STAGE, config, runtime, options, logger);
+      storeWatchers.push((op, seconds, ok) => deps.metrics.observeStore(op, seconds, ok));
       const running = await module.start(deps);
       lifecycle.onStop(`${module.STAGE} stage`, () => running.stop());
       stages.push(running);

@@ -439,6 +439,10 @@ describe('the authorize stage on a Redis of its own, with 2 calls per run', () =
     expect(forwarded.map((r) => r.value['proposalId'])).toEqual(['p-during-1', 'p-during-2']);
     expect(forwarded[1]!.value['objects']).toMatchObject([{ id: 'inv_481', version: 1 }]);
     expect(ofRun('observations')).toEqual([]);
+    // The waits for Redis are in /metrics, the failed calls apart.
+    const calls = await storeCalls(h);
+    expect(calls['count_call fault']).toBeGreaterThanOrEqual(1);
+    expect(calls['count_call ok']).toBeGreaterThanOrEqual(2);
   });
 
   it("counts a run's calls in offset order when they are handled together", async () => {
@@ -491,6 +495,17 @@ describe('the authorize stage behind the validate stage', () => {
     });
   });
 });
+
+/** `toolgate_store_seconds_count` of the stage by `"<op> <result>"`, from /metrics. */
+async function storeCalls(h: GateHarness): Promise<Record<string, number>> {
+  const response = await fetch(`http://127.0.0.1:${h.gate.ports['authorize']}/metrics`);
+  const calls: Record<string, number> = {};
+  for (const line of (await response.text()).split('\n')) {
+    const m = /^toolgate_store_seconds_count\{.*op="([^"]+)",result="([a-z]+)"\} (\d+)$/.exec(line);
+    if (m !== null) calls[`${m[1]} ${m[2]}`] = Number(m[3]);
+  }
+  return calls;
+}
 
 /** `toolgate_faults_total{code="redis_unavailable",retriable="true"}` of the stage, from /metrics. */
 async function redisFaults(h: GateHarness): Promise<number> {
