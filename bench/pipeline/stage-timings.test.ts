@@ -7,7 +7,13 @@ import {
 } from './stage-timings.js';
 
 /** Prometheus text as a stage serves it, with a default label on every series. */
-function exposition(handle: [number, number], batch: [number, number], tx: [number, number]) {
+function exposition(
+  handle: [number, number],
+  batch: [number, number],
+  tx: [number, number],
+  store: [number, number] = [0, 0],
+  eventLoopP99 = 0.01,
+) {
   return [
     '# HELP toolgate_handle_seconds Time to handle one message, in seconds.',
     '# TYPE toolgate_handle_seconds histogram',
@@ -19,12 +25,18 @@ function exposition(handle: [number, number], batch: [number, number], tx: [numb
     `toolgate_transaction_seconds_sum ${tx[0]}`,
     `toolgate_transaction_seconds_count ${tx[1]}`,
     'toolgate_messages_in_total{topic="a"} 99',
+    `toolgate_store_seconds_sum{stage="execute",op="claim",result="ok"} ${store[0] / 2}`,
+    `toolgate_store_seconds_count{stage="execute",op="claim",result="ok"} ${store[1] / 2}`,
+    `toolgate_store_seconds_sum{stage="execute",op="count_call",result="fault"} ${store[0] / 2}`,
+    `toolgate_store_seconds_count{stage="execute",op="count_call",result="fault"} ${store[1] / 2}`,
+    `nodejs_eventloop_lag_p99_seconds{stage="execute"} ${eventLoopP99}`,
+    'nodejs_eventloop_lag_p90_seconds{stage="execute"} 7',
   ].join('\n');
 }
 
 describe('stage timings', () => {
   it('reads the loop counters, with or without labels, and nothing else', () => {
-    const c = parseStageCounters(exposition([1.5, 10], [2, 4], [0.5, 2]));
+    const c = parseStageCounters(exposition([1.5, 10], [2, 4], [0.5, 2], [0.06, 12], 0.045));
     expect(c).toEqual({
       toolgate_handle_seconds_sum: 1.5,
       toolgate_handle_seconds_count: 10,
@@ -32,6 +44,9 @@ describe('stage timings', () => {
       toolgate_batch_seconds_count: 4,
       toolgate_transaction_seconds_sum: 0.5,
       toolgate_transaction_seconds_count: 2,
+      toolgate_store_seconds_sum: 0.06,
+      toolgate_store_seconds_count: 12,
+      nodejs_eventloop_lag_p99_seconds: 0.045,
     });
     expect(parseStageCounters('')).toMatchObject({ toolgate_handle_seconds_count: 0 });
   });
@@ -53,13 +68,26 @@ describe('stage timings', () => {
     expect(t.chunkMs).toBeCloseTo(75, 6);
     expect(t.transactionMs).toBeCloseTo(25, 6);
     expect(t.messagesPerTransaction).toBe(10);
+    expect(t.storeCallsPerMessage).toBe(0);
+    expect(t.storeMs).toBeNaN();
+  });
+
+  it('averages the Redis calls per message, and keeps the largest event-loop p99 of the runs', () => {
+    const start = parseStageCounters(exposition([1, 10], [1, 5], [1, 5], [0.5, 100], 0.012));
+    const mid = parseStageCounters(exposition([1.1, 20], [1.1, 7], [1.1, 6], [0.53, 110], 0.08));
+    const end = parseStageCounters(exposition([1.2, 30], [1.2, 9], [1.2, 7], [0.55, 130], 0.03));
+    const t = timingOf(addDifference(addDifference(undefined, start, mid), mid, end));
+    expect(t.storeCallsPerMessage).toBe(1.5);
+    expect(t.storeMs).toBeCloseTo(50 / 30, 6);
+    expect(t.eventLoopP99Ms).toBeCloseTo(80, 6);
   });
 
   it('shows a stage that did nothing with dashes, not zeros', () => {
     const none = parseStageCounters('');
     const t = timingOf(addDifference(undefined, none, none));
     expect(formatStageTimings({ '25': { execute: t } })).toEqual([
-      'stage loop at 25 %, gate-execute: 0 messages, – ms each; chunk – ms; transaction – ms, – messages each',
+      'stage loop at 25 %, gate-execute: 0 messages, – ms each; chunk – ms; transaction – ms, – messages each; ' +
+        'Redis – calls a message, – ms each; event loop delay p99 up to – ms',
     ]);
   });
 });

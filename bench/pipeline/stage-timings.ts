@@ -1,7 +1,8 @@
 /**
  * What each gate stage's loop did during the open-loop runs (`--hops`): read from the stages' own
  * `/metrics` before and after each gate run, so a hop's time can be split into handling a chunk
- * and committing its transaction. The parsing and the arithmetic are pure.
+ * and committing its transaction, and the waits for Redis and for the event loop shown beside
+ * them. The parsing and the arithmetic are pure.
  */
 
 /** The stage loop's counters this reads, summed over their label sets. */
@@ -12,23 +13,35 @@ const COUNTERS = [
   'toolgate_batch_seconds_count',
   'toolgate_transaction_seconds_sum',
   'toolgate_transaction_seconds_count',
+  'toolgate_store_seconds_sum',
+  'toolgate_store_seconds_count',
 ] as const;
-type Counter = (typeof COUNTERS)[number];
 
-/** The counters of one scrape. */
-export type StageCounters = Readonly<Record<Counter, number>>;
+/**
+ * prom-client's event-loop delay, p99 since the scrape before (each scrape restarts it): the
+ * scrape after a run reads that run's. Sampled every 10 ms, so an idle loop reads about 10 ms.
+ */
+const EVENT_LOOP_P99 = 'nodejs_eventloop_lag_p99_seconds';
 
-/** What the counters moved by over some runs. */
-export type MovedCounters = Record<Counter, number>;
+type Series = (typeof COUNTERS)[number] | typeof EVENT_LOOP_P99;
+const SERIES: readonly Series[] = [...COUNTERS, EVENT_LOOP_P99];
 
-/** Reads the counters from Prometheus text; a counter that is absent reads 0. */
+/** The counters (and the event loop's p99) of one scrape. */
+export type StageCounters = Readonly<Record<Series, number>>;
+
+/** What the counters moved by over some runs; for the event loop, its largest p99 after one. */
+export type MovedCounters = Record<Series, number>;
+
+const zeros = () => Object.fromEntries(SERIES.map((c) => [c, 0])) as Record<Series, number>;
+
+/** Reads the series from Prometheus text, summed over label sets; one that is absent reads 0. */
 export function parseStageCounters(text: string): StageCounters {
-  const totals = Object.fromEntries(COUNTERS.map((c) => [c, 0])) as Record<Counter, number>;
+  const totals = zeros();
   for (const line of text.split('\n')) {
-    const match = /^([a-z_]+)(?:\{[^}]*\})? ([0-9.eE+-]+)$/.exec(line);
+    const match = /^([a-z0-9_]+)(?:\{[^}]*\})? ([0-9.eE+-]+)$/.exec(line);
     if (match === null) continue;
-    const name = match[1] as Counter;
-    if (COUNTERS.includes(name)) totals[name] += Number(match[2]);
+    const name = match[1] as Series;
+    if (SERIES.includes(name)) totals[name] += Number(match[2]);
   }
   return totals;
 }
@@ -39,8 +52,9 @@ export function addDifference(
   before: StageCounters,
   after: StageCounters,
 ): MovedCounters {
-  const sum = into ?? (Object.fromEntries(COUNTERS.map((c) => [c, 0])) as MovedCounters);
+  const sum = into ?? zeros();
   for (const c of COUNTERS) sum[c] += after[c] - before[c];
+  sum[EVENT_LOOP_P99] = Math.max(sum[EVENT_LOOP_P99], after[EVENT_LOOP_P99]);
   return sum;
 }
 
@@ -54,6 +68,12 @@ export interface StageTiming {
   /** One transaction, from begin to commit. */
   readonly transactionMs: number;
   readonly messagesPerTransaction: number;
+  /** Redis calls per message (the process's, shared by its stages). */
+  readonly storeCallsPerMessage: number;
+  /** One Redis call as the process waited for it. */
+  readonly storeMs: number;
+  /** The event loop's delay, the largest p99 of the runs. */
+  readonly eventLoopP99Ms: number;
 }
 
 /** The means of what the counters moved by. */
@@ -67,6 +87,9 @@ export function timingOf(moved: StageCounters): StageTiming {
     chunkMs: per(moved.toolgate_batch_seconds_sum, moved.toolgate_batch_seconds_count),
     transactionMs: per(moved.toolgate_transaction_seconds_sum, transactions),
     messagesPerTransaction: transactions > 0 ? messages / transactions : Number.NaN,
+    storeCallsPerMessage: messages > 0 ? moved.toolgate_store_seconds_count / messages : Number.NaN,
+    storeMs: per(moved.toolgate_store_seconds_sum, moved.toolgate_store_seconds_count),
+    eventLoopP99Ms: moved[EVENT_LOOP_P99] > 0 ? moved[EVENT_LOOP_P99] * 1000 : Number.NaN,
   };
 }
 
@@ -80,7 +103,9 @@ export function formatStageTimings(
       ([stage, t]) =>
         `stage loop at ${percent} %, gate-${stage}: ${t.messages} messages, ${ms(t.handleMs)} ms ` +
         `each; chunk ${ms(t.chunkMs)} ms; transaction ${ms(t.transactionMs)} ms, ` +
-        `${ms(t.messagesPerTransaction)} messages each`,
+        `${ms(t.messagesPerTransaction)} messages each; Redis ${ms(t.storeCallsPerMessage)} ` +
+        `calls a message, ${ms(t.storeMs)} ms each; event loop delay p99 up to ` +
+        `${ms(t.eventLoopP99Ms)} ms`,
     ),
   );
 }
