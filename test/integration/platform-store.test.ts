@@ -792,6 +792,21 @@ describe('what the caller waited for', () => {
     expect(claim!.seconds + count!.seconds).toBeLessThanOrEqual(elapsed);
   });
 
+  it('answers as Redis did when the observer throws', async () => {
+    const s = createStore({
+      url: REDIS_URL,
+      prefix,
+      observe: () => {
+        throw new Error('a broken metric');
+      },
+    });
+    opened.push(s);
+    const key = `k-${uid()}`;
+    const claim = { digest: 'd', state: 'claimed', token: 't' } as const;
+    expect(await s.claim('acme', key, claim, RETENTION)).toBe(true);
+    expect(await s.claim('acme', key, claim, RETENTION)).toBe(false);
+  });
+
   it('tells the observer of a failed operation too', async () => {
     const seen: { op: string; seconds: number; ok: boolean }[] = [];
     const lost = createStore({

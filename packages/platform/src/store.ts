@@ -184,7 +184,7 @@ export interface StoreOptions {
   readonly takeLingerMs?: number;
   /**
    * Told of every operation once it settles: its name, how long the caller waited (a wait for the
-   * connection included) and whether it succeeded. Must not throw.
+   * connection included) and whether it succeeded. What it throws is ignored.
    */
   readonly observe?: (op: string, seconds: number, ok: boolean) => void;
 }
@@ -458,14 +458,20 @@ function connect(options: StoreOptions): Connection {
       ? attempt
       : (op, fn) => {
           const started = performance.now();
-          const took = () => (performance.now() - started) / 1000;
+          const tell = (ok: boolean) => {
+            try {
+              observe(op, (performance.now() - started) / 1000, ok);
+            } catch {
+              // A metric must not change an answer from Redis, nor turn a fault into another.
+            }
+          };
           return attempt(op, fn).then(
             (value) => {
-              observe(op, took(), true);
+              tell(true);
               return value;
             },
             (error: unknown) => {
-              observe(op, took(), false);
+              tell(false);
               throw error;
             },
           );

@@ -70,7 +70,7 @@ export async function superviseStages(options: SuperviseOptions): Promise<Superv
     ...(options.process === undefined ? {} : { process: options.process }),
   });
   try {
-    // The stages share the runtime's Redis connection, so each stage's metrics see all its calls.
+    // The stages share the runtime's Redis connection: each stage's metrics see all of its calls.
     const storeWatchers: NonNullable<StoreOptions['observe']>[] = [];
     const runtime = await openGateRuntime(config, options.deployment, logger, (op, s, ok) => {
       for (const watch of storeWatchers) watch(op, s, ok);
