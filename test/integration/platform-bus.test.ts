@@ -12,7 +12,7 @@ import {
 } from '@toolgate/platform';
 import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signal, within } from '../support/deadline.js';
+import { eventually, signal, within } from '../support/deadline.js';
 import { dropNamespace, testNamespace } from '../support/namespace.js';
 import { recordingLogger } from '../support/recording-logger.js';
 import { kafkaClient, stackAddresses } from '../support/stack.js';
@@ -129,6 +129,13 @@ describe('transactional producer and consumer', () => {
     const next = String(Number(messages[1]?.offset) + 1);
     await commitOffsets.sendOffsets(groupId, [{ topic, partition: 0, offset: next }]);
     await commitOffsets.commit();
+    // The group shows the offset once the coordinator has written the commit marker, which
+    // follows EndTxn's answer by a few milliseconds: committed, then visible.
+    await eventually(
+      10_000,
+      'the committed offset',
+      async () => (await bus.committedOffset(groupId, topic, 0)) !== undefined,
+    );
     expect(await bus.committedOffset(groupId, topic, 0)).toBe(next);
     await consumer.disconnect();
     await producer.disconnect();
