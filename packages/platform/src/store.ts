@@ -456,25 +456,21 @@ function connect(options: StoreOptions): Connection {
   const run: Connection['run'] =
     observe === undefined
       ? attempt
-      : (op, fn) => {
+      : async (op, fn) => {
           const started = performance.now();
-          const tell = (ok: boolean) => {
+          let ok = false;
+          try {
+            // Called within this call: the command is still queued in call order.
+            const value = await attempt(op, fn);
+            ok = true;
+            return value;
+          } finally {
             try {
               observe(op, (performance.now() - started) / 1000, ok);
             } catch {
               // A metric must not change an answer from Redis, nor turn a fault into another.
             }
-          };
-          return attempt(op, fn).then(
-            (value) => {
-              tell(true);
-              return value;
-            },
-            (error: unknown) => {
-              tell(false);
-              throw error;
-            },
-          );
+          }
         };
   return {
     run,
