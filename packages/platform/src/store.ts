@@ -644,10 +644,6 @@ function checkCount(name: string, value: number, least: number, most = Number.MA
 }
 
 function recordOperations(conn: Connection, keys: StoreKeys) {
-  const ttl = (ttlSeconds: number) => {
-    checkCount('record TTL (s)', ttlSeconds, MIN_RECORD_TTL_SECONDS);
-    return ttlSeconds;
-  };
   return {
     async getRecord(tenant: string, key: string) {
       const k = keys.idempotency(tenant, key);
@@ -658,7 +654,7 @@ function recordOperations(conn: Connection, keys: StoreKeys) {
       const [k, json, ex] = [
         keys.idempotency(tenant, key),
         JSON.stringify(record),
-        ttl(ttlSeconds),
+        recordTtl(ttlSeconds),
       ];
       const done = await conn.run('claim', (r) => r.set(k, json, 'EX', ex, 'NX'));
       return done === 'OK';
@@ -667,7 +663,7 @@ function recordOperations(conn: Connection, keys: StoreKeys) {
       const [k, json, ex] = [
         keys.idempotency(tenant, key),
         JSON.stringify(record),
-        ttl(ttlSeconds),
+        recordTtl(ttlSeconds),
       ];
       await conn.run('put record', (r) => r.set(k, json, 'EX', ex));
     },
@@ -683,7 +679,7 @@ function recordOperations(conn: Connection, keys: StoreKeys) {
       const k = keys.idempotency(tenant, key);
       const args = [
         JSON.stringify(record),
-        ttl(ttlSeconds),
+        recordTtl(ttlSeconds),
         JSON.stringify(pending),
         PENDING_COMMAND_TTL_SECONDS,
         deadlineMs,
@@ -712,11 +708,16 @@ function recordOperations(conn: Connection, keys: StoreKeys) {
   };
 }
 
+/** An idempotency record's TTL, refused below 24 h before anything is written. */
+function recordTtl(ttlSeconds: number): number {
+  checkCount('record TTL (s)', ttlSeconds, MIN_RECORD_TTL_SECONDS);
+  return ttlSeconds;
+}
+
 /** SETTLE_RECORD's arguments: claim token, the record with `settledBy`, TTL, settler token. */
 function settleArgs(record: IdempotencyRecord, ttlSeconds: number, settlerToken: string) {
-  checkCount('record TTL (s)', ttlSeconds, MIN_RECORD_TTL_SECONDS);
   const json = JSON.stringify({ ...record, settledBy: settlerToken });
-  return [record.token, json, ttlSeconds, settlerToken];
+  return [record.token, json, recordTtl(ttlSeconds), settlerToken];
 }
 
 function claimOf(reply: unknown, key: string): ClaimWithPending {
