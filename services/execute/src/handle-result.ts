@@ -79,10 +79,8 @@ async function inOneStep(
   result: ToolResult,
   issued: PendingCommand,
 ): Promise<readonly Outgoing[] | undefined> {
-  const now = deps.now();
-  const ending = endingOf(deps, result, issued, now);
+  const { now, ending, record } = concluded(deps, result, issued);
   const token = messageToken(msg);
-  const record = recordOf(issued, ending);
   const retention = IDEMPOTENCY_RETENTION_SECONDS;
   const done = await deps.store.takeAndSettle(issued, token, record, retention, token);
   if (done.outcome === 'unmatched') return unmatched(deps, msg, NO_PENDING_COMMAND);
@@ -100,16 +98,21 @@ async function inTwoSteps(
   const token = messageToken(msg);
   const pending = await deps.store.takePendingCommand(result.commandId, token);
   if (pending === undefined) return unmatched(deps, msg, NO_PENDING_COMMAND);
-  const now = deps.now();
-  const ending = endingOf(deps, result, pending, now);
+  const { now, ending, record } = concluded(deps, result, pending);
   const { tenant, idempotencyKey: key } = pending;
-  const record = recordOf(pending, ending);
   const retention = IDEMPOTENCY_RETENTION_SECONDS;
   const settlement = await deps.store.settleRecord(tenant, key, record, retention, token);
   return published(deps, msg, result, pending, ending, settlement, now);
 }
 
 const NO_PENDING_COMMAND = 'no pending command of this gate';
+
+/** What the result rung makes of `result` for `pending` now, and the record that ends the call. */
+function concluded(deps: StageDeps, result: ToolResult, pending: PendingCommand) {
+  const now = deps.now();
+  const ending = endingOf(deps, result, pending, now);
+  return { now, ending, record: recordOf(pending, ending) };
+}
 
 /** The record that ends `pending`'s call with `ending`. */
 function recordOf(pending: PendingCommand, ending: Ending): IdempotencyRecord {
