@@ -18,6 +18,7 @@ const run = (
   lost: 0,
   throughput,
   latency: { count: 10, p50, p99: p50 * 2, p999: p50 * 3, max: p50 * 4 },
+  latencyUnattended: { count: 9, p50: p50 - 1, p99: p50 * 1.5, p999: p50 * 2, max: p50 * 3 },
   costs:
     phase === 'saturation'
       ? [{ name: `${system}-x`, cpuSeconds: 1, cpuMsPerProposal: 0.25, rssMiB: 90 }]
@@ -45,15 +46,24 @@ describe('formatReport', () => {
       title: 'quick',
       machine: '2 × test cpu',
       systems: { relay, gate },
-      ratios: { throughput: 0.5, p99AtHalfLoad: 1.4, p50DeltaMs: 4 },
+      ratios: {
+        throughput: 0.5,
+        p99AtHalfLoad: 1.4,
+        p50DeltaMs: 4,
+        unattended: { p99AtHalfLoad: 1.05, p50DeltaMs: -0.6 },
+      },
       notes: ['something to know'],
     });
     const text = lines.join('\n');
     expect(text).toContain('relay    200.0');
     expect(text).toContain('gate     100.0');
     expect(text).toMatch(/50%\s+100\s+gate\s+14\.0\s+28\.0/);
+    expect(text).toMatch(/those no person approves.*\n\s+50%\s+100\s+gate\s+13\.0\s+21\.0\n/);
     expect(text).toMatch(/gate\s+gate-x\s+0\.250/);
     expect(text).toContain('p50 within 2 ms of the relay at half load: 4.0 ms MISSED');
+    expect(text).toContain(
+      'Without the calls a person approves (not a target): p50 -1 ms, p99 at half load 1.05×',
+    );
     expect(text).toContain('note: something to know');
     expect(lines.at(-1)).toBe('gate/relay: throughput 0.50, p50 +4 ms, p99 at half load 1.40×');
   });

@@ -2,6 +2,7 @@
 import type { Spread } from '../core/stats.js';
 import {
   finalLine,
+  latencyRatios,
   targetsMet,
   type Ratios,
   type SystemName,
@@ -42,6 +43,7 @@ export function formatReport(input: ReportInput): string[] {
     'Open-loop latency: proposal produced (when due) → terminal observation consumed, ms',
     `  ${pad('load', 6)}${pad('rate/s', 9)}${pad('system', 8)}${pad('p50', 26)}${pad('p99', 26)}${pad('p99.9', 26)}${pad('max', 26)}lost`,
     ...latencyRows(systems),
+    ...unattendedRows(input.systems.gate),
     '',
     'Cost at saturation: CPU ms per proposal and resident memory (MiB), per process',
     ...systems.flatMap(([name, s]) =>
@@ -75,6 +77,19 @@ function latencyRows(systems: readonly [SystemName, SystemSummary][]): string[] 
   );
 }
 
+/** The gate's calls that no person approves, p50 and p99 per load (the relay's are all of its). */
+function unattendedRows(gate: SystemSummary | undefined): string[] {
+  if (gate === undefined || gate.loads.length === 0) return [];
+  return [
+    "  of the gate's calls, those no person approves (the relay's rows count all of its calls):",
+    ...gate.loads.map(
+      (l) =>
+        `  ${pad(`${l.fraction * 100}%`, 6)}${pad(l.offeredPerSec.toFixed(0), 9)}${pad('gate', 8)}` +
+        `${pad(formatSpread(l.unattendedP50), 26)}${formatSpread(l.unattendedP99)}`,
+    ),
+  ];
+}
+
 function targetLines(ratios: Ratios): string[] {
   const met = targetsMet(ratios);
   const mark = (ok: boolean) => (ok ? 'met' : 'MISSED');
@@ -83,5 +98,6 @@ function targetLines(ratios: Ratios): string[] {
     `  throughput ratio ≥ 0.50 (aim 0.70): ${ratios.throughput.toFixed(2)} ${mark(met.throughput)}`,
     `  p50 within 2 ms of the relay at half load: ${ratios.p50DeltaMs.toFixed(1)} ms ${mark(met.p50)}`,
     `  p99 at half load ≤ 1.50× the relay's: ${ratios.p99AtHalfLoad.toFixed(2)}× ${mark(met.p99)}`,
+    `Without the calls a person approves (not a target): ${latencyRatios(ratios.unattended)}`,
   ];
 }

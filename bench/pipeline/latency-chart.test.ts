@@ -13,6 +13,7 @@ const open = (system: 'relay' | 'gate', fraction: number, p50: number): RunRecor
   lost: 0,
   throughput: 10,
   latency: { count: 10, p50, p99: p50 * 5, p999: p50 * 6, max: p50 * 7 },
+  latencyUnattended: { count: 10, p50, p99: p50 * 5, p999: p50 * 6, max: p50 * 7 },
   costs: [],
 });
 

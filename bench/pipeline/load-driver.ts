@@ -8,7 +8,14 @@ import type { Bus, BusBatch, BusConsumer, BusProducer, OutRecord } from '@toolga
 import { SESSION_HEADER } from '@toolgate/shared';
 import { createHistogram, type Histogram } from './histogram.js';
 import type { SystemName } from './summarize.js';
-import { answers, decodeValue, outbound, type Outbound, type TrafficFacts } from './traffic.js';
+import {
+  answers,
+  decodeValue,
+  outbound,
+  unattended,
+  type Outbound,
+  type TrafficFacts,
+} from './traffic.js';
 
 /** What one run measured. */
 export interface RunResult {
@@ -18,6 +25,11 @@ export interface RunResult {
   /** Completions per second in the measured window. */
   readonly throughput: number;
   readonly histogram: Histogram;
+  /**
+   * The calls no person has to approve (the relay's: all of them). A confirmation waits for the
+   * approver, two more trips through Kafka that no relay message makes.
+   */
+  readonly unattended: Histogram;
 }
 
 /** Called at the start and the end of the measured window (to read CPU counters). */
@@ -71,6 +83,7 @@ interface Pending {
 
 interface Current {
   readonly histogram: Histogram;
+  readonly unattended: Histogram;
   completions: number;
   windowStart: number;
   windowCompletions: number;
@@ -101,7 +114,9 @@ export async function createLoadDriver(o: DriverOptions): Promise<LoadDriver> {
       mismatched.set(key, (mismatched.get(key) ?? 0) + 1);
     }
     if (current === undefined) return;
-    current.histogram.record(Math.max(0, at - p.dueAt));
+    const latency = Math.max(0, at - p.dueAt);
+    current.histogram.record(latency);
+    if (unattended(p.out)) current.unattended.record(latency);
     current.completions += 1;
     if (at >= current.windowStart) current.windowCompletions += 1;
   };
@@ -147,6 +162,7 @@ export async function createLoadDriver(o: DriverOptions): Promise<LoadDriver> {
   const begin = (): Current => {
     current = {
       histogram: createHistogram(),
+      unattended: createHistogram(),
       completions: 0,
       windowStart: Number.POSITIVE_INFINITY,
       windowCompletions: 0,
@@ -235,6 +251,7 @@ export async function createLoadDriver(o: DriverOptions): Promise<LoadDriver> {
         lost,
         throughput: (windowDone / windowMs) * 1000,
         histogram: run.histogram,
+        unattended: run.unattended,
       };
     },
 
@@ -272,6 +289,7 @@ export async function createLoadDriver(o: DriverOptions): Promise<LoadDriver> {
         lost,
         throughput: (run.completions / Math.max(sendMs, performance.now() - start)) * 1000,
         histogram: run.histogram,
+        unattended: run.unattended,
       };
     },
 

@@ -140,6 +140,7 @@ function record(
     lost: r.lost,
     throughput: r.throughput,
     latency: r.histogram.summary(),
+    latencyUnattended: r.unattended.summary(),
     costs: [],
     ...extra,
   };

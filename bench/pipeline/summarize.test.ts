@@ -28,6 +28,7 @@ function sat(system: SystemName, rep: number, throughput: number, cpuMs = 1): Ru
     lost: 0,
     throughput,
     latency: latency(100, 900),
+    latencyUnattended: latency(90, 800),
     costs: [{ name: `${system}-a`, cpuSeconds: 1, cpuMsPerProposal: cpuMs, rssMiB: 100 + rep }],
   };
 }
@@ -38,6 +39,7 @@ function open(
   fraction: number,
   p50: number,
   p99: number,
+  unattended = latency(p50, p99),
 ): RunRecord {
   return {
     ...sat(system, rep, 50),
@@ -45,6 +47,7 @@ function open(
     fraction,
     offeredPerSec: 100 * fraction,
     latency: latency(p50, p99),
+    latencyUnattended: unattended,
     costs: [],
     lost: rep,
   };
@@ -66,6 +69,7 @@ describe('summarizeSystem', () => {
     expect(s.loads[1]).toMatchObject({ offeredPerSec: 50, lost: 3 });
     expect(s.loads[1]?.p50.median).toBe(11);
     expect(s.loads[1]?.p99.median).toBe(50);
+    expect(s.loads[1]?.unattendedP99.median).toBe(50);
     expect(s.costs).toEqual([
       {
         name: 'relay-a',
@@ -84,6 +88,23 @@ describe('ratiosOf', () => {
       throughput: 0.75,
       p99AtHalfLoad: 1.25,
       p50DeltaMs: 3.5,
+      unattended: { p99AtHalfLoad: 1.25, p50DeltaMs: 3.5 },
+    });
+  });
+
+  it("compares the calls no person approves apart: the gate's without its confirmations", () => {
+    const relay = summarizeSystem([sat('relay', 0, 200), open('relay', 0, 0.5, 10, 40)]);
+    const gate = summarizeSystem([
+      sat('gate', 0, 150),
+      open('gate', 0, 0.5, 13.5, 80, latency(12, 48)),
+      open('gate', 1, 0.5, 14.5, 100, latency(11, 44)),
+      open('gate', 2, 0.5, 12.5, 90, latency(13, 52)),
+    ]);
+    expect(ratiosOf(relay, gate)).toEqual({
+      throughput: 0.75,
+      p99AtHalfLoad: 2.25,
+      p50DeltaMs: 3.5,
+      unattended: { p99AtHalfLoad: 1.2, p50DeltaMs: 2 },
     });
   });
 
@@ -94,6 +115,8 @@ describe('ratiosOf', () => {
     expect(r.throughput).toBe(0.5);
     expect(r.p99AtHalfLoad).toBeNaN();
     expect(r.p50DeltaMs).toBeNaN();
+    expect(r.unattended.p99AtHalfLoad).toBeNaN();
+    expect(r.unattended.p50DeltaMs).toBeNaN();
   });
 });
 

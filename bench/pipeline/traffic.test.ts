@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SESSION_HEADER } from '@toolgate/shared';
 import { buildMix } from '../core/build-mix.js';
 import { EXAMPLE_TOOLS } from '@toolgate/platform';
-import { answers, decodeValue, outbound, type TrafficFacts } from './traffic.js';
+import { answers, decodeValue, outbound, unattended, type TrafficFacts } from './traffic.js';
 
 const facts: TrafficFacts = {
   mix: buildMix({ size: 50, seed: 7 }),
@@ -10,6 +10,22 @@ const facts: TrafficFacts = {
   inputTopic: { onehop: 'o.obs', relay: 'r.proposals', gate: 'g.proposals' },
 };
 const now = new Date('2026-11-29T12:00:00Z');
+
+describe('unattended', () => {
+  it('leaves out only the gate calls the mix sends for confirmation', () => {
+    const mix = buildMix({ size: 500, seed: 20261129 });
+    const f = { ...facts, mix };
+    const gate = mix.map((_, n) => outbound(f, 'gate', 't', n, now));
+    const confirmations = mix.filter((e) => e.expected.kind === 'confirm').length;
+    expect(confirmations).toBeGreaterThan(0);
+    expect(gate.filter((o) => !unattended(o))).toHaveLength(confirmations);
+    expect(gate.filter((o) => !unattended(o)).every((o) => o.expected?.kind === 'confirm')).toBe(
+      true,
+    );
+    const relay = mix.map((_, n) => outbound(f, 'relay', 't', n, now));
+    expect(relay.every(unattended)).toBe(true);
+  });
+});
 
 describe('outbound', () => {
   it('sends the gate the mix entry under ids unique to the repetition and the pass', () => {

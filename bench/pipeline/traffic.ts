@@ -113,6 +113,14 @@ function json(value: unknown): Buffer {
   return Buffer.from(JSON.stringify(value));
 }
 
+/**
+ * Does the call go straight through, with no person to approve it? Every relay and one-hop
+ * message does; a gate call the mix sends for confirmation waits for the scripted approver.
+ */
+export function unattended(out: Outbound): boolean {
+  return out.expected?.kind !== 'confirm';
+}
+
 /** Does a terminal observation answer what the mix entry expects? */
 export function answers(
   expected: Expected,
