@@ -392,6 +392,75 @@ describe('startStageLoop: a retriable fault', () => {
   });
 });
 
+describe('startStageLoop: the lag of a partition held back by a fault', () => {
+  it('is reported while the first message keeps failing, counting what arrives behind it', async () => {
+    const input = await topic('lag-in', 1);
+    const output = await topic('lag-out', 1);
+    const lags: number[] = [];
+    let failing = true;
+    let behind: Promise<void> | undefined;
+    await loop({
+      groupId: ns.group('lag'),
+      topics: [{ name: input, plainJsonAllowed: true }],
+      metrics: { lag: (_topic, _partition, lag) => lags.push(lag) },
+      handle: (msg) => {
+        if (failing && (msg.value as Item).key === 'first') {
+          // Four more records arrive while the first is held back; nothing is ever committed.
+          behind ??= produce(
+            input,
+            [1, 2, 3, 4].map((seq) => ({ key: 'behind', seq })),
+          );
+          return Promise.reject(
+            new Fault('redis_unavailable', 'Redis is down', { retriable: true }),
+          );
+        }
+        return copyTo(output)(msg);
+      },
+    });
+    await produce(input, [{ key: 'first', seq: 0 }]);
+    await eventually(30_000, 'a lag of all five records while the first fails', () =>
+      Promise.resolve(lags.includes(5)),
+    );
+    expect(lags.every((lag) => lag >= 1)).toBe(true);
+
+    failing = false;
+    await consumedAll(ns.group('lag'), input);
+    await eventually(10_000, 'a lag of 0 once everything is committed', () =>
+      Promise.resolve(lags.at(-1) === 0),
+    );
+  });
+});
+
+describe('startStageLoop: the lag after a rebalance', () => {
+  it('drops the lag of a partition that went to another member of the group', async () => {
+    const input = await topic('lag-rebalance-in', 2);
+    const output = await topic('lag-rebalance-out', 2);
+    const groupId = ns.group('lag-rebalance');
+    const topics = [{ name: input, plainJsonAllowed: true }];
+    // The first member's toolgate_consumer_lag series, by partition.
+    const series = new Map<number, number>();
+    await loop({
+      groupId,
+      topics,
+      handle: copyTo(output),
+      metrics: {
+        lag: (_topic, partition, lag) => series.set(partition, lag),
+        forgetLag: (_topic, partition) => series.delete(partition),
+      },
+    });
+    await produce(input, [{ key: 'a', seq: 0 }], { partition: 0 });
+    await produce(input, [{ key: 'b', seq: 0 }], { partition: 1 });
+    await eventually(30_000, 'the first member to report the lag of both partitions', () =>
+      Promise.resolve(series.size === 2),
+    );
+
+    await loop({ groupId, instanceId: 'i2', topics, handle: copyTo(output) });
+    await eventually(30_000, "the first member to keep only its own partition's lag", () =>
+      Promise.resolve(series.size === 1),
+    );
+  });
+});
+
 /** What an injected commit failure does: fail before committing, or commit and lose the answer. */
 type CommitFault = 'fail' | 'lose-answer' | 'ok';
 

@@ -44,6 +44,8 @@ describe('createMetrics', () => {
     metrics.observeTransaction(0.05, 3);
     metrics.observeTransaction(0.07, 2);
     metrics.lag('toolgate.cleared', 3, 42);
+    metrics.lag('toolgate.cleared', 4, 7);
+    metrics.forgetLag('toolgate.cleared', 4);
     metrics.fault('redis_unavailable', true);
     const text = await metrics.render();
     expect(seconds).toBeGreaterThanOrEqual(0);
@@ -55,6 +57,7 @@ describe('createMetrics', () => {
     expect(
       sample(text, 'toolgate_consumer_lag{topic="toolgate.cleared",partition="3",stage="execute"}'),
     ).toBe(42);
+    expect(text).not.toContain('partition="4"');
     expect(
       sample(
         text,

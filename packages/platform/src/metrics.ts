@@ -60,6 +60,8 @@ export interface Metrics {
   observeStore(op: string, seconds: number, ok: boolean): void;
   /** `toolgate_consumer_lag{stage,topic,partition}`: messages behind the end of the partition. */
   lag(topic: string, partition: number, lag: number): void;
+  /** Drops a partition's lag: another member of the group owns it now. */
+  forgetLag(topic: string, partition: number): void;
   /** `toolgate_faults_total{stage,code,retriable}`: a fault was thrown by a handler or adapter. */
   fault(code: string, retriable: boolean): void;
 }
@@ -146,6 +148,7 @@ export function createMetrics(stage: string, options: MetricsOptions = {}): Metr
     startHandleTimer: () => handle.startTimer(),
     observeStore: (op, seconds, ok) => store.observe({ op, result: ok ? 'ok' : 'fault' }, seconds),
     lag: (topic, partition, value) => lag.set({ topic, partition: String(partition) }, value),
+    forgetLag: (topic, partition) => lag.remove({ topic, partition: String(partition) }),
     fault: (code, retriable) => faults.inc({ code, retriable: String(retriable) }),
   };
 }
@@ -157,6 +160,7 @@ export function loopMetrics(metrics: Metrics): {
   batch(seconds: number, size: number): void;
   transaction(seconds: number, chunks: number): void;
   lag(topic: string, partition: number, lag: number): void;
+  forgetLag(topic: string, partition: number): void;
   fault(code: string, retriable: boolean): void;
 } {
   return {
@@ -165,6 +169,7 @@ export function loopMetrics(metrics: Metrics): {
     batch: (seconds) => metrics.observeBatch(seconds),
     transaction: (seconds, chunks) => metrics.observeTransaction(seconds, chunks),
     lag: (topic, partition, value) => metrics.lag(topic, partition, value),
+    forgetLag: (topic, partition) => metrics.forgetLag(topic, partition),
     fault: (code, retriable) => metrics.fault(code, retriable),
   };
 }

@@ -31,6 +31,7 @@
  */
 import type { AdapterLogger } from './adapter-logger.js';
 import type {
+  Assignment,
   Bus,
   BusBatch,
   BusConsumer,
@@ -100,8 +101,13 @@ export interface StageLoopMetrics {
   batch?(seconds: number, size: number): void;
   /** One transaction, carrying `chunks` shares (chunks or produce-only sends), took `seconds`. */
   transaction?(seconds: number, chunks: number): void;
-  /** After a commit: messages of the partition not yet consumed by the group. */
+  /**
+   * After a commit, and when the partition is held back by a fault: messages of the partition not
+   * yet consumed by the group.
+   */
   lag?(topic: string, partition: number, lag: number): void;
+  /** The partition went to another member of the group: its lag is no longer this loop's. */
+  forgetLag?(topic: string, partition: number): void;
   /** A fault was caught. */
   fault?(code: string, retriable: boolean): void;
 }
@@ -314,6 +320,8 @@ class Loop {
   private producer: BusProducer | undefined;
   private running = false;
   private assigned = 0;
+  /** The partitions whose lag this loop reported (`topic/partition`). */
+  private readonly lagged = new Map<string, { topic: string; partition: number }>();
   private stopping: Promise<void> | undefined;
   private crashed = false;
 
@@ -350,6 +358,7 @@ class Loop {
   async start(): Promise<void> {
     this.consumer.onGroupJoin((assignment) => {
       this.assigned = Object.values(assignment).reduce((n, ps) => n + ps.length, 0);
+      this.forgetLagOutside(assignment);
       this.log.info({ assignment }, 'joined the consumer group');
     });
     this.consumer.onCrash((error, restarting) => this.onConsumerCrash(error, restarting));
@@ -407,15 +416,18 @@ class Loop {
       const next = plusOne(complete ? batch.lastOffset() : last.offset);
       const position = { topic: batch.topic, partition: batch.partition, offset: next };
       if (!(await this.commit(outcome.records, position))) {
-        this.rewindAfterFailedCommit(batch, chunk[0]?.offset ?? last.offset);
+        const first = chunk[0]?.offset ?? last.offset;
+        this.reportLag(batch, first);
+        this.rewindAfterFailedCommit(batch, first);
         return false;
       }
       batch.resolveOffset(last.offset);
       this.metrics.batch?.(seconds(started), outcome.handled);
-      const lag = BigInt(batch.highWatermark) - BigInt(next);
-      this.metrics.lag?.(batch.topic, batch.partition, lag > 0n ? Number(lag) : 0);
+      this.reportLag(batch, next);
     }
     if (outcome.halt !== undefined) {
+      // Held at the failed message, perhaps with nothing committed: the lag counts from there.
+      this.reportLag(batch, outcome.halt.offset);
       this.retryLater(batch.topic, batch.partition, outcome.halt.offset, outcome.halt.fault);
       return false;
     }
@@ -579,6 +591,28 @@ class Loop {
     const value = await this.o.codec.encode(out.subject ?? `${out.topic}-value`, out.value);
     const headers = out.sign === undefined ? out.headers : { ...out.headers, ...out.sign(value) };
     return record(out, value, headers);
+  }
+
+  /**
+   * The partition's lag as of this batch: the records from `position` (the next one the group will
+   * consume) to the end of the partition when it was fetched. Reported after every commit, and
+   * whenever the partition is held back, so a stage that keeps failing does not show the lag of
+   * its last success.
+   */
+  private reportLag(batch: BusBatch, position: string): void {
+    const { topic, partition } = batch;
+    const lag = BigInt(batch.highWatermark) - BigInt(position);
+    this.lagged.set(`${topic}/${partition}`, { topic, partition });
+    this.metrics.lag?.(topic, partition, lag > 0n ? Number(lag) : 0);
+  }
+
+  /** After a rebalance: the lag of a partition another member owns now is that member's to say. */
+  private forgetLagOutside(assignment: Assignment): void {
+    for (const [key, { topic, partition }] of this.lagged) {
+      if (assignment[topic]?.includes(partition) === true) continue;
+      this.lagged.delete(key);
+      this.metrics.forgetLag?.(topic, partition);
+    }
   }
 
   // ---- retries -----------------------------------------------------------------------------
