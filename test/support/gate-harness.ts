@@ -68,6 +68,8 @@ export interface HarnessOptions {
   readonly deployment?: Deployment;
   /** Short topic names to tap; default observations, audit, validated, authorized, cleared, confirmations and every command topic. */
   readonly tap?: readonly string[];
+  /** Collects the gate's log lines here instead of writing them to standard output. */
+  readonly logLines?: string[];
 }
 
 const TOOL_TOPICS = deployment.tools.map((t) => `commands.${t.name}`);
@@ -111,6 +113,9 @@ export async function startGateHarness(options: HarnessOptions): Promise<GateHar
     env: gateEnv(ns, options.env),
     deployment: options.deployment ?? deployment,
     modules: options.modules,
+    ...(options.logLines === undefined
+      ? {}
+      : { logDestination: { write: (line: string) => void options.logLines?.push(line) } }),
     exit: (code) => {
       if (code !== 0) throw new Error(`the gate under test asked to exit with ${code}`);
     },

@@ -4,6 +4,7 @@
  * service's main.ts, `toolgate start` and the end-to-end tests all start stages through here.
  */
 import type { Deployment } from '@toolgate/shared';
+import type { DestinationStream } from 'pino';
 import { httpPortFor, loadConfig, type Config, type Env, type ServiceStage } from './config.js';
 import { startHttpServer, type Route } from './http.js';
 import { createLifecycle, type Lifecycle, type ProcessEvents } from './lifecycle.js';
@@ -27,8 +28,8 @@ export interface SuperviseOptions {
   readonly env: Env;
   readonly deployment: Deployment;
   readonly modules: readonly StageModule[];
-  /** Where logs go; default standard output. */
-  readonly logger?: Logger;
+  /** Where log lines go; default standard output. */
+  readonly logDestination?: DestinationStream;
   /** Ends the process after a stop; default `process.exit`. Tests pass their own. */
   readonly exit?: (code: number) => void;
   /** Where signals are heard; default `process`. */
@@ -60,9 +61,15 @@ export interface SupervisedStages {
 export async function superviseStages(options: SuperviseOptions): Promise<SupervisedStages> {
   const config = loadConfig(options.env);
   const name = options.modules.length === 1 ? options.modules[0]!.STAGE : 'gate';
-  const logger =
-    options.logger ??
-    createLogger({ level: config.logLevel, stage: name, instanceId: config.instanceId });
+  // A logger per stage, not a child that names the stage again: pino would write `stage` twice.
+  const loggerOf = (stage: string) =>
+    createLogger({
+      level: config.logLevel,
+      stage,
+      instanceId: config.instanceId,
+      ...(options.logDestination === undefined ? {} : { destination: options.logDestination }),
+    });
+  const logger = loggerOf(name);
   const lifecycle = createLifecycle({
     logger,
     timeoutMs: config.shutdownTimeoutMs,
@@ -79,7 +86,8 @@ export async function superviseStages(options: SuperviseOptions): Promise<Superv
     const stages: RunningStage[] = [];
     const ports: Record<string, number> = {};
     for (const [i, module] of options.modules.entries()) {
-      const deps = depsFor(module.STAGE, config, runtime, options, logger);
+      const stageLogger = options.modules.length === 1 ? logger : loggerOf(module.STAGE);
+      const deps = depsFor(module.STAGE, config, runtime, options, stageLogger);
       storeWatchers.push((op, seconds, ok) => deps.metrics.observeStore(op, seconds, ok));
       const running = await module.start(deps);
       lifecycle.onStop(`${module.STAGE} stage`, () => running.stop());
@@ -141,8 +149,7 @@ function depsFor(
 ): StageDeps {
   return {
     config,
-    // One stage per process already names itself on every line; several share one logger.
-    logger: options.modules.length === 1 ? logger : logger.child({ stage }),
+    logger,
     metrics: createMetrics(stage),
     bus: runtime.bus,
     codec: runtime.codec,
