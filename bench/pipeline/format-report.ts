@@ -4,6 +4,7 @@ import {
   finalLine,
   latencyRatios,
   targetsMet,
+  type LoadSummary,
   type Ratios,
   type SystemName,
   type SystemSummary,
@@ -69,8 +70,7 @@ function latencyRows(systems: readonly [SystemName, SystemSummary][]): string[] 
       const l = s.loads.find((x) => x.fraction === fraction);
       if (l === undefined) return [];
       return [
-        `  ${pad(`${fraction * 100}%`, 6)}${pad(l.offeredPerSec.toFixed(0), 9)}${pad(name, 8)}` +
-          `${pad(formatSpread(l.p50), 26)}${pad(formatSpread(l.p99), 26)}` +
+        `${rowHead(l, name)}${pad(formatSpread(l.p50), 26)}${pad(formatSpread(l.p99), 26)}` +
           `${pad(formatSpread(l.p999), 26)}${pad(formatSpread(l.max), 26)}${l.lost}`,
       ];
     }),
@@ -84,10 +84,15 @@ function unattendedRows(gate: SystemSummary | undefined): string[] {
     "  of the gate's calls, those no person approves (the relay's rows count all of its calls):",
     ...gate.loads.map(
       (l) =>
-        `  ${pad(`${l.fraction * 100}%`, 6)}${pad(l.offeredPerSec.toFixed(0), 9)}${pad('gate', 8)}` +
-        `${pad(formatSpread(l.unattendedP50), 26)}${formatSpread(l.unattendedP99)}`,
+        `${rowHead(l, 'gate')}${pad(formatSpread(l.unattendedP50), 26)}` +
+        formatSpread(l.unattendedP99),
     ),
   ];
+}
+
+/** A latency row's load, rate and system columns. */
+function rowHead(l: LoadSummary, system: SystemName): string {
+  return `  ${pad(`${l.fraction * 100}%`, 6)}${pad(l.offeredPerSec.toFixed(0), 9)}${pad(system, 8)}`;
 }
 
 function targetLines(ratios: Ratios): string[] {

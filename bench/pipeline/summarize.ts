@@ -91,6 +91,9 @@ export interface Ratios extends HeadlineRatios {
   readonly unattended: Omit<HeadlineRatios, 'throughput'>;
 }
 
+/** The latency figures of a load level that the ratios compare. */
+type LatencyKey = 'p50' | 'p99' | 'unattendedP50' | 'unattendedP99';
+
 /** The load level the ratios compare latency at. */
 export const HALF_LOAD = 0.5;
 
@@ -143,22 +146,15 @@ export function loadAt(s: SystemSummary, fraction: number): LoadSummary | undefi
 export function ratiosOf(relay: SystemSummary, gate: SystemSummary): Ratios {
   const r = loadAt(relay, HALF_LOAD);
   const g = loadAt(gate, HALF_LOAD);
-  const median = (l: LoadSummary | undefined, pick: (l: LoadSummary) => Spread) =>
-    l === undefined ? Number.NaN : pick(l).median;
-  const compared = (p50: (l: LoadSummary) => Spread, p99: (l: LoadSummary) => Spread) => ({
+  const median = (l: LoadSummary | undefined, key: LatencyKey) => l?.[key].median ?? Number.NaN;
+  const compared = (p50: LatencyKey, p99: LatencyKey) => ({
     p99AtHalfLoad: median(g, p99) / median(r, p99),
     p50DeltaMs: median(g, p50) - median(r, p50),
   });
   return {
     throughput: gate.saturation.median / relay.saturation.median,
-    ...compared(
-      (l) => l.p50,
-      (l) => l.p99,
-    ),
-    unattended: compared(
-      (l) => l.unattendedP50,
-      (l) => l.unattendedP99,
-    ),
+    ...compared('p50', 'p99'),
+    unattended: compared('unattendedP50', 'unattendedP99'),
   };
 }
 
