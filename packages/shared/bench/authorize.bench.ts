@@ -89,7 +89,13 @@ measure(
 );
 measure(
   'authorizeApproval, 1 object',
-  () => authorizeApproval(request.principal, request, policies),
+  () =>
+    authorizeApproval(
+      request.principal,
+      { ...request.principal, subject: 'rita' },
+      request,
+      policies,
+    ),
   5_000,
 );
 

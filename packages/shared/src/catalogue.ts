@@ -260,7 +260,7 @@ export const REJECTION_CODES = {
     approver_not_authorized: spec(
       'deny',
       'The approval came from someone who may not approve this action.',
-      'Someone without the right role or tenant tried to approve; investigate.',
+      'Someone without the right role or tenant tried to approve, or policy refused this approver for this requester (e.g. four eyes: their own call); investigate.',
     ),
     already_decided: spec(
       'deny',

@@ -99,7 +99,13 @@ export function createApprovalHandler(
     return {
       ok: true as const,
       live: reauthorizeForApproval(call, tool.value, loaded, facts),
-      approverAuthorized: authorizeApproval(approver, { tool: toolFacts, objects }, gate.policies),
+      // The requester as the pending confirmation recorded them: policy may want four eyes.
+      approverAuthorized: authorizeApproval(
+        approver,
+        call.context,
+        { tool: toolFacts, objects },
+        gate.policies,
+      ),
     };
   };
 

@@ -449,6 +449,57 @@ describe('the confirm stage on Kafka', () => {
   });
 });
 
+describe('the confirm stage under a four-eyes policy', () => {
+  const fourEyes = {
+    name: 'four-eyes.cedar',
+    text: [
+      '@id("four-eyes")',
+      'forbid (principal, action == Toolgate::Action::"approve", resource)',
+      'when { context.requester == principal };',
+    ].join('\n'),
+  };
+  /** A second approver of acme's, so that alice's call has someone else to approve it. */
+  const ruth: Principal = { subject: 'ruth', tenant: 'acme', roles: ['approver'] };
+  let h: GateHarness;
+  beforeAll(async () => {
+    h = await startGateHarness({
+      label: 'confirm-four-eyes',
+      modules: [confirm],
+      tap: TAP,
+      deployment: { ...deployment, policies: [...deployment.policies, fourEyes] },
+    });
+  });
+  afterAll(() => h?.close());
+
+  it("refuses the requester's own approval and keeps waiting, then clears for another approver", async () => {
+    const { request, id } = await parked(h, refund('p-eyes', 'run-eyes'), USERS.alice);
+    expect(request.value['requestedBy']).toBe('alice');
+    const digest = request.value['digest'] as string;
+    await sendApproval(h, USERS.alice, id, 'approve', digest);
+    const own = (await approvalAudit(h, id, 'alice')).value;
+    expect(own).toMatchObject({
+      kind: 'rejected',
+      stage: 'confirmation',
+      code: 'approver_not_authorized',
+      outcome: null,
+    });
+    expect(own['internalDetail']).toMatch(/denied by four-eyes/);
+    await flushCleared(h, 'run-eyes', 'p-eyes-flush');
+    expect(clearedOf(h, 'p-eyes')).toEqual([]);
+
+    await sendApproval(h, ruth, id, 'approve', digest);
+    const [cleared] = await h.waitFor(
+      'cleared',
+      'p-eyes',
+      (r) => r.value['proposalId'] === 'p-eyes',
+    );
+    expect(cleared!.value['confirmedBy']).toBe('ruth');
+    expect(observationsOf(h, 'p-eyes').map((o) => o.value['outcome'])).toEqual([
+      'pending_confirmation',
+    ]);
+  });
+});
+
 describe('the confirm stage when nobody answers', () => {
   let h: GateHarness;
   beforeAll(async () => {

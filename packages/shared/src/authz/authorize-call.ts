@@ -2,6 +2,7 @@
 import { accept, rejecterFor, type Decision } from '../decision.js';
 import type { Principal, ResolvedObject, SideEffect } from '../types.js';
 import { decide } from './cedar-decide.js';
+import { CALL } from './cedar-entities.js';
 import type { PolicySet } from './policy-set.js';
 
 const reject = rejecterFor('authorization');
@@ -28,7 +29,7 @@ export function authorizeCall(
   request: AuthzRequest,
   policies: PolicySet,
 ): Decision<{ readonly policyVersion: string }, 'authorization'> {
-  const verdict = decide(request.principal, request.tool, 'call', request.objects, policies);
+  const verdict = decide(request.principal, request.tool, CALL, request.objects, policies);
   switch (verdict.kind) {
     case 'allow':
       return accept({ policyVersion: policies.version });

@@ -17,6 +17,8 @@ const alice: Principal = { subject: 'alice', tenant: 'acme', roles: ['approver']
 const bob: Principal = { subject: 'bob', tenant: 'acme', roles: ['viewer'] };
 const carol: Principal = { subject: 'carol', tenant: 'globex', roles: ['approver'] };
 const nobody: Principal = { subject: 'dave', tenant: 'acme', roles: [] };
+/** Whose call waits for approval, unless a test says otherwise. */
+const rita: Principal = { subject: 'rita', tenant: 'acme', roles: ['approver'] };
 
 const tool = (name: string, sideEffect: SideEffect) => ({ name, sideEffect });
 const approveInvoice = tool('approve_invoice', 'write');
@@ -164,6 +166,7 @@ describe('the billing example policies', () => {
   it('let alice approve a confirmation on an acme invoice', () => {
     const decision = authorizeApproval(
       alice,
+      rita,
       { tool: approveInvoice, objects: [acmeInvoice] },
       policies,
     );
@@ -177,6 +180,7 @@ describe('the billing example policies', () => {
   ])('refuse an approval from %s', (_who, approver) => {
     const decision = authorizeApproval(
       approver,
+      rita,
       { tool: approveInvoice, objects: [acmeInvoice] },
       policies,
     );
@@ -192,6 +196,68 @@ describe('the billing example policies', () => {
       );
       expectNothingLeaks(decision.publicMessage);
     }
+  });
+
+  it('let a user approve their own call, as the example allows', () => {
+    const own = authorizeApproval(alice, alice, { tool: refundPayment, objects: [] }, policies);
+    expect(own).toEqual({ ok: true, value: { policyVersion: policies.version } });
+  });
+
+  describe('with a four-eyes policy on the requester', () => {
+    const fourEyes = loadPolicySet([
+      ...sources,
+      {
+        name: 'four-eyes.cedar',
+        text: [
+          '@id("four-eyes")',
+          'forbid (principal, action == Toolgate::Action::"approve", resource)',
+          'when { context.requester == principal };',
+          '@id("no-approving-for-viewers")',
+          'forbid (principal, action == Toolgate::Action::"approve", resource)',
+          'when { context.requester in Toolgate::Role::"viewer" };',
+          '@id("requester-of-the-approvers-tenant")',
+          'forbid (principal, action == Toolgate::Action::"approve", resource)',
+          'unless { context.requester.tenant == principal.tenant };',
+        ].join('\n'),
+      },
+    ]);
+    const approve = (approver: Principal, requester: Principal) =>
+      authorizeApproval(
+        approver,
+        requester,
+        { tool: approveInvoice, objects: [acmeInvoice] },
+        fourEyes,
+      );
+
+    it('load against the schema, which types the requester as a user', () => {
+      expect(fourEyes.warnings).toEqual([]);
+    });
+
+    it("refuse the requester's own approval, naming the policy for the audit topic", () => {
+      const own = approve(alice, alice);
+      expect(own).toMatchObject({ ok: false, code: 'approver_not_authorized' });
+      if (!own.ok) {
+        expect(own.internalDetail).toMatch(/^deny: .*denied by four-eyes$/);
+        expectNothingLeaks(own.publicMessage);
+      }
+      expect(approve(alice, rita)).toEqual({
+        ok: true,
+        value: { policyVersion: fourEyes.version },
+      });
+    });
+
+    it("read the requester's roles and tenant from the request's own entity", () => {
+      const forViewer = approve(alice, bob);
+      expect(forViewer).toMatchObject({ ok: false, code: 'approver_not_authorized' });
+      if (!forViewer.ok)
+        expect(forViewer.internalDetail).toMatch(/denied by no-approving-for-viewers$/);
+      const otherTenant = { ...rita, tenant: 'globex' };
+      const across = approve(alice, otherTenant);
+      expect(across).toMatchObject({ ok: false, code: 'approver_not_authorized' });
+      if (!across.ok) {
+        expect(across.internalDetail).toMatch(/denied by requester-of-the-approvers-tenant$/);
+      }
+    });
   });
 
   it('fail closed on a policy that reads an attribute the object lacks', () => {
@@ -219,6 +285,7 @@ describe('the billing example policies', () => {
     expectNothingLeaks(call.publicMessage);
     const approval = authorizeApproval(
       alice,
+      rita,
       { tool: approveInvoice, objects: [acmeInvoice] },
       withBadPolicy,
     );

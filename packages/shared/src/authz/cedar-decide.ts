@@ -5,7 +5,7 @@
 import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
 import { LruCache } from '../auth/lru-cache.js';
 import type { Principal, ResolvedObject } from '../types.js';
-import { cedarRequest, type CedarRequest, type ToolFacts } from './cedar-entities.js';
+import { cedarRequest, type Asked, type CedarRequest, type ToolFacts } from './cedar-entities.js';
 import { engineOf, type PolicySet } from './policy-set.js';
 
 /** What the engine said about a whole call: allowed, denied (by which policies) or failed. */
@@ -15,20 +15,20 @@ export type Verdict =
   | { readonly kind: 'error'; readonly detail: string };
 
 /**
- * Decides `principal` × `action` × every object (or the tool itself when there are none); the
+ * Decides `principal` × `asked` × every object (or the tool itself when there are none); the
  * first object that is not allowed decides. Details name the policy version, the object and the
  * deciding policy ids (or "default deny"); they are for the audit topic only.
  */
 export function decide(
   principal: Principal,
   tool: ToolFacts,
-  action: 'call' | 'approve',
+  asked: Asked,
   objects: readonly ResolvedObject[],
   policies: PolicySet,
 ): Verdict {
   const targets = objects.length === 0 ? [undefined] : objects;
   for (const object of targets) {
-    const verdict = decideOne(principal, tool, action, object, policies);
+    const verdict = decideOne(principal, tool, asked, object, policies);
     if (verdict.kind !== 'allow') return verdict;
   }
   return { kind: 'allow' };
@@ -84,15 +84,15 @@ function ask(engineId: string, request: CedarRequest): Answer {
 function decideOne(
   principal: Principal,
   tool: ToolFacts,
-  action: 'call' | 'approve',
+  asked: Asked,
   object: ResolvedObject | undefined,
   policies: PolicySet,
 ): Verdict {
   const target = object === undefined ? `tool ${tool.name}` : `${object.type}/${object.id}`;
-  const prefix = `policy ${policies.version}, ${action} ${tool.name} on ${target}`;
+  const prefix = `policy ${policies.version}, ${asked.action} ${tool.name} on ${target}`;
   const engine = engineOf(policies);
   if (engine === undefined) return { kind: 'error', detail: `${prefix}: not a loaded policy set` };
-  const built = cedarRequest(principal, tool, action, object, engine.attributes);
+  const built = cedarRequest(principal, tool, asked, object, engine.attributes);
   if (!built.ok) return { kind: 'error', detail: `${prefix}: ${built.problem}` };
   const answer = ask(engine.id, built.request);
   switch (answer.kind) {

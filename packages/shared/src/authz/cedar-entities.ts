@@ -3,7 +3,12 @@
  * built from the verified principal, trusted tool configuration and resolved objects, never from
  * model text; uids go to Cedar as JSON, so no string is ever spliced into policy syntax.
  */
-import type { CedarValueJson, EntityJson, EntityUidJson } from '@cedar-policy/cedar-wasm/nodejs';
+import type {
+  CedarValueJson,
+  EntityJson,
+  EntityUidJson,
+  TypeAndId,
+} from '@cedar-policy/cedar-wasm/nodejs';
 import type { Principal, ResolvedObject, SideEffect } from '../types.js';
 
 /** The namespace of every Toolgate entity type. */
@@ -24,6 +29,16 @@ export interface ToolFacts {
   readonly sideEffect: SideEffect;
 }
 
+/**
+ * What a request asks: may the principal call the tool, or approve a call that `requester`
+ * proposed (the requester as the pending confirmation recorded them, from their verified session).
+ */
+export type Asked =
+  { readonly action: 'call' } | { readonly action: 'approve'; readonly requester: Principal };
+
+/** Asking to call the tool. */
+export const CALL: Asked = { action: 'call' };
+
 /** One Cedar request without its policies: the four parts plus the entities it needs. */
 export interface CedarRequest {
   readonly principal: EntityUidJson;
@@ -38,19 +53,21 @@ export type RequestOutcome =
   | { readonly ok: true; readonly request: CedarRequest }
   | { readonly ok: false; readonly problem: string };
 
-const uid = (type: string, id: string): EntityUidJson => ({ type: `${NAMESPACE}::${type}`, id });
+const uid = (type: string, id: string): TypeAndId => ({ type: `${NAMESPACE}::${type}`, id });
 const IDENTIFIER = /^[_a-zA-Z][_a-zA-Z0-9]*$/;
 
 /**
- * The request "may `principal` do `action` to `resource`": `action` is the tool's own action (a
- * member of its side-effect group) or the `approve` action; `resource` an object or, when
- * undefined, the tool itself. Context: `{ tool, sideEffect }`. Of the object's attributes only
- * those named in `readable` (what the policies can read) are converted and sent.
+ * The request "may `principal` do `asked` to `resource`": the tool's own action (a member of its
+ * side-effect group) or the `approve` action; `resource` an object or, when undefined, the tool
+ * itself. Context: `{ tool, sideEffect }`, and for an approval `requester`, the `User` who proposed
+ * the call (an entity of the request, with its tenant and roles, so a policy can compare it with
+ * the principal or read it). Of the object's attributes only those named in `readable` (what the
+ * policies can read) are converted and sent.
  */
 export function cedarRequest(
   principal: Principal,
   tool: ToolFacts,
-  action: 'call' | 'approve',
+  asked: Asked,
   object: ResolvedObject | undefined,
   readable: ReadonlySet<string>,
 ): RequestOutcome {
@@ -59,13 +76,21 @@ export function cedarRequest(
   }
   const resource = object === undefined ? toolEntity(tool) : objectEntity(object, readable);
   if (!resource.ok) return resource;
-  const actionEntity = action === 'approve' ? approveEntity() : toolActionEntity(tool);
+  const actionEntity = asked.action === 'approve' ? approveEntity() : toolActionEntity(tool);
+  const context: Record<string, CedarValueJson> = { tool: tool.name, sideEffect: tool.sideEffect };
+  const entities = [principalEntity(principal), actionEntity, resource.entity];
+  if (asked.action === 'approve') {
+    const { requester } = asked;
+    context['requester'] = { __entity: uid('User', requester.subject) };
+    // One uid is one entity: an approver who proposed the call is already the principal.
+    if (requester.subject !== principal.subject) entities.push(principalEntity(requester));
+  }
   const request: CedarRequest = {
     principal: uid('User', principal.subject),
     action: actionEntity.uid,
     resource: resource.entity.uid,
-    context: { tool: tool.name, sideEffect: tool.sideEffect },
-    entities: [principalEntity(principal), actionEntity, resource.entity],
+    context,
+    entities,
   };
   return { ok: true, request };
 }

@@ -1,6 +1,7 @@
 /** Tool lists: which tools a principal may be shown at all. */
 import type { Principal, SideEffect } from '../types.js';
 import { decide } from './cedar-decide.js';
+import { CALL } from './cedar-entities.js';
 import type { PolicySet } from './policy-set.js';
 
 /**
@@ -13,5 +14,5 @@ export function mayCallTool(
   tool: { readonly name: string; readonly sideEffect: SideEffect },
   policies: PolicySet,
 ): boolean {
-  return decide(principal, tool, 'call', [], policies).kind === 'allow';
+  return decide(principal, tool, CALL, [], policies).kind === 'allow';
 }
