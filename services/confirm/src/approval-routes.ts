@@ -1,6 +1,6 @@
 /**
- * The approval API on the confirm stage's HTTP port: `GET /pending` lists the caller's tenant's
- * waiting confirmations; `POST /confirmations/:id/approve` and `/reject` with `{digest}` publish an
+ * The approval API on the confirm stage's HTTP port: `GET /pending` lists the waiting
+ * confirmations of the caller's tenant that the caller may approve or asked for; `POST /confirmations/:id/approve` and `/reject` with `{digest}` publish an
  * Approval to the approvals topic, with the caller's session token as its header, and answer 202.
  * The approvals consumer makes every decision; these routes only authenticate the caller, so an
  * approval given over HTTP and one written to Kafka by a bot are checked alike.
@@ -18,8 +18,10 @@ import {
   parseApproval,
   SESSION_HEADER,
   type ApprovalDecision,
+  type PendingConfirmation,
   type Principal,
 } from '@toolgate/shared';
+import { approverFacts } from './approver-facts.js';
 
 /** Most confirmations `GET /pending` lists: the soonest to expire. */
 export const MAX_LISTED = 100;
@@ -79,10 +81,24 @@ async function listPending(
   }
   const now = deps.now().getTime();
   const waiting = await deps.store.listPending(caller.tenant, MAX_LISTED);
-  const confirmations = waiting
-    .filter((p) => Date.parse(p.expiresAt) > now)
-    .map((p) => confirmationRequest(p));
+  const live = waiting.filter((p) => Date.parse(p.expiresAt) > now);
+  const shown = await Promise.all(live.map((p) => mayBeShown(deps, p, caller)));
+  const confirmations = live.filter((_, i) => shown[i]).map((p) => confirmationRequest(p));
   return { status: 200, body: { tenant: caller.tenant, confirmations } };
+}
+
+/**
+ * A card shows the call's arguments and objects, so it goes to whoever may approve it, by the same
+ * policy and live objects the approvals consumer asks, and to the person who asked for it.
+ */
+async function mayBeShown(
+  deps: StageDeps,
+  pending: PendingConfirmation,
+  caller: Principal,
+): Promise<boolean> {
+  if (pending.requestedBy === caller.subject) return true;
+  const facts = await approverFacts(deps, pending, caller);
+  return facts.ok && facts.approverAuthorized.ok;
 }
 
 /** The session token from `toolgate-session`, else from `Authorization: Bearer`. */

@@ -12,7 +12,6 @@ import {
   auditEvent,
   auditFactsOf,
   auditFactsOfPending,
-  authorizeApproval,
   clearedEnvelope,
   decideApproval,
   namedConfirmationId,
@@ -22,19 +21,16 @@ import {
   refusal,
   refuseUnavailableConfirmation,
   rejecterFor,
-  requestedCallOf,
-  referencesOf,
   SESSION_HEADER,
-  toolOf,
   type Approval,
   type ApprovalAction,
   type AuditFacts,
   type PendingConfirmation,
   type Principal,
   type Refusal,
-  type ResolvedObject,
 } from '@toolgate/shared';
 import type { Incoming, Outgoing, StageDeps } from '@toolgate/platform';
+import { approverFacts } from './approver-facts.js';
 import { messageToken, sourceOf } from './message-token.js';
 
 const rejectConfirmation = rejecterFor('confirmation');
@@ -88,24 +84,14 @@ export function createApprovalHandler(
 
   /** The live call and the approver's permission, for `decideApproval`. */
   const liveFacts = async (pending: PendingConfirmation, approver: Principal) => {
-    const call = requestedCallOf(pending);
-    const tool = toolOf(call, gate.registry);
-    if (!tool.ok) return tool;
-    const refs = referencesOf(call, tool.value);
-    const loaded = await Promise.all(refs.map((ref) => gate.objects.load(pending.tenant, ref)));
-    const objects = loaded.filter((o): o is ResolvedObject => o !== undefined);
-    const toolFacts = { name: tool.value.name, sideEffect: tool.value.spec.sideEffect };
-    const facts = { registry: gate.registry, policies: gate.policies, ceilings: gate.ceilings };
+    const facts = await approverFacts(deps, pending, approver);
+    if (!facts.ok) return facts;
+    const { call, tool, loaded, approverAuthorized } = facts;
+    const ladder = { registry: gate.registry, policies: gate.policies, ceilings: gate.ceilings };
     return {
       ok: true as const,
-      live: reauthorizeForApproval(call, tool.value, loaded, facts),
-      // The requester as the pending confirmation recorded them: policy may want four eyes.
-      approverAuthorized: authorizeApproval(
-        approver,
-        call.context,
-        { tool: toolFacts, objects },
-        gate.policies,
-      ),
+      live: reauthorizeForApproval(call, tool, loaded, ladder),
+      approverAuthorized,
     };
   };
 

@@ -404,6 +404,12 @@ describe('the confirm stage on Kafka', () => {
         requestedBy: expect.any(String) as string,
       });
 
+      // A viewer of the same tenant may not approve it, and did not ask for it: no card.
+      const viewer = await fetch(url('/pending'), { headers: await bearer(USERS.bob) });
+      const seen = (await viewer.json()) as { tenant: string; confirmations: unknown[] };
+      expect(seen.tenant).toBe('acme');
+      expect(JSON.stringify(seen.confirmations)).not.toContain(id);
+
       const theirs = await fetch(url('/pending'), { headers: await bearer(USERS.carol) });
       const listed = (await theirs.json()) as { tenant: string; confirmations: unknown[] };
       expect(listed).toMatchObject({ tenant: 'globex' });
@@ -497,6 +503,23 @@ describe('the confirm stage under a four-eyes policy', () => {
     expect(observationsOf(h, 'p-eyes').map((o) => o.value['outcome'])).toEqual([
       'pending_confirmation',
     ]);
+  });
+
+  it('lists a card to those who may approve it and to its requester, to no one else', async () => {
+    const { id } = await parked(h, refund('p-eyes-list', 'run-eyes-list'), USERS.alice);
+    const listed = async (who: Principal) => {
+      const url = `http://127.0.0.1:${h.gate.ports['confirm']}/pending`;
+      const response = await fetch(url, {
+        headers: { authorization: `Bearer ${await h.session(who)}` },
+      });
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { confirmations: { confirmationId: string }[] };
+      return body.confirmations.some((c) => c.confirmationId === id);
+    };
+    // alice may not approve her own call here, but she asked for it; bob may neither.
+    expect(await listed(USERS.alice)).toBe(true);
+    expect(await listed(ruth)).toBe(true);
+    expect(await listed(USERS.bob)).toBe(false);
   });
 });
 

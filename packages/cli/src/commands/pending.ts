@@ -1,4 +1,4 @@
-/** `toolgate pending`: the confirmations waiting for a person in your tenant. */
+/** `toolgate pending`: the confirmations waiting for a person that you may approve, or asked for. */
 import type { ConfirmationRequest } from '@toolgate/shared';
 import { APPROVAL_OPTIONS, approvalApiOf, listPending } from '../approval-api.js';
 import type { Command } from '../command.js';
@@ -6,10 +6,11 @@ import type { Command } from '../command.js';
 /** `toolgate pending [--url <url>] [--as <token>] [--json]`. */
 export const pendingCommand: Command = {
   name: 'pending',
-  summary: "List the confirmations waiting for a person in your session's tenant.",
+  summary: 'List the confirmations waiting for a person that you may approve, or asked for.',
   usage: 'toolgate pending [--as <token>] [--url <approval API>] [--json]',
   details: [
-    "Asks the confirm stage's approval API (GET /pending) as the holder of the session token.",
+    "Asks the confirm stage's approval API (GET /pending) as the holder of the session token:",
+    "it lists your tenant's waiting calls that policy lets you approve, and your own.",
     'One line per confirmation: id, tool, requester, expiry, then the card (action, target, effect).',
     'Exit codes: 4 when the session is refused, 3 when the API cannot be reached.',
   ],
