@@ -67,6 +67,10 @@ async function authorizedFor(
   return authorizedEnvelope(a.value, new Date().toISOString());
 }
 
+/** The confirm stage alone on Kafka, with what it writes tapped. */
+const confirmHarness = (options: Omit<Parameters<typeof startGateHarness>[0], 'modules' | 'tap'>) =>
+  startGateHarness({ modules: [confirm], tap: TAP, ...options });
+
 /** Writes `env` to the authorized topic in the wire format, tagged as the gate tags it. */
 async function sendAuthorized(h: GateHarness, env: AuthorizedEnvelope, tag?: string) {
   const topic = h.topic('authorized');
@@ -132,7 +136,7 @@ const refund = (proposalId: string, runId: string) =>
 describe('the confirm stage on Kafka', () => {
   let h: GateHarness;
   beforeAll(async () => {
-    h = await startGateHarness({ label: 'confirm', modules: [confirm], tap: TAP });
+    h = await confirmHarness({ label: 'confirm' });
   });
   afterAll(() => h?.close());
 
@@ -468,10 +472,8 @@ describe('the confirm stage under a four-eyes policy', () => {
   const ruth: Principal = { subject: 'ruth', tenant: 'acme', roles: ['approver'] };
   let h: GateHarness;
   beforeAll(async () => {
-    h = await startGateHarness({
+    h = await confirmHarness({
       label: 'confirm-four-eyes',
-      modules: [confirm],
-      tap: TAP,
       deployment: { ...deployment, policies: [...deployment.policies, fourEyes] },
     });
   });
@@ -526,10 +528,8 @@ describe('the confirm stage under a four-eyes policy', () => {
 describe('the confirm stage when nobody answers', () => {
   let h: GateHarness;
   beforeAll(async () => {
-    h = await startGateHarness({
+    h = await confirmHarness({
       label: 'confirm-expiry',
-      modules: [confirm],
-      tap: TAP,
       deployment: { ...deployment, confirmationTtlSeconds: 2 },
       env: { TOOLGATE_CONFIRMATION_HTTP_PORT: '0' },
     });
