@@ -1,7 +1,8 @@
 /**
  * The approval API on the confirm stage's HTTP port: `GET /pending` lists the waiting
- * confirmations of the caller's tenant that the caller may approve or asked for; `POST /confirmations/:id/approve` and `/reject` with `{digest}` publish an
- * Approval to the approvals topic, with the caller's session token as its header, and answer 202.
+ * confirmations of the caller's tenant that the caller may approve or asked for;
+ * `POST /confirmations/:id/approve` and `/reject` with `{digest}` publish an Approval to the
+ * approvals topic, with the caller's session token as its header, and answer 202.
  * The approvals consumer makes every decision; these routes only authenticate the caller, so an
  * approval given over HTTP and one written to Kafka by a bot are checked alike.
  */
