@@ -71,6 +71,15 @@ async function authorizedFor(
 const confirmHarness = (options: Omit<Parameters<typeof startGateHarness>[0], 'modules' | 'tap'>) =>
   startGateHarness({ modules: [confirm], tap: TAP, ...options });
 
+/** `path` on the approval API, served on the confirm stage's own port unless configured apart. */
+const approvalApi = (h: GateHarness, path: string) =>
+  `http://127.0.0.1:${h.gate.ports['confirm']}${path}`;
+
+/** `who`'s session as the approval API takes it. */
+const bearerOf = async (h: GateHarness, who: Principal) => ({
+  authorization: `Bearer ${await h.session(who)}`,
+});
+
 /** Writes `env` to the authorized topic in the wire format, tagged as the gate tags it. */
 async function sendAuthorized(h: GateHarness, env: AuthorizedEnvelope, tag?: string) {
   const topic = h.topic('authorized');
@@ -389,10 +398,8 @@ describe('the confirm stage on Kafka', () => {
   });
 
   describe('the approval API', () => {
-    const url = (path: string) => `http://127.0.0.1:${h.gate.ports['confirm']}${path}`;
-    const bearer = async (who: Principal) => ({
-      authorization: `Bearer ${await h.session(who)}`,
-    });
+    const url = (path: string) => approvalApi(h, path);
+    const bearer = (who: Principal) => bearerOf(h, who);
 
     it('lists only the caller tenant’s waiting confirmations, and none without a session', async () => {
       const { id } = await parked(h, refund('p-list', 'run-list'));
@@ -510,10 +517,7 @@ describe('the confirm stage under a four-eyes policy', () => {
   it('lists a card to those who may approve it and to its requester, to no one else', async () => {
     const { id } = await parked(h, refund('p-eyes-list', 'run-eyes-list'), USERS.alice);
     const listed = async (who: Principal) => {
-      const url = `http://127.0.0.1:${h.gate.ports['confirm']}/pending`;
-      const response = await fetch(url, {
-        headers: { authorization: `Bearer ${await h.session(who)}` },
-      });
+      const response = await fetch(approvalApi(h, '/pending'), { headers: await bearerOf(h, who) });
       expect(response.status).toBe(200);
       const body = (await response.json()) as { confirmations: { confirmationId: string }[] };
       return body.confirmations.some((c) => c.confirmationId === id);
