@@ -823,7 +823,7 @@ describe('what the caller waited for', () => {
     const elapsed = (performance.now() - started) / 1000;
     expect(fault).toMatchObject({ code: 'redis_unavailable' });
     expect(seen).toHaveLength(1);
-    expect(seen[0]).toMatchObject({ op: 'load object', ok: false });
+    expect(seen[0]).toMatchObject({ op: 'load_object', ok: false });
     expect(seen[0]!.seconds).toBeGreaterThan(0);
     expect(seen[0]!.seconds).toBeLessThanOrEqual(elapsed);
   });

@@ -70,7 +70,7 @@ describe('createMetrics', () => {
     const metrics = createMetrics('authorize', { processMetrics: false });
     metrics.observeStore('count_call', 0.0004, true);
     metrics.observeStore('count_call', 0.003, true);
-    metrics.observeStore('load object', 2, false);
+    metrics.observeStore('load_object', 2, false);
     const text = await metrics.render();
     const labels = (op: string, result: string) =>
       `stage="authorize",op="${op}",result="${result}"`;
@@ -78,7 +78,7 @@ describe('createMetrics', () => {
     expect(sample(text, `toolgate_store_seconds_count{${ok}}`)).toBe(2);
     expect(sample(text, `toolgate_store_seconds_bucket{le="0.0005",${ok}}`)).toBe(1);
     expect(sample(text, `toolgate_store_seconds_sum{${ok}}`)).toBeCloseTo(0.0034);
-    const fault = labels('load object', 'fault');
+    const fault = labels('load_object', 'fault');
     expect(sample(text, `toolgate_store_seconds_count{${fault}}`)).toBe(1);
   });
 

@@ -647,7 +647,7 @@ function recordOperations(conn: Connection, keys: StoreKeys) {
   return {
     async getRecord(tenant: string, key: string) {
       const k = keys.idempotency(tenant, key);
-      const text = await conn.run('get record', (r) => r.get(k));
+      const text = await conn.run('get_record', (r) => r.get(k));
       return text === null ? undefined : decodeRecord(text, k);
     },
     async claim(tenant: string, key: string, record: IdempotencyRecord, ttlSeconds: number) {
@@ -665,7 +665,7 @@ function recordOperations(conn: Connection, keys: StoreKeys) {
         JSON.stringify(record),
         recordTtl(ttlSeconds),
       ];
-      await conn.run('put record', (r) => r.set(k, json, 'EX', ex));
+      await conn.run('put_record', (r) => r.set(k, json, 'EX', ex));
     },
     async claimWithPending(
       tenant: string,
@@ -757,7 +757,7 @@ function commandOperations(conn: Connection, keys: StoreKeys, lingerMs: number) 
     },
     async peekPendingCommand(commandId: string) {
       const k = keys.pendingCommand(commandId);
-      const json = await conn.run('peek pending command', (r) => r.hget(k, 'json'));
+      const json = await conn.run('peek_pending_command', (r) => r.hget(k, 'json'));
       return json === null ? undefined : decode(json, 'pending command', k, isPendingCommand);
     },
     async takePendingCommand(commandId: string, takerToken: string) {
@@ -828,7 +828,7 @@ function confirmationOperations(conn: Connection, keys: StoreKeys, graceMs: numb
   const read = (text: unknown, k: string) =>
     typeof text === 'string' ? decode(text, 'confirmation', k, isPendingConfirmation) : undefined;
   const waiting = async (k: string) => {
-    const [json, state] = await conn.run('read confirmation', (r) => r.hmget(k, 'json', 'state'));
+    const [json, state] = await conn.run('read_confirmation', (r) => r.hmget(k, 'json', 'state'));
     return state === 'waiting' ? read(json, k) : undefined;
   };
   return {
@@ -845,7 +845,7 @@ function confirmationOperations(conn: Connection, keys: StoreKeys, graceMs: numb
     peekConfirmation: (tenant: string, id: string) => waiting(keys.confirmation(tenant, id)),
     async readConfirmation(tenant: string, id: string) {
       const k = keys.confirmation(tenant, id);
-      const [json, state] = await conn.run('read confirmation', (r) => r.hmget(k, 'json', 'state'));
+      const [json, state] = await conn.run('read_confirmation', (r) => r.hmget(k, 'json', 'state'));
       const pending = read(json, k);
       if (pending === undefined) return undefined;
       if (!(CONFIRMATION_STATES as readonly unknown[]).includes(state)) {
@@ -861,7 +861,7 @@ function confirmationOperations(conn: Connection, keys: StoreKeys, graceMs: numb
     async listPending(tenant: string, limit: number) {
       checkCount('limit', limit, 1, MAX_BATCH);
       const index = keys.confirmationsByTenant(tenant);
-      const ids = await conn.run('list pending', (r) => r.zrange(index, 0, limit - 1));
+      const ids = await conn.run('list_pending', (r) => r.zrange(index, 0, limit - 1));
       const found = await Promise.all(ids.map((id) => waiting(keys.confirmation(tenant, id))));
       return found.filter((p): p is PendingConfirmation => p !== undefined);
     },
@@ -1003,7 +1003,7 @@ function ledgerOperations(conn: Connection, keys: StoreKeys) {
     },
     async ledgerGet(tenant: string, key: string) {
       const k = keys.ledger(tenant, key);
-      return ledgerEntryOf(await conn.run('get ledger entry', (r) => r.hgetall(k)), k);
+      return ledgerEntryOf(await conn.run('get_ledger_entry', (r) => r.hgetall(k)), k);
     },
   };
 }
@@ -1017,7 +1017,7 @@ function objectOperations(conn: Connection, keys: StoreKeys) {
   return {
     async loadObject(namespace: string, tenant: string, ref: ObjectRef) {
       const k = keys.object(namespace, tenant, ref);
-      const text = await conn.run('load object', (r) => r.hget(k, 'doc'));
+      const text = await conn.run('load_object', (r) => r.hget(k, 'doc'));
       if (text === null) return undefined;
       const object = decode(text, 'object', k, isResolvedObject);
       // The key already holds the tenant; checking again costs nothing and fails closed.
@@ -1032,7 +1032,7 @@ function objectOperations(conn: Connection, keys: StoreKeys) {
     async putObject(namespace: string, object: ResolvedObject) {
       const k = keys.object(namespace, object.tenant, object);
       const doc = docOf(object);
-      await conn.run('put object', (r) => r.hset(k, 'v', String(object.version), 'doc', doc));
+      await conn.run('put_object', (r) => r.hset(k, 'v', String(object.version), 'doc', doc));
     },
     async compareAndSetObject(
       namespace: string,
