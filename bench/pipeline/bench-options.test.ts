@@ -5,7 +5,7 @@ describe('parseBenchOptions', () => {
   it('makes --quick three short repetitions and the default five longer ones', () => {
     const quick = parseBenchOptions(['--quick']);
     const full = parseBenchOptions([]);
-    expect(quick).toMatchObject({ mode: 'quick', reps: 3, fractions: [0.25, 0.5, 0.75] });
+    expect(quick).toMatchObject({ mode: 'quick', reps: 3, fractions: [0.05, 0.25, 0.5, 0.75] });
     expect(full).toMatchObject({ mode: 'full', reps: 5, out: 'bench/results/latest.json' });
     expect(full.saturationMs).toBeGreaterThan(quick.saturationMs);
   });
@@ -33,5 +33,16 @@ describe('parseBenchOptions', () => {
   it('reads the topics again for the hop times only when asked (--hops)', () => {
     expect(parseBenchOptions(['--quick']).hops).toBe(false);
     expect(parseBenchOptions(['--quick', '--hops']).hops).toBe(true);
+  });
+
+  it('takes the open-loop levels from --loads, sorted, as fractions, 50 among them', () => {
+    expect(parseBenchOptions(['--loads', '75,5,50,25,5']).fractions).toEqual([
+      0.05, 0.25, 0.5, 0.75,
+    ]);
+    expect(() => parseBenchOptions(['--loads', '25,75'])).toThrow(
+      '--loads must include 50 (the ratios compare half load), got "25,75"',
+    );
+    for (const bad of ['0,50', '50,100', '50,2.5', '50,', 'half'])
+      expect(() => parseBenchOptions(['--loads', bad])).toThrow(/--loads/);
   });
 });

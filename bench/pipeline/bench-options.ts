@@ -36,6 +36,8 @@ export const USAGE = `npm run bench [-- --quick] [--reps N] [--seed N] [--out FI
   --reps N     repetitions of each phase per system (≥ 3)
   --window N   proposals outstanding during saturation runs (default 200)
   --profile D  run the gate's and the relay's processes under node --cpu-prof, profiles into D
+  --loads L    open-loop levels in whole percent of the relay's saturation, comma-separated,
+               50 among them (default 5,25,50,75)
   --hops       after the run, read every topic again and report the time of each hop`;
 
 function whole(name: string, text: string | undefined, fallback: number, min: number): number {
@@ -44,6 +46,22 @@ function whole(name: string, text: string | undefined, fallback: number, min: nu
   if (!Number.isSafeInteger(n) || n < min)
     throw new RangeError(`--${name} must be a whole number ≥ ${min}, got "${text}"`);
   return n;
+}
+
+/** Light traffic, then the levels the issue asks for: a quarter, half and three quarters. */
+const DEFAULT_LOADS = '5,25,50,75';
+
+/** `--loads`: distinct whole percentages from 1 to 99, ascending, one of them 50 (the ratios'). */
+function loads(text: string): number[] {
+  const percents = text.split(',').map((part) => {
+    const n = Number(part.trim());
+    if (part.trim() === '' || !Number.isInteger(n) || n < 1 || n > 99)
+      throw new RangeError(`--loads takes whole percentages from 1 to 99, got "${part}"`);
+    return n;
+  });
+  if (!percents.includes(50))
+    throw new RangeError(`--loads must include 50 (the ratios compare half load), got "${text}"`);
+  return [...new Set(percents)].sort((a, b) => a - b).map((p) => p / 100);
 }
 
 /** Reads `argv` (without node and the script). Throws a RangeError or TypeError naming the flag. */
@@ -59,6 +77,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
       profile: { type: 'string' },
       window: { type: 'string' },
       hops: { type: 'boolean', default: false },
+      loads: { type: 'string', default: DEFAULT_LOADS },
     },
   });
   const quick = values.quick;
@@ -67,7 +86,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     reps: whole('reps', values.reps, quick ? 3 : 5, 3),
     saturationMs: quick ? 10_000 : 20_000,
     openMs: quick ? 5_000 : 12_000,
-    fractions: [0.25, 0.5, 0.75],
+    fractions: loads(values.loads),
     window: whole('window', values.window, 200, 10),
     warmupMs: quick ? 4_000 : 8_000,
     seed: whole('seed', values.seed, 20261129, 0),

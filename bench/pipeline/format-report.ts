@@ -3,6 +3,7 @@ import type { Spread } from '../core/stats.js';
 import {
   finalLine,
   latencyRatios,
+  percentOf,
   targetsMet,
   type LoadSummary,
   type Ratios,
@@ -92,7 +93,7 @@ function unattendedRows(gate: SystemSummary | undefined): string[] {
 
 /** A latency row's load, rate and system columns. */
 function rowHead(l: LoadSummary, system: SystemName): string {
-  return `  ${pad(`${l.fraction * 100}%`, 6)}${pad(l.offeredPerSec.toFixed(0), 9)}${pad(system, 8)}`;
+  return `  ${pad(`${percentOf(l.fraction)}%`, 6)}${pad(l.offeredPerSec.toFixed(0), 9)}${pad(system, 8)}`;
 }
 
 function targetLines(ratios: Ratios): string[] {

@@ -9,6 +9,7 @@
  */
 import { gateTopics, readTopicWindow, type Bus, type Codec } from '@toolgate/platform';
 import { percentilesOf } from '../core/stats.js';
+import { percentOf } from './summarize.js';
 
 /** The topics of one system, in the order a call goes through them. */
 export const HOPS = [
@@ -182,7 +183,7 @@ export async function measureHops(
     const stamps = await readStamps(bus, codec, groupPrefix, hopTopicsOf(topicPrefix, tools));
     const bySystem: Record<string, HopSummary> = {};
     for (const fraction of fractions) {
-      const percent = String(fraction * 100);
+      const percent = String(percentOf(fraction));
       const open = new RegExp(`^${system[0]}\\.o${percent}r\\d+-${system}\\.`);
       bySystem[percent] = summarizeHops(stamps, (id) => open.test(id));
     }

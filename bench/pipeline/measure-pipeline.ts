@@ -45,6 +45,7 @@ import { probeStack, stackAddresses, type StackAddresses } from './stack-probe.j
 import { REPO_ROOT, startSystems } from './start-systems.js';
 import deployment from './bench-deployment.js';
 import {
+  percentOf,
   ratiosOf,
   summarizeSystem,
   type ProcessCost,
@@ -364,15 +365,16 @@ async function runPhases(
   progress(`relay saturation (median): ${relaySaturation.toFixed(0)} proposals/s`);
   for (const fraction of options.fractions) {
     const rate = relaySaturation * fraction;
+    const percent = percentOf(fraction);
     const moved = new Map<string, MovedCounters>();
     for (let rep = 0; rep < options.reps; rep += 1) {
       const order = fraction === 0.5 ? systems : systems.filter((s) => s !== 'onehop');
       for (const system of rep % 2 === 0 ? order : [...order].reverse()) {
         progress(
-          `open loop ${fraction * 100}% (${rate.toFixed(0)}/s) rep ${rep + 1}/${options.reps}: ${system}`,
+          `open loop ${percent}% (${rate.toFixed(0)}/s) rep ${rep + 1}/${options.reps}: ${system}`,
         );
         const open = () =>
-          driver.openLoop(system, `o${fraction * 100}r${rep}-${system}`, rate, options.openMs);
+          driver.openLoop(system, `o${percent}r${rep}-${system}`, rate, options.openMs);
         const result =
           scrape !== undefined && system === 'gate'
             ? await scraped(scrape.ports, moved, progress, open)
@@ -383,7 +385,7 @@ async function runPhases(
       }
     }
     if (scrape !== undefined)
-      scrape.into[String(fraction * 100)] = Object.fromEntries(
+      scrape.into[String(percent)] = Object.fromEntries(
         [...moved].map(([stage, counters]) => [stage, timingOf(counters)]),
       );
   }
@@ -398,7 +400,7 @@ function notesOf(driver: LoadDriver, runs: readonly RunRecord[]): string[] {
     .filter((r) => r.lost > 0)
     .map(
       (r) =>
-        `${r.system} ${r.phase}${r.fraction === null ? '' : ` ${r.fraction * 100}%`} rep ${r.rep + 1}: ${r.lost} lost`,
+        `${r.system} ${r.phase}${r.fraction === null ? '' : ` ${percentOf(r.fraction)}%`} rep ${r.rep + 1}: ${r.lost} lost`,
     );
   return [...notes, ...lost];
 }

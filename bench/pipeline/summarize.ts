@@ -97,6 +97,11 @@ type LatencyKey = 'p50' | 'p99' | 'unattendedP50' | 'unattendedP99';
 /** The load level the ratios compare latency at. */
 export const HALF_LOAD = 0.5;
 
+/** A load level as the percentage that names it in run ids, reports and JSON (`0.05` → `5`). */
+export function percentOf(fraction: number): number {
+  return Math.round(fraction * 10_000) / 100;
+}
+
 /** Medians and spreads of `runs` (all of one system). */
 export function summarizeSystem(runs: readonly RunRecord[]): SystemSummary {
   const saturation = runs.filter((r) => r.phase === 'saturation');
