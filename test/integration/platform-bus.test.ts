@@ -283,6 +283,51 @@ describe('fetching in batches (minBytes with the idle long poll of our kafkajs p
     await consumer.disconnect();
   });
 
+  it('waits for minBytes only after a fetch that brought busyMinBytes, so light traffic is not held back', async () => {
+    // A record of 100 bytes arrives; a second is sent the moment it does. The fetch that finds the
+    // second waits for minBytes (never reached: 3 s) when the first made the consumer busy.
+    const secondRecordWait = async (name: string, busyMinBytes: number) => {
+      const t = ns.topic(name);
+      await ensureTopic(t, 1);
+      const consumer = bus.consumer({
+        groupId: ns.group(name),
+        minBytes: 10 * 1024 * 1024,
+        maxWaitTimeMs: 3_000,
+        idleMaxWaitTimeMs: 300,
+        busyMinBytes,
+      });
+      const joined = signal();
+      consumer.onGroupJoin(() => joined.resolve());
+      const arrived = [signal<number>(), signal<number>()];
+      let n = 0;
+      await consumer.connect();
+      await consumer.subscribe([t], { fromBeginning: true });
+      await consumer.run((batch) => {
+        for (const m of batch.messages) {
+          arrived[n++]?.resolve(performance.now());
+          batch.resolveOffset(m.offset);
+        }
+        return Promise.resolve();
+      });
+      await within(30_000, 'the group join', joined.promise);
+      const producer = bus.producer({});
+      await producer.connect();
+      await new Promise((r) => setTimeout(r, 1_000));
+      await producer.send([{ topic: t, key: null, value: Buffer.alloc(100, 'a') }]);
+      await within(30_000, 'the first record', arrived[0]!.promise);
+      const sentAt = performance.now();
+      await producer.send([{ topic: t, key: null, value: Buffer.alloc(100, 'b') }]);
+      const wait = (await within(30_000, 'the second record', arrived[1]!.promise)) - sentAt;
+      await producer.disconnect();
+      await consumer.disconnect();
+      return wait;
+    };
+    // Any record makes a fetch busy (kafkajs's behaviour with our patch's default).
+    expect(await secondRecordWait('busy-any', 1)).toBeGreaterThan(1_500);
+    // 100 bytes are fewer than 1 KiB: the next fetch is answered by the second record.
+    expect(await secondRecordWait('busy-1k', 1024)).toBeLessThan(1_000);
+  });
+
   it('lets an idle consumer long-poll: idleMaxWaitTimeInMs reaches kafkajs through kafka.consumer()', async () => {
     // Through kafkajs directly, to count its fetches: with a 25 ms busy wait and no idle long poll
     // this would be about 40 fetches a second; with it, about two.

@@ -155,14 +155,19 @@ export interface BusConsumerOptions {
    */
   readonly minBytes?: number;
   /**
-   * Only a fetch right after one that brought records waits for `minBytes`; any other (the first,
-   * or one after an empty answer) is answered by the first record, or after this many ms (our
-   * kafkajs patch, `patches/`). Default `maxWaitTimeMs`. With a large `minBytes` and a short
-   * `maxWaitTimeMs`, a busy consumer gets larger batches while an idle one long-polls as before,
-   * and a record that comes after a quiet spell is not held back. When idle, this is what bounds
-   * how late a resumed partition starts.
+   * Only a fetch right after a busy one (see `busyMinBytes`) waits for `minBytes`; any other (the
+   * first, or one after an empty or small answer) is answered by the first record, or after this
+   * many ms (our kafkajs patch, `patches/`). Default `maxWaitTimeMs`. With a large `minBytes` and
+   * a short `maxWaitTimeMs`, a busy consumer gets larger batches while an idle one long-polls as
+   * before, and a record that comes after a quiet spell is not held back. When idle, this is what
+   * bounds how late a resumed partition starts.
    */
   readonly idleMaxWaitTimeMs?: number;
+  /**
+   * What makes a fetch busy, so that the next one waits for `minBytes`: at least this many bytes
+   * of records (keys and values) in its answer (our kafkajs patch). Default 1: any record.
+   */
+  readonly busyMinBytes?: number;
   /** Default 1 MiB. */
   readonly maxBytesPerPartition?: number;
   /**
@@ -412,6 +417,7 @@ function newConsumer(kafka: Kafka, options: BusConsumerOptions): Consumer {
     maxWaitTimeInMs,
     minBytes: options.minBytes ?? 1,
     idleMaxWaitTimeInMs: options.idleMaxWaitTimeMs ?? maxWaitTimeInMs,
+    busyMinBytes: options.busyMinBytes ?? 1,
     maxBytesPerPartition: options.maxBytesPerPartition ?? 1_048_576,
     allowAutoTopicCreation: false,
   });

@@ -211,7 +211,7 @@ const valuesOf = (c: Committed | undefined) =>
   (c?.records ?? []).map((r) => (JSON.parse(r.value.toString()) as { n: number }).n);
 
 describe('startStageLoop (in memory)', () => {
-  it('fetches in batches by default: 32 KiB or 25 ms when busy, a 500 ms long poll when idle', async () => {
+  it('fetches in batches by default: 32 KiB or 25 ms when busy (2 KiB last time), else a 500 ms long poll', async () => {
     const memory = memoryBus();
     const loop = await startWith(memory);
     expect(memory.consumerOptions).toHaveLength(1);
@@ -221,6 +221,7 @@ describe('startStageLoop (in memory)', () => {
       minBytes: 32 * 1024,
       maxWaitTimeMs: 25,
       idleMaxWaitTimeMs: 500,
+      busyMinBytes: 2048,
     });
     await loop.stop();
   });
@@ -231,16 +232,26 @@ describe('startStageLoop (in memory)', () => {
       fetchMinBytes: 1,
       maxWaitTimeMs: 500,
       idleMaxWaitTimeMs: 1000,
+      fetchBusyMinBytes: 1,
     });
     expect(eager.consumerOptions[0]).toMatchObject({
       minBytes: 1,
       maxWaitTimeMs: 500,
       idleMaxWaitTimeMs: 1000,
+      busyMinBytes: 1,
     });
     await first.stop();
     const odd = memoryBus();
-    const second = await startWith(odd, { fetchMinBytes: 0, maxWaitTimeMs: -5 });
-    expect(odd.consumerOptions[0]).toMatchObject({ minBytes: 1, maxWaitTimeMs: 0 });
+    const second = await startWith(odd, {
+      fetchMinBytes: 0,
+      maxWaitTimeMs: -5,
+      fetchBusyMinBytes: 0,
+    });
+    expect(odd.consumerOptions[0]).toMatchObject({
+      minBytes: 1,
+      maxWaitTimeMs: 0,
+      busyMinBytes: 1,
+    });
     await second.stop();
   });
 

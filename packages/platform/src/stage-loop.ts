@@ -176,17 +176,23 @@ export interface StageLoopOptions {
    * A fetch of a busy stage is answered once `fetchMinBytes` of records are ready or after
    * `maxWaitTimeMs`, so it handles (and commits) larger chunks: a transaction costs about six
    * broker round trips whatever it carries, and under load a stage that fetched whatever was there
-   * spent most of its CPU on transactions of a few messages. After a fetch that brought nothing,
-   * the next waits for the first record, up to `idleMaxWaitTimeMs`: an idle stage long-polls, and
-   * a record after a quiet spell is not held back. Defaults 32 KiB, 25 ms and 500 ms: under
-   * steady traffic a hop may wait up to 25 ms for more. `fetchMinBytes: 1` takes whatever is
-   * there. See {@link BusConsumerOptions.minBytes}.
+   * spent most of its CPU on transactions of a few messages. A stage is busy while its last fetch
+   * brought at least `fetchBusyMinBytes`; otherwise the next fetch waits for the first record, up
+   * to `idleMaxWaitTimeMs`: an idle stage long-polls, and under light traffic, or after a quiet
+   * spell, a record is not held back. Defaults 32 KiB, 25 ms, 2 KiB and 500 ms: under steady
+   * traffic a hop may wait up to 25 ms for more. `fetchMinBytes: 1` takes whatever is there. See
+   * {@link BusConsumerOptions.minBytes}.
    */
   readonly fetchMinBytes?: number;
   /** How long a busy stage's fetch waits for `fetchMinBytes`, in ms. Default 25. */
   readonly maxWaitTimeMs?: number;
   /** How long an idle stage's fetch waits for its first record, in ms. Default 500. */
   readonly idleMaxWaitTimeMs?: number;
+  /**
+   * Bytes of records (keys and values) a fetch must bring for the next one to wait for
+   * `fetchMinBytes`. Default 2 KiB, about three envelopes; 1 makes any record count.
+   */
+  readonly fetchBusyMinBytes?: number;
   /** Group session timeout, see {@link BusConsumerOptions.sessionTimeoutMs}. */
   readonly sessionTimeoutMs?: number;
   readonly metrics?: StageLoopMetrics;
@@ -214,6 +220,7 @@ const DEFAULT_STOP_TIMEOUT_MS = 10_000;
 const DEFAULT_FETCH_MIN_BYTES = 32 * 1024;
 const DEFAULT_FETCH_MAX_WAIT_MS = 25;
 const DEFAULT_IDLE_MAX_WAIT_MS = 500;
+const DEFAULT_FETCH_BUSY_MIN_BYTES = 2 * 1024;
 
 /** What handling a chunk produced. */
 interface ChunkOutcome {
@@ -340,6 +347,7 @@ class Loop {
       minBytes: Math.max(1, options.fetchMinBytes ?? DEFAULT_FETCH_MIN_BYTES),
       maxWaitTimeMs: Math.max(0, options.maxWaitTimeMs ?? DEFAULT_FETCH_MAX_WAIT_MS),
       idleMaxWaitTimeMs: Math.max(0, options.idleMaxWaitTimeMs ?? DEFAULT_IDLE_MAX_WAIT_MS),
+      busyMinBytes: Math.max(1, options.fetchBusyMinBytes ?? DEFAULT_FETCH_BUSY_MIN_BYTES),
       ...(options.sessionTimeoutMs === undefined
         ? {}
         : { sessionTimeoutMs: options.sessionTimeoutMs }),
