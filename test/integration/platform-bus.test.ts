@@ -238,13 +238,22 @@ describe('fetching in batches (minBytes with the idle long poll of our kafkajs p
     await ensureTopic(topic, 1);
   });
 
-  it('answers a record that comes after a quiet spell at once, not after the busy wait', async () => {
-    // minBytes is never reached, so a fetch in busy mode would answer only after 6 s.
+  /**
+   * A consumer of the one-partition topic `name` whose busy fetches wait for 10 MiB, which never
+   * come, so a busy fetch answers only after `maxWaitTimeMs`. `arrivalAfter` sends one record and
+   * resolves the ms until the consumer was handed it.
+   */
+  async function fetchTimer(
+    name: string,
+    options: { readonly maxWaitTimeMs: number; readonly busyMinBytes?: number },
+  ) {
+    const topic = ns.topic(name);
+    await ensureTopic(topic, 1);
     const consumer = bus.consumer({
-      groupId: ns.group('batching'),
+      groupId: ns.group(name),
       minBytes: 10 * 1024 * 1024,
-      maxWaitTimeMs: 6_000,
       idleMaxWaitTimeMs: 300,
+      ...options,
     });
     const joined = signal();
     consumer.onGroupJoin(() => joined.resolve());
@@ -263,63 +272,46 @@ describe('fetching in batches (minBytes with the idle long poll of our kafkajs p
     await within(30_000, 'the group join', joined.promise);
     const producer = bus.producer({});
     await producer.connect();
-    const sendOne = async (value: string) => {
-      arrived = signal();
-      const sentAt = performance.now();
-      await producer.send([{ topic, key: null, value: Buffer.from(value) }]);
-      await within(30_000, `record ${value}`, arrived.promise);
-      return (arrivals.at(-1)?.at ?? Number.POSITIVE_INFINITY) - sentAt;
+    return {
+      values: () => arrivals.map((a) => a.value),
+      arrivalAfter: async (value: string) => {
+        arrived = signal();
+        const sentAt = performance.now();
+        await producer.send([{ topic, key: null, value: Buffer.from(value) }]);
+        await within(30_000, `record ${value.slice(0, 10)}`, arrived.promise);
+        return (arrivals.at(-1)?.at ?? Number.POSITIVE_INFINITY) - sentAt;
+      },
+      close: async () => {
+        await producer.disconnect();
+        await consumer.disconnect();
+      },
     };
+  }
+
+  it('answers a record that comes after a quiet spell at once, not after the busy wait', async () => {
+    // A fetch in busy mode would answer only after 6 s.
+    const timer = await fetchTimer('batching', { maxWaitTimeMs: 6_000 });
     // Idle since it joined: the long poll answers with the first record.
     await new Promise((r) => setTimeout(r, 1_000));
-    const first = await sendOne('first');
+    const first = await timer.arrivalAfter('first');
     // The fetch after it waits for minBytes, finds none within 6 s and comes back empty: idle again.
     await new Promise((r) => setTimeout(r, 7_000));
-    const second = await sendOne('second');
-    expect(arrivals.map((a) => a.value)).toEqual(['first', 'second']);
+    const second = await timer.arrivalAfter('second');
+    expect(timer.values()).toEqual(['first', 'second']);
     expect(first).toBeLessThan(3_000);
     expect(second).toBeLessThan(3_000);
-    await producer.disconnect();
-    await consumer.disconnect();
+    await timer.close();
   });
 
   it('waits for minBytes only after a fetch that brought busyMinBytes, so light traffic is not held back', async () => {
     // A record of 100 bytes arrives; a second is sent the moment it does. The fetch that finds the
     // second waits for minBytes (never reached: 3 s) when the first made the consumer busy.
     const secondRecordWait = async (name: string, busyMinBytes: number) => {
-      const t = ns.topic(name);
-      await ensureTopic(t, 1);
-      const consumer = bus.consumer({
-        groupId: ns.group(name),
-        minBytes: 10 * 1024 * 1024,
-        maxWaitTimeMs: 3_000,
-        idleMaxWaitTimeMs: 300,
-        busyMinBytes,
-      });
-      const joined = signal();
-      consumer.onGroupJoin(() => joined.resolve());
-      const arrived = [signal<number>(), signal<number>()];
-      let n = 0;
-      await consumer.connect();
-      await consumer.subscribe([t], { fromBeginning: true });
-      await consumer.run((batch) => {
-        for (const m of batch.messages) {
-          arrived[n++]?.resolve(performance.now());
-          batch.resolveOffset(m.offset);
-        }
-        return Promise.resolve();
-      });
-      await within(30_000, 'the group join', joined.promise);
-      const producer = bus.producer({});
-      await producer.connect();
+      const timer = await fetchTimer(name, { maxWaitTimeMs: 3_000, busyMinBytes });
       await new Promise((r) => setTimeout(r, 1_000));
-      await producer.send([{ topic: t, key: null, value: Buffer.alloc(100, 'a') }]);
-      await within(30_000, 'the first record', arrived[0]!.promise);
-      const sentAt = performance.now();
-      await producer.send([{ topic: t, key: null, value: Buffer.alloc(100, 'b') }]);
-      const wait = (await within(30_000, 'the second record', arrived[1]!.promise)) - sentAt;
-      await producer.disconnect();
-      await consumer.disconnect();
+      await timer.arrivalAfter('a'.repeat(100));
+      const wait = await timer.arrivalAfter('b'.repeat(100));
+      await timer.close();
       return wait;
     };
     // Any record makes a fetch busy (kafkajs's behaviour with our patch's default).
