@@ -40,11 +40,19 @@ export const USAGE = `npm run bench [-- --quick] [--reps N] [--seed N] [--out FI
                50 among them (default 5,25,50,75)
   --hops       after the run, read every topic again and report the time of each hop`;
 
-function whole(name: string, text: string | undefined, fallback: number, min: number): number {
+function whole(
+  name: string,
+  text: string | undefined,
+  fallback: number,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   if (text === undefined) return fallback;
-  const n = Number(text);
-  if (!Number.isSafeInteger(n) || n < min)
-    throw new RangeError(`--${name} must be a whole number ≥ ${min}, got "${text}"`);
+  const n = text.trim() === '' ? Number.NaN : Number(text);
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `from ${min} to ${max}`;
+    throw new RangeError(`--${name} must be a whole number ${range}, got "${text}"`);
+  }
   return n;
 }
 
@@ -53,12 +61,7 @@ const DEFAULT_LOADS = '5,25,50,75';
 
 /** `--loads`: distinct whole percentages from 1 to 99, ascending, one of them 50 (the ratios'). */
 function loads(text: string): number[] {
-  const percents = text.split(',').map((part) => {
-    const n = Number(part.trim());
-    if (part.trim() === '' || !Number.isInteger(n) || n < 1 || n > 99)
-      throw new RangeError(`--loads takes whole percentages from 1 to 99, got "${part}"`);
-    return n;
-  });
+  const percents = text.split(',').map((part) => whole('loads', part, Number.NaN, 1, 99));
   if (!percents.includes(50))
     throw new RangeError(`--loads must include 50 (the ratios compare half load), got "${text}"`);
   return [...new Set(percents)].sort((a, b) => a - b).map((p) => p / 100);
