@@ -7,21 +7,75 @@
 import kafkajs from 'kafkajs';
 import type {
   Admin,
+  Assigner,
   Consumer,
   EachBatchPayload,
   Kafka,
   KafkaMessage,
   LogEntry,
+  PartitionAssigner,
   Producer,
   Transaction,
 } from 'kafkajs';
 import type { AdapterLogger } from './adapter-logger.js';
+import { assignBySubscription } from './assign-by-subscription.js';
 import type { Fault } from './fault.js';
 import { kafkaFault } from './kafka-fault.js';
 import { headersFromRecord } from './record-headers.js';
 import { topicConfigEntries, type TopicSpec } from './topics.js';
 
-const { Kafka: KafkaClient, Partitioners, logLevel } = kafkajs;
+const {
+  AssignerProtocol,
+  Kafka: KafkaClient,
+  PartitionAssigners,
+  Partitioners,
+  logLevel,
+} = kafkajs;
+
+/** The protocol name of {@link bySubscription}, as members announce it to the coordinator. */
+const BY_SUBSCRIPTION_ASSIGNER = 'ToolgateBySubscription';
+
+/**
+ * A partition assigner for groups whose members subscribe to different topics (see
+ * {@link assignBySubscription}). kafkajs hands an assigner only the leader's own topics, so this
+ * one reads every member's from its metadata and looks their partitions up itself.
+ */
+const bySubscription: PartitionAssigner = ({ cluster }): Assigner => ({
+  name: BY_SUBSCRIPTION_ASSIGNER,
+  version: 0,
+  async assign({ members }) {
+    const subscribed = members.map(({ memberId, memberMetadata }) => ({
+      memberId,
+      topics: AssignerProtocol.MemberMetadata.decode(memberMetadata)?.topics ?? [],
+    }));
+    const topics = [...new Set(subscribed.flatMap((m) => m.topics))];
+    await cluster.addMultipleTargetTopics(topics);
+    const partitions = new Map(
+      topics.map((t) => [t, cluster.findTopicPartitionMetadata(t).map((p) => p.partitionId)]),
+    );
+    const assigned = assignBySubscription(subscribed, partitions);
+    return subscribed.map(({ memberId }) => ({
+      memberId,
+      memberAssignment: AssignerProtocol.MemberAssignment.encode({
+        version: 0,
+        assignment: Object.fromEntries(
+          Object.entries(assigned.get(memberId) ?? {}).map(([t, ids]) => [t, [...ids]]),
+        ),
+        userData: Buffer.alloc(0),
+      }),
+    }));
+  },
+  protocol({ topics }) {
+    return {
+      name: BY_SUBSCRIPTION_ASSIGNER,
+      metadata: AssignerProtocol.MemberMetadata.encode({
+        version: 0,
+        topics,
+        userData: Buffer.alloc(0),
+      }),
+    };
+  },
+});
 
 /** Options of {@link createBus}. */
 export interface BusOptions {
@@ -420,6 +474,9 @@ function newConsumer(kafka: Kafka, options: BusConsumerOptions): Consumer {
     busyMinBytes: options.busyMinBytes ?? 1,
     maxBytesPerPartition: options.maxBytesPerPartition ?? 1_048_576,
     allowAutoTopicCreation: false,
+    // Members may subscribe to different topics (execute's halves); round robin stays listed so
+    // a group can still form with members of an earlier build during a rolling upgrade.
+    partitionAssigners: [bySubscription, PartitionAssigners.roundRobin],
   });
 }
 
