@@ -39,6 +39,7 @@ describe('loadConfig', () => {
       groupPrefix: '',
       integrityKey: KEY,
       httpHost: '127.0.0.1',
+      executeInputs: 'both',
       logLevel: 'info',
       shutdownTimeoutMs: 10_000,
     });
@@ -90,6 +91,17 @@ describe('loadConfig', () => {
       'TOOLGATE_HTTP_PORT must be <= 65535',
       'TOOLGATE_LOG_LEVEL must be equal to one of the allowed values (fatal, error, warn, info, debug, trace, silent)',
       'TOOLGATE_SHUTDOWN_TIMEOUT_MS must be integer',
+    ]);
+  });
+
+  it('takes what the execute stage consumes, and refuses anything but both, cleared or results', () => {
+    const of = (inputs: string) =>
+      loadConfig({ TOOLGATE_INTEGRITY_KEY: KEY, TOOLGATE_EXECUTE_INPUTS: inputs }).executeInputs;
+    expect(['both', 'cleared', 'results'].map(of)).toEqual(['both', 'cleared', 'results']);
+    expect(
+      problemsOf({ TOOLGATE_INTEGRITY_KEY: KEY, TOOLGATE_EXECUTE_INPUTS: 'commands' }),
+    ).toEqual([
+      'TOOLGATE_EXECUTE_INPUTS must be equal to one of the allowed values (both, cleared, results)',
     ]);
   });
 

@@ -56,6 +56,12 @@ export type ConfigOf<T extends VariableTable> = {
 };
 
 const PORT = { minimum: 0, maximum: 65_535 } as const;
+
+/** What an execute process consumes (TOOLGATE_EXECUTE_INPUTS). */
+export const EXECUTE_INPUTS = ['both', 'cleared', 'results'] as const;
+
+/** One of {@link EXECUTE_INPUTS}. */
+export type ExecuteInputs = (typeof EXECUTE_INPUTS)[number];
 const NAME_PART = { pattern: '^[A-Za-z0-9._-]*$', maxLength: 100 } as const;
 
 /** The shared variables of every Toolgate process (plan of issue 4). */
@@ -142,6 +148,14 @@ export const CONFIG_VARIABLES = {
     description:
       "Port of the confirm stage's approval API (/pending, /confirmations/:id/approve|reject); 0 picks a free one. Unset: served on the confirm stage's HTTP_PORT.",
   },
+  EXECUTE_INPUTS: {
+    key: 'executeInputs',
+    kind: 'string',
+    default: 'both',
+    schema: { enum: EXECUTE_INPUTS },
+    description:
+      "What the execute stage consumes: `both`, or `cleared` (issue commands) or `results` (settle results and sweep deadlines), to run execute's two hops as separate processes, as a loaded deployment should (see the README's Performance section). All share the consumer group `toolgate.execute`, whose members each get only partitions of their own topics.",
+  },
   LOG_LEVEL: {
     key: 'logLevel',
     kind: 'string',
@@ -225,6 +239,8 @@ export interface Config {
   readonly httpPort?: number;
   /** TOOLGATE_CONFIRMATION_HTTP_PORT: approval API port; unset = the confirm stage's HTTP port. */
   readonly confirmationHttpPort?: number;
+  /** TOOLGATE_EXECUTE_INPUTS: what an execute process consumes, one of {@link EXECUTE_INPUTS}. */
+  readonly executeInputs: string;
   /** TOOLGATE_LOG_LEVEL: pino level; default `info`. */
   readonly logLevel: string;
   /** TOOLGATE_INSTANCE_ID: unique per running instance; default `<hostname>-<pid>`. */

@@ -2,13 +2,16 @@
  * The execute stage: consumes cleared envelopes (tagged, wire format) and tool results (wire
  * format or plain JSON), publishes each command once per idempotency key to its tool's topic, and
  * ends every command with one terminal observation: its checked result, a replay of a finished
- * call, or an unknown outcome when the deadline sweeper finds the tool silent.
+ * call, or an unknown outcome when the deadline sweeper finds the tool silent. The two halves can
+ * run as separate processes (TOOLGATE_EXECUTE_INPUTS), as the relay's hop4 and observation hop do.
  */
 import {
+  EXECUTE_INPUTS,
   fatalOutputs,
   loopMetrics,
   startStageLoop,
   stageGroup,
+  type ExecuteInputs,
   type Incoming,
   type Outgoing,
   type RunningStage,
@@ -23,11 +26,19 @@ import { startDeadlineSweeper } from './sweep-deadlines.js';
 /** The stage's name everywhere: folder, package, consumer group, log field. */
 export const STAGE = 'execute' as const;
 
-/** Starts the execute stage and its deadline sweeper on `deps`; resolves once it is consuming. */
+/**
+ * Starts the execute stage on `deps`, consuming what `TOOLGATE_EXECUTE_INPUTS` says: cleared
+ * envelopes, tool results, or both; the deadline sweeper runs where results are settled. Every
+ * execute process joins the one group, `toolgate.execute`, whose assigner gives each partition to
+ * one member subscribed to its topic: whatever mix runs, each envelope and each result is handled
+ * by one member. Resolves once it is consuming.
+ */
 export async function start(deps: StageDeps): Promise<RunningStage> {
+  const inputs = inputsOf(deps.config.executeInputs);
   const { topics } = deps.outputs;
-  // The pending commands this instance issued, for settling their results in one round trip.
-  const inFlight = new CommandsInFlight();
+  // The pending commands this instance issued, for settling their results in one round trip; an
+  // instance that settles no results keeps none.
+  const inFlight = new CommandsInFlight(inputs === 'cleared' ? 0 : undefined);
   const cleared = createClearedHandler(deps, inFlight);
   const result = createResultHandler(deps, createMessageChecker(), inFlight);
   const handle = (msg: Incoming, release: () => void): Promise<readonly Outgoing[]> => {
@@ -40,8 +51,8 @@ export async function start(deps: StageDeps): Promise<RunningStage> {
     stage: STAGE,
     groupId: stageGroup(deps.config.groupPrefix, STAGE),
     topics: [
-      { name: topics.cleared, plainJsonAllowed: false },
-      { name: topics.results, plainJsonAllowed: true },
+      ...(inputs === 'results' ? [] : [{ name: topics.cleared, plainJsonAllowed: false }]),
+      ...(inputs === 'cleared' ? [] : [{ name: topics.results, plainJsonAllowed: true }]),
     ],
     bus: deps.bus,
     codec: deps.codec,
@@ -51,17 +62,27 @@ export async function start(deps: StageDeps): Promise<RunningStage> {
     onFatal: (msg, error) => fatalOutputs(STAGE, msg, error, deps.outputs, deps.now()),
     metrics: loopMetrics(deps.metrics),
   });
-  const sweeper = startDeadlineSweeper({
-    deps,
-    produce: (outgoing) => loop.produceTransactional(outgoing),
-    inFlight,
-  });
+  const sweeper =
+    inputs === 'cleared'
+      ? undefined
+      : startDeadlineSweeper({
+          deps,
+          produce: (outgoing) => loop.produceTransactional(outgoing),
+          inFlight,
+        });
   return {
     stage: STAGE,
     ready: () => loop.ready(),
     stop: async () => {
-      await sweeper.stop();
+      await sweeper?.stop();
       await loop.stop();
     },
   };
+}
+
+/** The configured inputs; loadConfig has checked the value against {@link EXECUTE_INPUTS}. */
+function inputsOf(value: string): ExecuteInputs {
+  const found = EXECUTE_INPUTS.find((inputs) => inputs === value);
+  if (found === undefined) throw new TypeError(`unknown execute inputs "${value}"`);
+  return found;
 }
