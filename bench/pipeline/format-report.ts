@@ -51,7 +51,7 @@ export function formatReport(input: ReportInput): string[] {
     ...systems.flatMap(([name, s]) =>
       s.costs.map(
         (c) =>
-          `  ${pad(name, 8)}${pad(c.name, 16)}${pad(formatSpread(c.cpuMsPerProposal, 3), 28)}${formatSpread(c.rssMiB, 0)} MiB`,
+          `  ${pad(name, 8)}${pad(c.name, 22)}${pad(formatSpread(c.cpuMsPerProposal, 3), 28)}${formatSpread(c.rssMiB, 0)} MiB`,
       ),
     ),
     '',

@@ -1,8 +1,8 @@
 /**
  * Starts the processes of the two systems under test, each its own child process: the relay
- * (four hops, the echo worker, the observation hop) and the gate (validate, authorize, confirm,
- * execute through `toolgate start`, and the no-op tool worker). Resolves once every one of them
- * has joined its consumer group.
+ * (four hops, the echo worker, the observation hop) and the gate (validate, authorize, confirm and
+ * execute's two halves through `toolgate start`, and the no-op tool worker). Resolves once every
+ * one of them has joined its consumer group.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -17,8 +17,21 @@ import type { StackAddresses } from './stack-probe.js';
 /** The repository root (children run from it). */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** The gate's stages, each in its own process. */
-export const GATE_STAGES = ['validate', 'authorize', 'confirm', 'execute'] as const;
+/**
+ * The gate's stage processes, each `toolgate start <stage>`: execute runs as two, one issuing
+ * commands and one settling results (TOOLGATE_EXECUTE_INPUTS), as the relay's hop4 and
+ * observation hop do, and as a loaded deployment should.
+ */
+export const GATE_STAGES = [
+  { name: 'validate', stage: 'validate', env: {} },
+  { name: 'authorize', stage: 'authorize', env: {} },
+  { name: 'confirm', stage: 'confirm', env: {} },
+  { name: 'execute', stage: 'execute', env: { TOOLGATE_EXECUTE_INPUTS: 'cleared' } },
+  { name: 'execute-results', stage: 'execute', env: { TOOLGATE_EXECUTE_INPUTS: 'results' } },
+] as const;
+
+/** One gate stage process. */
+type GateStage = (typeof GATE_STAGES)[number];
 
 /** One system's prefixes. */
 export interface Space {
@@ -112,13 +125,14 @@ interface Starter {
   start(): { child: Child; ready: () => Promise<void> };
 }
 
-function gateStage(o: StartOptions, stage: string, integrityKey: string, port: number): Starter {
-  const profile = profileFlags(o, `gate-${stage}`);
+function gateStage(o: StartOptions, gate: GateStage, integrityKey: string, port: number): Starter {
+  const name = `gate-${gate.name}`;
+  const profile = profileFlags(o, name);
   return {
-    name: `gate-${stage}`,
+    name,
     start() {
       const child = o.children.start({
-        name: `gate-${stage}`,
+        name,
         args: [
           ...NODE_FLAGS,
           ...profile,
@@ -126,19 +140,20 @@ function gateStage(o: StartOptions, stage: string, integrityKey: string, port: n
           'tsx',
           join(REPO_ROOT, 'packages/cli/src/main.ts'),
           'start',
-          stage,
+          gate.stage,
           '--config',
           script('bench-deployment.ts'),
         ],
         env: {
-          ...baseEnv(o, o.gate, stage),
+          ...baseEnv(o, o.gate, gate.name),
           TOOLGATE_INTEGRITY_KEY: integrityKey,
           TOOLGATE_HTTP_PORT: String(port),
+          ...gate.env,
         },
       });
       const probe = async () =>
         (await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(1_000) })).ok;
-      return { child, ready: () => waitUntil(`gate-${stage} joining its group`, child, probe) };
+      return { child, ready: () => waitUntil(`${name} joining its group`, child, probe) };
     },
   };
 }
@@ -161,7 +176,7 @@ async function startOnceMore(w: Starter, progress: (line: string) => void): Prom
 }
 
 /**
- * Starts both systems in waves (eleven tsx processes starting at once on two cores time out on
+ * Starts both systems in waves (twelve tsx processes starting at once on two cores time out on
  * the registry and race to create the same topics); resolves once all are ready.
  */
 export async function startSystems(o: StartOptions): Promise<{
@@ -185,7 +200,7 @@ export async function startSystems(o: StartOptions): Promise<{
   });
   const ports = await Promise.all(GATE_STAGES.map(() => freePort()));
   const stage = (i: number) =>
-    gateStage(o, GATE_STAGES[i] ?? 'validate', integrityKey, ports[i] ?? 0);
+    gateStage(o, GATE_STAGES[i] ?? GATE_STAGES[0], integrityKey, ports[i] ?? 0);
   // One gate stage at a time: each registers ~17 subjects, and the registry (which writes each
   // through Kafka) answered three stages at once later than the codec's 5 s.
   const waves: Starter[][] = [
@@ -193,11 +208,8 @@ export async function startSystems(o: StartOptions): Promise<{
     [stage(1), hop('hop2')],
     [stage(2), hop('hop3')],
     [stage(3), hop('hop4')],
-    [
-      worker('gate-worker', o.gate, EXAMPLE_TOOLS),
-      worker('relay-worker', o.relay, EXAMPLE_TOOLS),
-      hop('obs'),
-    ],
+    [stage(4), hop('obs')],
+    [worker('gate-worker', o.gate, EXAMPLE_TOOLS), worker('relay-worker', o.relay, EXAMPLE_TOOLS)],
   ];
   const started: Child[] = [];
   for (const [i, wave] of waves.entries()) {
@@ -207,6 +219,6 @@ export async function startSystems(o: StartOptions): Promise<{
     started.push(...(await Promise.all(wave.map((w) => startOnceMore(w, o.progress)))));
   }
   const of = (prefix: string) => started.filter((c) => c.name.startsWith(prefix));
-  const gatePorts = Object.fromEntries(GATE_STAGES.map((name, i) => [name, ports[i] ?? 0]));
+  const gatePorts = Object.fromEntries(GATE_STAGES.map((g, i) => [g.name, ports[i] ?? 0]));
   return { relay: of('relay-'), gate: of('gate-'), gatePorts };
 }
