@@ -24,6 +24,7 @@ export const startCommand: Command = {
     'Addresses, prefixes and the integrity key come from TOOLGATE_* variables (docs/configuration.md);',
     '--config (or TOOLGATE_CONFIG) names the deployment file. Each stage serves /healthz, /readyz',
     'and /metrics on its HTTP port; the confirm stage also serves the approval API.',
+    'TOOLGATE_EXECUTE_INPUTS=cleared or results runs one half of execute, to run the halves apart.',
   ],
   options: {
     config: { type: 'string', description: 'the deployment file (default TOOLGATE_CONFIG)' },
