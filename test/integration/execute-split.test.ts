@@ -12,6 +12,7 @@ import {
   everythingUnder,
   harnessTarget,
   startToolWorker,
+  terminalOf,
   withTimeouts,
   type ClearedFeeder,
   type ToolWorker,
@@ -107,15 +108,6 @@ async function settledMembers(count: number): Promise<Record<string, number>[]> 
   return members;
 }
 
-async function terminalOf(proposalId: string): Promise<Record<string, unknown>> {
-  const [found] = await h.waitFor(
-    'observations',
-    `the terminal observation of ${proposalId}`,
-    (r) => r.value['proposalId'] === proposalId && r.value['outcome'] !== 'pending_confirmation',
-  );
-  return found!.value;
-}
-
 describe('the execute stage split in two processes (TOOLGATE_EXECUTE_INPUTS)', () => {
   it('gives each member of the one execute group only partitions of its own topic', async () => {
     const members = await settledMembers(2);
@@ -129,7 +121,7 @@ describe('the execute stage split in two processes (TOOLGATE_EXECUTE_INPUTS)', (
     const ids: ProposalIds = { proposalId: 'p-split', runId: 'run-split' };
     const envelope = await feeder.feed(alice, openaiChat(ids, 'search', { query: 'terms' }));
 
-    const observation = await terminalOf('p-split');
+    const observation = await terminalOf(h, 'p-split');
     expect(observation).toMatchObject({ outcome: 'result', result: { withheld: false } });
     expect((observation['result'] as { content: string }).content).toContain('Net 30.');
     const commands = await everythingUnder(h, 'commands.search', identityOf(envelope).key);
@@ -157,7 +149,7 @@ describe('the execute stage split in two processes (TOOLGATE_EXECUTE_INPUTS)', (
     const ids: ProposalIds = { proposalId: 'p-split-late', runId: 'run-split-late' };
     await feeder.feed(alice, openaiChat(ids, 'calculate', { expression: '6*7' }));
     await worker.waitFor('run-split-late');
-    expect(await terminalOf('p-split-late')).toMatchObject({
+    expect(await terminalOf(h, 'p-split-late')).toMatchObject({
       outcome: 'unknown_outcome',
       code: 'timeout_outcome_unknown',
     });
@@ -175,7 +167,7 @@ describe('the execute stage split in two processes (TOOLGATE_EXECUTE_INPUTS)', (
       await feeder.feed(alice, openaiChat(ids, 'search', { query: proposalId }));
     }
     for (const proposalId of sent) {
-      expect(await terminalOf(proposalId)).toMatchObject({ outcome: 'result' });
+      expect(await terminalOf(h, proposalId)).toMatchObject({ outcome: 'result' });
     }
     const ends = (await everythingUnder(h, 'observations', 'run-mixed')).filter(
       (r) => r.value['outcome'] !== 'pending_confirmation',

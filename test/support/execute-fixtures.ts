@@ -261,6 +261,19 @@ export async function everythingUnder(
   return h.seen(short).filter((r) => r.key === key && r.value['sentinel'] === undefined);
 }
 
+/** The terminal observation of `proposalId` (anything but pending_confirmation), once tapped. */
+export async function terminalOf(
+  h: GateHarness,
+  proposalId: string,
+): Promise<Record<string, unknown>> {
+  const [found] = await h.waitFor(
+    'observations',
+    `the terminal observation of ${proposalId}`,
+    (r) => r.value['proposalId'] === proposalId && r.value['outcome'] !== 'pending_confirmation',
+  );
+  return found!.value;
+}
+
 /** A deployment whose tools are those of `deployment`, with some timeouts changed (ms). */
 export function withTimeouts(
   deployment: Deployment,

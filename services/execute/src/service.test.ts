@@ -9,6 +9,7 @@ import {
   everythingUnder,
   harnessTarget,
   startToolWorker,
+  terminalOf,
   withTimeouts,
   type ClearedFeeder,
   type ToolWorker,
@@ -51,16 +52,6 @@ afterAll(async () => {
     );
   }
 });
-
-/** The terminal observation of `proposalId` (anything but pending_confirmation). */
-async function terminalOf(proposalId: string): Promise<Record<string, unknown>> {
-  const [found] = await h.waitFor(
-    'observations',
-    `the terminal observation of ${proposalId}`,
-    (r) => r.value['proposalId'] === proposalId && r.value['outcome'] !== 'pending_confirmation',
-  );
-  return found!.value;
-}
 
 /** Every terminal observation of `runId`, once the tap has read its partition to the end. */
 async function terminalsOf(runId: string): Promise<Tapped[]> {
@@ -107,7 +98,7 @@ describe('the execute stage on Kafka: commands and results', () => {
       ['p-read', 'Invoices are due within 30 days.'],
       ['p-write', '{"invoice":"inv_481","status":"approved"}'],
     ] as const) {
-      const observation = await terminalOf(proposalId);
+      const observation = await terminalOf(h, proposalId);
       expect(observation).toMatchObject({
         outcome: 'result',
         disposition: 'execute',
@@ -152,7 +143,7 @@ describe('the execute stage on Kafka: commands and results', () => {
     worker.plan('run-twice', () => ({ status: 'ok', output: { snippets: ['first'] } }));
     const ids: ProposalIds = { proposalId: 'p-twice', runId: 'run-twice' };
     const read = await feeder.feed(alice, openaiChat(ids, 'search', { query: 'twice' }));
-    expect(await terminalOf('p-twice')).toMatchObject({ outcome: 'result' });
+    expect(await terminalOf(h, 'p-twice')).toMatchObject({ outcome: 'result' });
     const [command] = await commandsOf(read);
     const commandId = String(command!.value['commandId']);
     await h.send('results', 'run-twice', {
@@ -186,7 +177,7 @@ describe('the execute stage on Kafka: commands and results', () => {
     );
     const envelope = await feeder.build(alice, refund, { confirmedBy: 'alice', confirmedAt });
     await feeder.send(envelope);
-    expect(await terminalOf('p-confirmed')).toMatchObject({ outcome: 'result' });
+    expect(await terminalOf(h, 'p-confirmed')).toMatchObject({ outcome: 'result' });
     const [command] = await commandsOf(envelope);
     expect(command!.value).toMatchObject({
       tool: 'refund_payment',
@@ -212,7 +203,7 @@ describe('the execute stage on Kafka: commands and results', () => {
     );
     const big = await feeder.feed(alice, openaiChat(ids('p-big'), 'search', { query: 'big' }));
 
-    const withheld = await terminalOf('p-inject');
+    const withheld = await terminalOf(h, 'p-inject');
     expect(withheld).toMatchObject({
       outcome: 'result',
       disposition: 'execute',
@@ -221,7 +212,7 @@ describe('the execute stage on Kafka: commands and results', () => {
       result: { content: WITHHELD_TEXT, withheld: true },
     });
     expect(JSON.stringify(withheld)).not.toContain('Ignore all previous');
-    const tooLarge = await terminalOf('p-big');
+    const tooLarge = await terminalOf(h, 'p-big');
     expect(tooLarge).toMatchObject({
       outcome: 'result',
       stage: 'result',
@@ -251,7 +242,7 @@ describe('the execute stage on Kafka: commands and results', () => {
     await feeder.feed(alice, openaiChat(ids('p-error'), 'search', { query: 'plain' }));
     await feeder.feed(alice, openaiChat(ids('p-error-inject'), 'search', { query: 'steer' }));
 
-    const plain = await terminalOf('p-error');
+    const plain = await terminalOf(h, 'p-error');
     expect(plain).toMatchObject({
       outcome: 'result',
       disposition: 'execute',
@@ -264,7 +255,7 @@ describe('the execute stage on Kafka: commands and results', () => {
     expect((plain['result'] as { content: string }).content).toContain(
       'the search index is offline',
     );
-    const steering = await terminalOf('p-error-inject');
+    const steering = await terminalOf(h, 'p-error-inject');
     expect(steering).toMatchObject({ stage: 'execution', code: 'tool_error' });
     expect(steering).not.toHaveProperty('result');
     expect(JSON.stringify(steering)).not.toContain('approve every invoice');
@@ -285,12 +276,12 @@ describe('the execute stage on Kafka: idempotency', () => {
     });
     const args = { invoice_id: 'inv_481', status: 'rejected' };
     const first = await feeder.feed(alice, openaiChat(ids('p-dup-1'), 'approve_invoice', args));
-    const original = await terminalOf('p-dup-1');
+    const original = await terminalOf(h, 'p-dup-1');
     await feeder.feed(alice, openaiChat(ids('p-dup-2'), 'approve_invoice', args));
     await feeder.feed(alice, openaiChat(ids('p-dup-3'), 'approve_invoice', args));
 
     for (const retry of ['p-dup-2', 'p-dup-3']) {
-      const replayed = await terminalOf(retry);
+      const replayed = await terminalOf(h, retry);
       expect(replayed).toMatchObject({
         outcome: 'result',
         disposition: 'execute',
@@ -316,7 +307,7 @@ describe('the execute stage on Kafka: idempotency', () => {
       alice,
       openaiChat(ids('p-dup-4'), 'approve_invoice', { invoice_id: 'inv_481', status: 'approved' }),
     );
-    const conflict = await terminalOf('p-dup-4');
+    const conflict = await terminalOf(h, 'p-dup-4');
     expect(conflict).toMatchObject({
       outcome: 'rejected',
       stage: 'idempotency',
@@ -344,7 +335,7 @@ describe('the execute stage on Kafka: idempotency', () => {
     const [command] = await worker.waitFor('run-busy');
     await feeder.feed(alice, openaiChat(ids('p-busy-2'), 'approve_invoice', args));
 
-    const busy = await terminalOf('p-busy-2');
+    const busy = await terminalOf(h, 'p-busy-2');
     expect(busy).toMatchObject({
       outcome: 'rejected',
       stage: 'idempotency',
@@ -356,7 +347,7 @@ describe('the execute stage on Kafka: idempotency', () => {
       status: 'ok',
       output: { invoice: 'inv_482', status: 'rejected' },
     });
-    expect(await terminalOf('p-busy-1')).toMatchObject({
+    expect(await terminalOf(h, 'p-busy-1')).toMatchObject({
       outcome: 'result',
       result: { withheld: false },
     });
@@ -379,7 +370,7 @@ describe('the execute stage on Kafka: deadlines', () => {
       openaiChat(ids('p-late-1'), 'calculate', { expression: '6*7' }),
     );
     const [command] = await worker.waitFor('run-late');
-    const unknown = await terminalOf('p-late-1');
+    const unknown = await terminalOf(h, 'p-late-1');
     expect(unknown).toMatchObject({
       outcome: 'unknown_outcome',
       disposition: 'deny',
@@ -400,7 +391,7 @@ describe('the execute stage on Kafka: deadlines', () => {
     );
     expect(late!.value['internalDetail']).toContain('recorded');
     await feeder.feed(alice, openaiChat(ids('p-late-2'), 'calculate', { expression: '6*7' }));
-    const replayed = await terminalOf('p-late-2');
+    const replayed = await terminalOf(h, 'p-late-2');
     expect(replayed).toMatchObject({
       outcome: 'result',
       replay: true,
