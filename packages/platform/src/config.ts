@@ -56,13 +56,13 @@ export type ConfigOf<T extends VariableTable> = {
 };
 
 const PORT = { minimum: 0, maximum: 65_535 } as const;
+const NAME_PART = { pattern: '^[A-Za-z0-9._-]*$', maxLength: 100 } as const;
 
 /** What an execute process consumes (TOOLGATE_EXECUTE_INPUTS). */
 export const EXECUTE_INPUTS = ['both', 'cleared', 'results'] as const;
 
 /** One of {@link EXECUTE_INPUTS}. */
 export type ExecuteInputs = (typeof EXECUTE_INPUTS)[number];
-const NAME_PART = { pattern: '^[A-Za-z0-9._-]*$', maxLength: 100 } as const;
 
 /** The shared variables of every Toolgate process (plan of issue 4). */
 export const CONFIG_VARIABLES = {
@@ -154,7 +154,7 @@ export const CONFIG_VARIABLES = {
     default: 'both',
     schema: { enum: EXECUTE_INPUTS },
     description:
-      "What the execute stage consumes: `both`, or `cleared` (issue commands) or `results` (settle results and sweep deadlines), to run execute's two hops as separate processes, as a loaded deployment should (see the README's Performance section). All share the consumer group `toolgate.execute`, whose members each get only partitions of their own topics.",
+      "What the execute stage consumes: `both`, or `cleared` (issue commands) or `results` (settle results and sweep deadlines), to run execute's two hops as separate processes, as a loaded deployment should (docs/decisions/0005). All share the consumer group `toolgate.execute`, whose members each get only partitions of their own topics; at least one process must settle results (`both` or `results`).",
   },
   LOG_LEVEL: {
     key: 'logLevel',
