@@ -134,13 +134,6 @@ describe('the execute stage split in two processes (TOOLGATE_EXECUTE_INPUTS)', (
     const ends = (await everythingUnder(h, 'observations', 'run-split')).filter(
       (r) => r.value['outcome'] !== 'pending_confirmation',
     );
-    console.log(
-      JSON.stringify(
-        ends.map((e) => e.value),
-        null,
-        1,
-      ),
-    );
     expect(ends).toHaveLength(1);
   });
 
@@ -154,6 +147,7 @@ describe('the execute stage split in two processes (TOOLGATE_EXECUTE_INPUTS)', (
       code: 'timeout_outcome_unknown',
     });
   });
+
   it('ends each call once while a process that does both runs beside the two halves', async () => {
     both = await startExecute('both');
     const members = await settledMembers(3);
