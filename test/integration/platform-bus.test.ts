@@ -231,6 +231,47 @@ describe('transactional producer and consumer', () => {
   });
 });
 
+describe('partition assignment', () => {
+  const topic = ns.topic('assign');
+
+  beforeAll(async () => {
+    await ensureTopic(topic, 2);
+  });
+
+  it('shares a group with a member of an earlier build, which knows only round robin', async () => {
+    const groupId = ns.group('upgrade');
+    const earlier = kafka.consumer({ groupId });
+    const consumer: BusConsumer = bus.consumer({ groupId });
+    let assignment: Readonly<Record<string, readonly number[]>> = {};
+    consumer.onGroupJoin((joined) => {
+      assignment = joined;
+    });
+    try {
+      await earlier.connect();
+      await earlier.subscribe({ topics: [topic] });
+      await earlier.run({ eachMessage: () => Promise.resolve() });
+      await consumer.connect();
+      await consumer.subscribe([topic]);
+      await consumer.run(() => Promise.resolve());
+      const admin = kafka.admin();
+      await admin.connect();
+      try {
+        await eventually(30_000, 'both members in the group, one partition each', async () => {
+          const [group] = (await admin.describeGroups([groupId])).groups;
+          return group?.members.length === 2 && (assignment[topic]?.length ?? 0) === 1;
+        });
+        const [group] = (await admin.describeGroups([groupId])).groups;
+        expect(group?.protocol).toBe('RoundRobinAssigner');
+      } finally {
+        await admin.disconnect();
+      }
+    } finally {
+      await consumer.disconnect();
+      await earlier.disconnect();
+    }
+  });
+});
+
 describe('fetching in batches (minBytes with the idle long poll of our kafkajs patch)', () => {
   const topic = ns.topic('batching');
 
