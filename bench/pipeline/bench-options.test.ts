@@ -45,4 +45,21 @@ describe('parseBenchOptions', () => {
     for (const bad of ['0,50', '50,100', '50,2.5', '50,', 'half'])
       expect(() => parseBenchOptions(['--loads', bad])).toThrow(/--loads/);
   });
+
+  it('takes the fetch settings of both systems from TOOLGATE_FETCH_*, by default the stage loop defaults', () => {
+    expect(parseBenchOptions(['--quick']).fetch).toEqual({
+      fetchMaxWaitMs: 25,
+      fetchMinBytes: 32_768,
+      fetchBusyMinBytes: 2048,
+    });
+    const env = { TOOLGATE_FETCH_MAX_WAIT_MS: '8', TOOLGATE_FETCH_BUSY_MIN_BYTES: '1' };
+    expect(parseBenchOptions(['--quick'], env).fetch).toEqual({
+      fetchMaxWaitMs: 8,
+      fetchMinBytes: 32_768,
+      fetchBusyMinBytes: 1,
+    });
+    expect(() => parseBenchOptions([], { TOOLGATE_FETCH_MAX_WAIT_MS: 'soon' })).toThrow(
+      /TOOLGATE_FETCH_MAX_WAIT_MS must be integer/,
+    );
+  });
 });

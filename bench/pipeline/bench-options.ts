@@ -1,5 +1,6 @@
 /** The command line of `npm run bench`, read into validated options. Pure. */
 import { parseArgs } from 'node:util';
+import { CONFIG_VARIABLES, loadVariables, type Env, type FetchConfig } from '@toolgate/platform';
 
 /** How a run is shaped. Durations in ms. */
 export interface BenchOptions {
@@ -28,6 +29,8 @@ export interface BenchOptions {
   readonly profileDir: string | undefined;
   /** After the run, read the topics again and report each hop's time over the accepted calls. */
   readonly hops: boolean;
+  /** The stage loops' fetch settings of every process of both systems (`TOOLGATE_FETCH_*`). */
+  readonly fetch: FetchConfig;
 }
 
 /** Usage text, shown for --help and with an error. */
@@ -38,7 +41,9 @@ export const USAGE = `npm run bench [-- --quick] [--reps N] [--seed N] [--out FI
   --profile D  run the gate's and the relay's processes under node --cpu-prof, profiles into D
   --loads L    open-loop levels in whole percent of the relay's saturation, comma-separated,
                50 among them (default 5,25,50,75)
-  --hops       after the run, read every topic again and report the time of each hop`;
+  --hops       after the run, read every topic again and report the time of each hop
+TOOLGATE_FETCH_MAX_WAIT_MS, TOOLGATE_FETCH_MIN_BYTES and TOOLGATE_FETCH_BUSY_MIN_BYTES, if set,
+apply to every process of both systems (default 25 ms, 32768 and 2048 bytes).`;
 
 function whole(
   name: string,
@@ -67,8 +72,13 @@ function loads(text: string): number[] {
   return [...new Set(percents)].sort((a, b) => a - b).map((p) => p / 100);
 }
 
-/** Reads `argv` (without node and the script). Throws a RangeError or TypeError naming the flag. */
-export function parseBenchOptions(argv: readonly string[]): BenchOptions {
+const { FETCH_MAX_WAIT_MS, FETCH_MIN_BYTES, FETCH_BUSY_MIN_BYTES } = CONFIG_VARIABLES;
+
+/**
+ * Reads `argv` (without node and the script), and the fetch settings from `env`. Throws a
+ * RangeError or TypeError naming the flag, or a ConfigError naming the variable.
+ */
+export function parseBenchOptions(argv: readonly string[], env: Env = {}): BenchOptions {
   const { values } = parseArgs({
     args: [...argv],
     strict: true,
@@ -96,5 +106,6 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     out: values.out,
     profileDir: values.profile,
     hops: values.hops,
+    fetch: loadVariables(env, { FETCH_MAX_WAIT_MS, FETCH_MIN_BYTES, FETCH_BUSY_MIN_BYTES }),
   };
 }

@@ -199,6 +199,7 @@ export async function measurePipeline(
       id: ns.id,
       logDir,
       profileDir: options.profileDir,
+      fetch: options.fetch,
       progress,
     });
     const services = findServiceProcesses(

@@ -11,6 +11,7 @@ import {
   createCodec,
   createLogger,
   EXAMPLE_TOOLS,
+  fetchOptions,
   gateTopics,
   loadConfig,
   startStageLoop,
@@ -125,6 +126,7 @@ async function main(): Promise<void> {
     codec,
     logger,
     instanceId: config.instanceId,
+    ...fetchOptions(config),
     handle: (msg) => Promise.resolve([route.forward(msg)]),
     ...(process.env['BENCH_TRACE'] === '1'
       ? {

@@ -20,7 +20,7 @@ const progress = (line: string) =>
 async function main(): Promise<number> {
   let options;
   try {
-    options = parseBenchOptions(process.argv.slice(2));
+    options = parseBenchOptions(process.argv.slice(2), process.env);
   } catch (error) {
     console.error(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
     return 2;
@@ -29,7 +29,8 @@ async function main(): Promise<number> {
   mkdirSync(dirname(options.out), { recursive: true });
   writeFileSync(options.out, `${JSON.stringify(result, null, 2)}\n`);
   const chart = join(dirname(options.out), 'latency-vs-load.svg');
-  const title = `${options.mode}, ${options.reps} repetitions, seed ${options.seed}`;
+  const { fetch } = options;
+  const title = `${options.mode}, ${options.reps} repetitions, seed ${options.seed}, fetch ≤ ${fetch.fetchMaxWaitMs} ms for ${fetch.fetchMinBytes} B once ${fetch.fetchBusyMinBytes} B came`;
   writeFileSync(
     chart,
     latencyChart(

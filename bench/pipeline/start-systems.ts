@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { EXAMPLE_TOOLS } from '@toolgate/platform';
+import { EXAMPLE_TOOLS, type FetchConfig } from '@toolgate/platform';
 import { waitUntil, type Child, type Children } from './children.js';
 import { CHILD_VARIABLE, type ChildConfig, type RelayRole } from './child-config.js';
 import type { StackAddresses } from './stack-probe.js';
@@ -53,6 +53,8 @@ export interface StartOptions {
   readonly logDir: string;
   /** Directory for the gate processes' `--cpu-prof` profiles, if profiling. */
   readonly profileDir: string | undefined;
+  /** Every process's stage-loop fetch settings, the same for both systems. */
+  readonly fetch: FetchConfig;
   readonly progress: (line: string) => void;
 }
 
@@ -83,6 +85,9 @@ function baseEnv(o: StartOptions, space: Space, instance: string): Record<string
     TOOLGATE_REDIS_PREFIX: space.redisPrefix,
     TOOLGATE_LOG_LEVEL: 'warn',
     TOOLGATE_INSTANCE_ID: `${o.id}-${instance}`,
+    TOOLGATE_FETCH_MAX_WAIT_MS: String(o.fetch.fetchMaxWaitMs),
+    TOOLGATE_FETCH_MIN_BYTES: String(o.fetch.fetchMinBytes),
+    TOOLGATE_FETCH_BUSY_MIN_BYTES: String(o.fetch.fetchBusyMinBytes),
   };
 }
 

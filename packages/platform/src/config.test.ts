@@ -12,6 +12,7 @@ import {
   type Config,
   type ConfigOf,
 } from './config.js';
+import { fetchOptions } from './stage-loop.js';
 
 const KEY = 'k'.repeat(32);
 const docPath = new URL('../../../docs/configuration.md', import.meta.url);
@@ -40,6 +41,9 @@ describe('loadConfig', () => {
       integrityKey: KEY,
       httpHost: '127.0.0.1',
       executeInputs: 'both',
+      fetchMaxWaitMs: 25,
+      fetchMinBytes: 32_768,
+      fetchBusyMinBytes: 2048,
       logLevel: 'info',
       shutdownTimeoutMs: 10_000,
     });
@@ -103,6 +107,35 @@ describe('loadConfig', () => {
     ).toEqual([
       'TOOLGATE_EXECUTE_INPUTS must be equal to one of the allowed values (both, cleared, results)',
     ]);
+  });
+
+  it('takes the stage loop fetch settings, within bounds', () => {
+    const config = loadConfig({
+      TOOLGATE_INTEGRITY_KEY: KEY,
+      TOOLGATE_FETCH_MAX_WAIT_MS: '0',
+      TOOLGATE_FETCH_MIN_BYTES: '1',
+      TOOLGATE_FETCH_BUSY_MIN_BYTES: '1048576',
+    });
+    expect(fetchOptions(config)).toEqual({
+      maxWaitTimeMs: 0,
+      fetchMinBytes: 1,
+      fetchBusyMinBytes: 1_048_576,
+    });
+    expect(
+      problemsOf({
+        TOOLGATE_INTEGRITY_KEY: KEY,
+        TOOLGATE_FETCH_MAX_WAIT_MS: '-1',
+        TOOLGATE_FETCH_MIN_BYTES: '0',
+        TOOLGATE_FETCH_BUSY_MIN_BYTES: '2KiB',
+      }),
+    ).toEqual([
+      'TOOLGATE_FETCH_MAX_WAIT_MS must be >= 0',
+      'TOOLGATE_FETCH_MIN_BYTES must be >= 1',
+      'TOOLGATE_FETCH_BUSY_MIN_BYTES must be integer',
+    ]);
+    expect(
+      problemsOf({ TOOLGATE_INTEGRITY_KEY: KEY, TOOLGATE_FETCH_MAX_WAIT_MS: '60000' }),
+    ).toEqual(['TOOLGATE_FETCH_MAX_WAIT_MS must be <= 10000']);
   });
 
   it('says the integrity key is too short without quoting it', () => {

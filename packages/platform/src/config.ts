@@ -64,6 +64,16 @@ export const EXECUTE_INPUTS = ['both', 'cleared', 'results'] as const;
 /** One of {@link EXECUTE_INPUTS}. */
 export type ExecuteInputs = (typeof EXECUTE_INPUTS)[number];
 
+/**
+ * The stage loop's fetch defaults (TOOLGATE_FETCH_*): a busy stage's fetch waits up to
+ * `maxWaitMs` for `minBytes` of records; it is busy while its last fetch brought `busyMinBytes`.
+ */
+export const FETCH_DEFAULTS = {
+  maxWaitMs: 25,
+  minBytes: 32 * 1024,
+  busyMinBytes: 2 * 1024,
+} as const;
+
 /** The shared variables of every Toolgate process (plan of issue 4). */
 export const CONFIG_VARIABLES = {
   KAFKA_BROKERS: {
@@ -156,6 +166,30 @@ export const CONFIG_VARIABLES = {
     description:
       "What the execute stage consumes: `both`, or `cleared` (issue commands) or `results` (settle results and sweep deadlines), to run execute's two hops as separate processes, as a loaded deployment should (docs/decisions/0005). All share the consumer group `toolgate.execute`, whose members each get only partitions of their own topics; at least one process must settle results (`both` or `results`).",
   },
+  FETCH_MAX_WAIT_MS: {
+    key: 'fetchMaxWaitMs',
+    kind: 'integer',
+    default: FETCH_DEFAULTS.maxWaitMs,
+    schema: { minimum: 0, maximum: 10_000 },
+    description:
+      "How long a busy stage's fetch waits for `FETCH_MIN_BYTES` of records, in ms: under steady traffic each hop may wait this long. Lower cuts latency for more CPU per message, in the process and the broker (README, Performance).",
+  },
+  FETCH_MIN_BYTES: {
+    key: 'fetchMinBytes',
+    kind: 'integer',
+    default: FETCH_DEFAULTS.minBytes,
+    schema: { minimum: 1, maximum: 1_048_576 },
+    description:
+      "Bytes of records a busy stage's fetch waits for, at most `FETCH_MAX_WAIT_MS`: larger chunks share one transaction. 1 takes whatever is there.",
+  },
+  FETCH_BUSY_MIN_BYTES: {
+    key: 'fetchBusyMinBytes',
+    kind: 'integer',
+    default: FETCH_DEFAULTS.busyMinBytes,
+    schema: { minimum: 1, maximum: 1_048_576 },
+    description:
+      'A stage is busy while its last fetch brought at least this many bytes of records; otherwise its next fetch returns with the first record (a long poll of up to 500 ms), so light traffic is not held back.',
+  },
   LOG_LEVEL: {
     key: 'logLevel',
     kind: 'string',
@@ -241,6 +275,12 @@ export interface Config {
   readonly confirmationHttpPort?: number;
   /** TOOLGATE_EXECUTE_INPUTS: what an execute process consumes, one of {@link EXECUTE_INPUTS}. */
   readonly executeInputs: string;
+  /** TOOLGATE_FETCH_MAX_WAIT_MS: a busy stage's fetch wait in ms; default 25. */
+  readonly fetchMaxWaitMs: number;
+  /** TOOLGATE_FETCH_MIN_BYTES: bytes a busy stage's fetch waits for; default 32 KiB. */
+  readonly fetchMinBytes: number;
+  /** TOOLGATE_FETCH_BUSY_MIN_BYTES: bytes a fetch must bring for the stage to be busy; 2 KiB. */
+  readonly fetchBusyMinBytes: number;
   /** TOOLGATE_LOG_LEVEL: pino level; default `info`. */
   readonly logLevel: string;
   /** TOOLGATE_INSTANCE_ID: unique per running instance; default `<hostname>-<pid>`. */

@@ -43,6 +43,7 @@ import type {
   PartitionOffset,
 } from './bus.js';
 import type { Codec } from './codec.js';
+import { FETCH_DEFAULTS } from './config.js';
 import { Fault, isRetriable } from './fault.js';
 import { BUS_FAULTS, membershipLost } from './kafka-fault.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-backoff.js';
@@ -180,7 +181,8 @@ export interface StageLoopOptions {
    * brought at least `fetchBusyMinBytes`; otherwise the next fetch waits for the first record, up
    * to `idleMaxWaitTimeMs`: an idle stage long-polls, and under light traffic, or after a quiet
    * spell, a record is not held back. Defaults 32 KiB, 25 ms, 2 KiB and 500 ms: under steady
-   * traffic a hop may wait up to 25 ms for more. `fetchMinBytes: 1` takes whatever is there. See
+   * traffic a hop may wait up to 25 ms for more. `fetchMinBytes: 1` takes whatever is there. A
+   * process sets the first three from `TOOLGATE_FETCH_*` ({@link fetchOptions}). See
    * {@link BusConsumerOptions.minBytes}.
    */
   readonly fetchMinBytes?: number;
@@ -217,10 +219,7 @@ const DEFAULT_PARTITIONS_CONCURRENTLY = 16;
 const DEFAULT_KEYS_CONCURRENTLY = 32;
 const DEFAULT_COMMIT_LINGER_MS = 25;
 const DEFAULT_STOP_TIMEOUT_MS = 10_000;
-const DEFAULT_FETCH_MIN_BYTES = 32 * 1024;
-const DEFAULT_FETCH_MAX_WAIT_MS = 25;
 const DEFAULT_IDLE_MAX_WAIT_MS = 500;
-const DEFAULT_FETCH_BUSY_MIN_BYTES = 2 * 1024;
 
 /** What handling a chunk produced. */
 interface ChunkOutcome {
@@ -306,6 +305,24 @@ export async function startStageLoop(options: StageLoopOptions): Promise<StageLo
   };
 }
 
+/** A loaded configuration's fetch settings (`TOOLGATE_FETCH_*`). */
+export interface FetchConfig {
+  readonly fetchMaxWaitMs: number;
+  readonly fetchMinBytes: number;
+  readonly fetchBusyMinBytes: number;
+}
+
+/** The stage-loop options of `config`'s fetch settings; every loop of a process passes them. */
+export function fetchOptions(
+  config: FetchConfig,
+): Pick<StageLoopOptions, 'maxWaitTimeMs' | 'fetchMinBytes' | 'fetchBusyMinBytes'> {
+  return {
+    maxWaitTimeMs: config.fetchMaxWaitMs,
+    fetchMinBytes: config.fetchMinBytes,
+    fetchBusyMinBytes: config.fetchBusyMinBytes,
+  };
+}
+
 // A class for the loop's mutable state, so each step is a short method rather than one closure.
 class Loop {
   private readonly o: StageLoopOptions;
@@ -344,10 +361,10 @@ class Loop {
     const consumerOptions: BusConsumerOptions = {
       groupId: options.groupId,
       readCommitted: true,
-      minBytes: Math.max(1, options.fetchMinBytes ?? DEFAULT_FETCH_MIN_BYTES),
-      maxWaitTimeMs: Math.max(0, options.maxWaitTimeMs ?? DEFAULT_FETCH_MAX_WAIT_MS),
+      minBytes: Math.max(1, options.fetchMinBytes ?? FETCH_DEFAULTS.minBytes),
+      maxWaitTimeMs: Math.max(0, options.maxWaitTimeMs ?? FETCH_DEFAULTS.maxWaitMs),
       idleMaxWaitTimeMs: Math.max(0, options.idleMaxWaitTimeMs ?? DEFAULT_IDLE_MAX_WAIT_MS),
-      busyMinBytes: Math.max(1, options.fetchBusyMinBytes ?? DEFAULT_FETCH_BUSY_MIN_BYTES),
+      busyMinBytes: Math.max(1, options.fetchBusyMinBytes ?? FETCH_DEFAULTS.busyMinBytes),
       ...(options.sessionTimeoutMs === undefined
         ? {}
         : { sessionTimeoutMs: options.sessionTimeoutMs }),

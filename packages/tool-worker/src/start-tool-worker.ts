@@ -10,6 +10,7 @@ import {
   createCodec,
   createLogger,
   createStore,
+  fetchOptions,
   gateTopics,
   startStageLoop,
   topicsFor,
@@ -227,6 +228,7 @@ function startLoop(options: ToolWorkerOptions, facts: LoopFacts): Promise<StageL
     codec: connections.codec,
     logger,
     instanceId: config.instanceId,
+    ...fetchOptions(config),
     handle,
     // A bug on one command: answer it as an internal error (when it has ids) and move on.
     onFatal: (msg) => {

@@ -1,6 +1,6 @@
 /**
  * A tool worker's configuration: the `TOOLGATE_*` variables it shares with the gate's processes
- * (where Kafka, the registry and Redis are; the prefixes; logging; instance id), plus its own
+ * (where Kafka, the registry and Redis are; the prefixes; logging; instance id; fetch settings), plus its own
  * name. It does not read TOOLGATE_INTEGRITY_KEY: a tool worker is outside the gate and must not
  * be able to write the gate's internal envelopes.
  */
@@ -22,6 +22,9 @@ const {
   LOG_LEVEL,
   INSTANCE_ID,
   SHUTDOWN_TIMEOUT_MS,
+  FETCH_MAX_WAIT_MS,
+  FETCH_MIN_BYTES,
+  FETCH_BUSY_MIN_BYTES,
 } = CONFIG_VARIABLES;
 
 /** The variables a tool worker reads (names without the `TOOLGATE_` prefix). */
@@ -35,6 +38,9 @@ export const WORKER_VARIABLES = {
   LOG_LEVEL,
   INSTANCE_ID,
   SHUTDOWN_TIMEOUT_MS,
+  FETCH_MAX_WAIT_MS,
+  FETCH_MIN_BYTES,
+  FETCH_BUSY_MIN_BYTES,
   WORKER_NAME: {
     key: 'workerName',
     kind: 'string',

@@ -5,6 +5,7 @@
  */
 import {
   fatalOutputs,
+  fetchOptions,
   loopMetrics,
   startStageLoop,
   stageGroup,
@@ -27,6 +28,7 @@ export async function start(deps: StageDeps): Promise<RunningStage> {
     codec: deps.codec,
     logger: deps.logger,
     instanceId: deps.config.instanceId,
+    ...fetchOptions(deps.config),
     handle: createValidatedHandler(deps),
     onFatal: (msg, error) => fatalOutputs(STAGE, msg, error, deps.outputs, deps.now()),
     metrics: loopMetrics(deps.metrics),

@@ -6,6 +6,7 @@
 import {
   fatalOutputs,
   Fault,
+  fetchOptions,
   loopMetrics,
   startStageLoop,
   stageGroup,
@@ -47,6 +48,7 @@ export async function start(deps: StageDeps): Promise<RunningStage> {
     codec: deps.codec,
     logger: deps.logger,
     instanceId: deps.config.instanceId,
+    ...fetchOptions(deps.config),
     handle: (msg: Incoming) => (msg.topic === topics.approvals ? onApproval : onAuthorized)(msg),
     onFatal: (msg, error) => fatalOutputs(STAGE, msg, error, deps.outputs, deps.now()),
     metrics: loopMetrics(deps.metrics),

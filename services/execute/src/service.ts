@@ -8,6 +8,7 @@
 import {
   EXECUTE_INPUTS,
   fatalOutputs,
+  fetchOptions,
   loopMetrics,
   startStageLoop,
   stageGroup,
@@ -58,6 +59,7 @@ export async function start(deps: StageDeps): Promise<RunningStage> {
     codec: deps.codec,
     logger: deps.logger,
     instanceId: deps.config.instanceId,
+    ...fetchOptions(deps.config),
     handle,
     onFatal: (msg, error) => fatalOutputs(STAGE, msg, error, deps.outputs, deps.now()),
     metrics: loopMetrics(deps.metrics),

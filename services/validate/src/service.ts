@@ -4,6 +4,7 @@
  */
 import {
   fatalOutputs,
+  fetchOptions,
   loopMetrics,
   startStageLoop,
   stageGroup,
@@ -25,6 +26,7 @@ export async function start(deps: StageDeps): Promise<RunningStage> {
     codec: deps.codec,
     logger: deps.logger,
     instanceId: deps.config.instanceId,
+    ...fetchOptions(deps.config),
     handle: createProposalHandler(deps),
     onFatal: (msg, error) => fatalOutputs(STAGE, msg, error, deps.outputs, deps.now()),
     metrics: loopMetrics(deps.metrics),
