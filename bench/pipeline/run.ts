@@ -29,8 +29,8 @@ async function main(): Promise<number> {
   mkdirSync(dirname(options.out), { recursive: true });
   writeFileSync(options.out, `${JSON.stringify(result, null, 2)}\n`);
   const chart = join(dirname(options.out), 'latency-vs-load.svg');
-  const { fetch } = options;
-  const title = `${options.mode}, ${options.reps} repetitions, seed ${options.seed}, fetch ≤ ${fetch.fetchMaxWaitMs} ms for ${fetch.fetchMinBytes} B once ${fetch.fetchBusyMinBytes} B came`;
+  const fetching = options.fetch;
+  const title = `${options.mode}, ${options.reps} repetitions, seed ${options.seed}, busy fetch waits ≤ ${fetching.fetchMaxWaitMs} ms for ${fetching.fetchMinBytes} B (busy: ≥ ${fetching.fetchBusyMinBytes} B last fetch)`;
   writeFileSync(
     chart,
     latencyChart(
