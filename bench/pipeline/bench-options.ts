@@ -1,6 +1,12 @@
 /** The command line of `npm run bench`, read into validated options. Pure. */
 import { parseArgs } from 'node:util';
-import { CONFIG_VARIABLES, loadVariables, type Env, type FetchConfig } from '@toolgate/platform';
+import {
+  CONFIG_VARIABLES,
+  FETCH_DEFAULTS,
+  loadVariables,
+  type Env,
+  type FetchConfig,
+} from '@toolgate/platform';
 
 /** How a run is shaped. Durations in ms. */
 export interface BenchOptions {
@@ -43,7 +49,7 @@ export const USAGE = `npm run bench [-- --quick] [--reps N] [--seed N] [--out FI
                50 among them (default 5,25,50,75)
   --hops       after the run, read every topic again and report the time of each hop
 TOOLGATE_FETCH_MAX_WAIT_MS, TOOLGATE_FETCH_MIN_BYTES and TOOLGATE_FETCH_BUSY_MIN_BYTES, if set,
-apply to every process of both systems (default 25 ms, 32768 and 2048 bytes).`;
+apply to every process of both systems (default ${FETCH_DEFAULTS.maxWaitMs} ms, ${FETCH_DEFAULTS.minBytes} and ${FETCH_DEFAULTS.busyMinBytes} bytes).`;
 
 function whole(
   name: string,

@@ -172,7 +172,7 @@ export const CONFIG_VARIABLES = {
     default: FETCH_DEFAULTS.maxWaitMs,
     schema: { minimum: 0, maximum: 10_000 },
     description:
-      "How long a busy stage's fetch waits for `FETCH_MIN_BYTES` of records, in ms: under steady traffic each hop may wait this long. Lower cuts latency for more CPU per message, in the process and the broker (README, Performance).",
+      'How long a busy stage\'s fetch waits for `FETCH_MIN_BYTES` of records, in ms: under steady traffic each hop may wait this long. Lower answers sooner, and can cost CPU in the process and the broker (README, "Tuning: the fetch settings").',
   },
   FETCH_MIN_BYTES: {
     key: 'fetchMinBytes',

@@ -25,7 +25,7 @@ export const startCommand: Command = {
     '--config (or TOOLGATE_CONFIG) names the deployment file. Each stage serves /healthz, /readyz',
     'and /metrics on its HTTP port; the confirm stage also serves the approval API.',
     'TOOLGATE_EXECUTE_INPUTS=cleared or results runs one half of execute, to run the halves apart.',
-    'TOOLGATE_FETCH_MAX_WAIT_MS (default 25) is how long a busy stage waits for more records: lower is faster, for more CPU.',
+    'TOOLGATE_FETCH_MAX_WAIT_MS (default 25) is how long a busy stage waits for more records: lower answers sooner, at some CPU.',
   ],
   options: {
     config: { type: 'string', description: 'the deployment file (default TOOLGATE_CONFIG)' },
