@@ -65,13 +65,15 @@ export const EXECUTE_INPUTS = ['both', 'cleared', 'results'] as const;
 export type ExecuteInputs = (typeof EXECUTE_INPUTS)[number];
 
 /**
- * The stage loop's fetch defaults (TOOLGATE_FETCH_*): a busy stage's fetch waits up to
- * `maxWaitMs` for `minBytes` of records; it is busy while its last fetch brought `busyMinBytes`.
+ * The stage loop's fetch defaults: a busy stage's fetch waits up to `maxWaitMs` for `minBytes` of
+ * records; it is busy while its last fetch brought `busyMinBytes`; an idle stage's fetch long-polls
+ * up to `idleMaxWaitMs`. The first three are TOOLGATE_FETCH_*; the idle wait adds no latency.
  */
 export const FETCH_DEFAULTS = {
   maxWaitMs: 25,
   minBytes: 32 * 1024,
   busyMinBytes: 2 * 1024,
+  idleMaxWaitMs: 500,
 } as const;
 
 /** The shared variables of every Toolgate process (plan of issue 4). */
@@ -187,8 +189,7 @@ export const CONFIG_VARIABLES = {
     kind: 'integer',
     default: FETCH_DEFAULTS.busyMinBytes,
     schema: { minimum: 1, maximum: 1_048_576 },
-    description:
-      'A stage is busy while its last fetch brought at least this many bytes of records; otherwise its next fetch returns with the first record (a long poll of up to 500 ms), so light traffic is not held back.',
+    description: `A stage is busy while its last fetch brought at least this many bytes of records; otherwise its next fetch returns with the first record (a long poll of up to ${FETCH_DEFAULTS.idleMaxWaitMs} ms), so light traffic is not held back.`,
   },
   LOG_LEVEL: {
     key: 'logLevel',

@@ -219,7 +219,6 @@ const DEFAULT_PARTITIONS_CONCURRENTLY = 16;
 const DEFAULT_KEYS_CONCURRENTLY = 32;
 const DEFAULT_COMMIT_LINGER_MS = 25;
 const DEFAULT_STOP_TIMEOUT_MS = 10_000;
-const DEFAULT_IDLE_MAX_WAIT_MS = 500;
 
 /** What handling a chunk produced. */
 interface ChunkOutcome {
@@ -363,7 +362,7 @@ class Loop {
       readCommitted: true,
       minBytes: Math.max(1, options.fetchMinBytes ?? FETCH_DEFAULTS.minBytes),
       maxWaitTimeMs: Math.max(0, options.maxWaitTimeMs ?? FETCH_DEFAULTS.maxWaitMs),
-      idleMaxWaitTimeMs: Math.max(0, options.idleMaxWaitTimeMs ?? DEFAULT_IDLE_MAX_WAIT_MS),
+      idleMaxWaitTimeMs: Math.max(0, options.idleMaxWaitTimeMs ?? FETCH_DEFAULTS.idleMaxWaitMs),
       busyMinBytes: Math.max(1, options.fetchBusyMinBytes ?? FETCH_DEFAULTS.busyMinBytes),
       ...(options.sessionTimeoutMs === undefined
         ? {}
