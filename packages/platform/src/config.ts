@@ -76,6 +76,12 @@ export const FETCH_DEFAULTS = {
   idleMaxWaitMs: 500,
 } as const;
 
+/**
+ * The part of TOOLGATE_SHUTDOWN_TIMEOUT_MS the stage loops of a process share, one after another;
+ * the rest is left for what closes after them (HTTP servers, Redis, the admin client).
+ */
+export const STOP_SHARE = 0.8;
+
 /** The shared variables of every Toolgate process (plan of issue 4). */
 export const CONFIG_VARIABLES = {
   KAFKA_BROKERS: {
@@ -212,7 +218,7 @@ export const CONFIG_VARIABLES = {
     kind: 'integer',
     default: 10_000,
     schema: { minimum: 100, maximum: 600_000 },
-    description: 'Hard deadline of a graceful stop, in ms; past it the process exits non-zero.',
+    description: `Hard deadline of a graceful stop, in ms; past it the process exits non-zero. The stage loops of a process share ${STOP_SHARE * 100} % of it, one after another, so a loop whose stop hangs gives up with a warning and the rest still closes in time.`,
   },
 } as const satisfies VariableTable;
 

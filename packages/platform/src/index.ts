@@ -20,6 +20,7 @@ export * from './gate-topics.js';
 export * from './gate-outputs.js';
 export * from './fatal-outputs.js';
 export * from './stage-deps.js';
+export * from './stage-options.js';
 export * from './gate-runtime.js';
 export * from './supervise-stages.js';
 export * from './import-deployment.js';

@@ -29,6 +29,11 @@ export interface StageDeps {
   readonly outputs: GateOutputs;
   /** The only clock a stage reads. */
   now(): Date;
+  /**
+   * The bound on the stage loop's stop, in ms; default its share of TOOLGATE_SHUTDOWN_TIMEOUT_MS
+   * as the only stage of its process (see `stopBound`).
+   */
+  readonly stopTimeoutMs?: number;
 }
 
 /** A started stage. */

@@ -12,6 +12,7 @@ import { createLogger, type Logger } from './logger.js';
 import { createMetrics } from './metrics.js';
 import { openGateRuntime, type GateRuntime } from './gate-runtime.js';
 import type { RunningStage, StageDeps } from './stage-deps.js';
+import { stopBound } from './stage-options.js';
 import type { StoreOptions } from './store.js';
 
 /** What a stage service module exports. */
@@ -159,5 +160,7 @@ function depsFor(
     gate: runtime.gate,
     outputs: runtime.outputs,
     now: options.now ?? (() => new Date()),
+    // The stages stop one after another within the one deadline.
+    stopTimeoutMs: stopBound(config.shutdownTimeoutMs, options.modules.length),
   };
 }

@@ -13,6 +13,7 @@ import {
   fetchOptions,
   gateTopics,
   startStageLoop,
+  stopBound,
   topicsFor,
   TOPIC_NAMES,
   type AdapterLogger,
@@ -238,7 +239,7 @@ function startLoop(options: ToolWorkerOptions, facts: LoopFacts): Promise<StageL
       return [{ topic: topics.results, key: result.runId, value: result }];
     },
     maxBatchMessages: options.maxBatchMessages ?? 1,
-    stopTimeoutMs: config.shutdownTimeoutMs,
+    stopTimeoutMs: stopBound(config.shutdownTimeoutMs),
     ...(options.sessionTimeoutMs === undefined
       ? {}
       : { sessionTimeoutMs: options.sessionTimeoutMs }),

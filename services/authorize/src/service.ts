@@ -4,11 +4,8 @@
  * envelopes, or answers the refusal with an observation and an audit event.
  */
 import {
-  fatalOutputs,
-  fetchOptions,
-  loopMetrics,
+  stageLoopOptions,
   startStageLoop,
-  stageGroup,
   type RunningStage,
   type StageDeps,
 } from '@toolgate/platform';
@@ -20,18 +17,10 @@ export const STAGE = 'authorize' as const;
 /** Starts the authorize stage on `deps`; resolves once it is consuming. */
 export async function start(deps: StageDeps): Promise<RunningStage> {
   const loop = await startStageLoop({
-    stage: STAGE,
-    groupId: stageGroup(deps.config.groupPrefix, STAGE),
+    ...stageLoopOptions(STAGE, deps),
     // An internal topic: only the gate writes it, always in the wire format.
     topics: [{ name: deps.outputs.topics.validated, plainJsonAllowed: false }],
-    bus: deps.bus,
-    codec: deps.codec,
-    logger: deps.logger,
-    instanceId: deps.config.instanceId,
-    ...fetchOptions(deps.config),
     handle: createValidatedHandler(deps),
-    onFatal: (msg, error) => fatalOutputs(STAGE, msg, error, deps.outputs, deps.now()),
-    metrics: loopMetrics(deps.metrics),
   });
   return { stage: STAGE, ready: () => loop.ready(), stop: () => loop.stop() };
 }

@@ -4,12 +4,9 @@
  * expired ones, and serves the approval API on its HTTP port.
  */
 import {
-  fatalOutputs,
   Fault,
-  fetchOptions,
-  loopMetrics,
+  stageLoopOptions,
   startStageLoop,
-  stageGroup,
   type Incoming,
   type Outgoing,
   type Route,
@@ -38,20 +35,12 @@ export async function start(deps: StageDeps): Promise<RunningStage> {
   const onAuthorized = createAuthorizedHandler(deps);
   const onApproval = createApprovalHandler(deps);
   const loop = await startStageLoop({
-    stage: STAGE,
-    groupId: stageGroup(deps.config.groupPrefix, STAGE),
+    ...stageLoopOptions(STAGE, deps),
     topics: [
       { name: topics.authorized, plainJsonAllowed: false },
       { name: topics.approvals, plainJsonAllowed: true },
     ],
-    bus: deps.bus,
-    codec: deps.codec,
-    logger: deps.logger,
-    instanceId: deps.config.instanceId,
-    ...fetchOptions(deps.config),
     handle: (msg: Incoming) => (msg.topic === topics.approvals ? onApproval : onAuthorized)(msg),
-    onFatal: (msg, error) => fatalOutputs(STAGE, msg, error, deps.outputs, deps.now()),
-    metrics: loopMetrics(deps.metrics),
   });
   loops.set(deps, loop);
   const sweeper = createExpirySweeper({

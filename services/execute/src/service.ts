@@ -7,11 +7,8 @@
  */
 import {
   EXECUTE_INPUTS,
-  fatalOutputs,
-  fetchOptions,
-  loopMetrics,
+  stageLoopOptions,
   startStageLoop,
-  stageGroup,
   type ExecuteInputs,
   type Incoming,
   type Outgoing,
@@ -49,20 +46,12 @@ export async function start(deps: StageDeps): Promise<RunningStage> {
     return result(msg);
   };
   const loop = await startStageLoop({
-    stage: STAGE,
-    groupId: stageGroup(deps.config.groupPrefix, STAGE),
+    ...stageLoopOptions(STAGE, deps),
     topics: [
       ...(inputs === 'results' ? [] : [{ name: topics.cleared, plainJsonAllowed: false }]),
       ...(inputs === 'cleared' ? [] : [{ name: topics.results, plainJsonAllowed: true }]),
     ],
-    bus: deps.bus,
-    codec: deps.codec,
-    logger: deps.logger,
-    instanceId: deps.config.instanceId,
-    ...fetchOptions(deps.config),
     handle,
-    onFatal: (msg, error) => fatalOutputs(STAGE, msg, error, deps.outputs, deps.now()),
-    metrics: loopMetrics(deps.metrics),
   });
   const sweeper =
     inputs === 'cleared'

@@ -1,0 +1,111 @@
+/**
+ * TOOLGATE_SHUTDOWN_TIMEOUT_MS bounds the stage loops' stops, not only the process: a stage whose
+ * consumer never leaves its group gives up at its share of the deadline with a warning, the other
+ * stage and the connections still close, and the process exits 0 before the hard deadline. Against
+ * the real stack (Kafka, the registry, Redis).
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import * as authorize from '@toolgate/authorize';
+import * as validate from '@toolgate/validate';
+import {
+  STOP_SHARE,
+  superviseStages,
+  type Bus,
+  type StageModule,
+  type SupervisedStages,
+} from '@toolgate/platform';
+import deployment from '../../examples/billing/toolgate.config.js';
+import { eventually, signal } from '../support/deadline.js';
+import { gateEnv } from '../support/gate-harness.js';
+import { dropNamespace, testNamespace } from '../support/namespace.js';
+import { dropSubjects } from '../support/registry-cleanup.js';
+import { kafkaClient, redisClient, stackAddresses } from '../support/stack.js';
+
+const DEADLINE_MS = 4000;
+const ns = testNamespace('stop-bound');
+/** Holds the validate consumer's disconnect until the test lets it go. */
+const held = signal();
+const leaveForReal: (() => Promise<void>)[] = [];
+
+/** A bus whose consumers' disconnect waits for `held` (as kafkajs can hang leaving a group). */
+function hangingDisconnect(bus: Bus): Bus {
+  return {
+    ...bus,
+    consumer(options) {
+      const consumer = bus.consumer(options);
+      leaveForReal.push(() => consumer.disconnect());
+      return {
+        connect: () => consumer.connect(),
+        subscribe: (topics, subscribeOptions) => consumer.subscribe(topics, subscribeOptions),
+        run: (eachBatch) => consumer.run(eachBatch),
+        pause: (topic, partition) => consumer.pause(topic, partition),
+        resume: (topic, partition) => consumer.resume(topic, partition),
+        seek: (topic, partition, offset) => consumer.seek(topic, partition, offset),
+        onGroupJoin: (listener) => consumer.onGroupJoin(listener),
+        onCrash: (listener) => consumer.onCrash(listener),
+        disconnect: () => held.promise,
+      };
+    },
+  };
+}
+
+const hanging: StageModule = {
+  ...validate,
+  start: (deps) => validate.start({ ...deps, bus: hangingDisconnect(deps.bus) }),
+};
+
+let gate: SupervisedStages | undefined;
+
+afterAll(async () => {
+  held.resolve();
+  await Promise.all(leaveForReal.map((leave) => leave()));
+  gate?.lifecycle.dispose();
+  const kafka = kafkaClient(`${ns.id}-cleanup`);
+  const redis = redisClient();
+  try {
+    await dropNamespace(ns, { kafka, redis });
+    await dropSubjects(stackAddresses().schemaRegistryUrl, `${ns.id}.`);
+  } finally {
+    redis.disconnect();
+  }
+}, 60_000);
+
+describe('TOOLGATE_SHUTDOWN_TIMEOUT_MS', () => {
+  it('ends a stage stop that hangs at its share of the deadline, and the process exits 0', async () => {
+    const lines: string[] = [];
+    const exits: number[] = [];
+    gate = await superviseStages({
+      env: gateEnv(ns, {
+        TOOLGATE_SHUTDOWN_TIMEOUT_MS: String(DEADLINE_MS),
+        TOOLGATE_LOG_LEVEL: 'info',
+      }),
+      deployment,
+      modules: [hanging, authorize],
+      logDestination: { write: (line: string) => void lines.push(line) },
+      exit: (code) => void exits.push(code),
+      process: { on: () => undefined, off: () => undefined },
+    });
+    const running = gate;
+    await eventually(
+      60_000,
+      'both stages to join their groups',
+      () => Promise.resolve(running.ready()),
+      20,
+    );
+
+    const started = performance.now();
+    await running.lifecycle.stop('test finished');
+    const tookMs = performance.now() - started;
+
+    expect(exits).toEqual([0]);
+    // Two loops share STOP_SHARE of the deadline: the hung one gives up after its 1.6 s.
+    const shareMs = (DEADLINE_MS * STOP_SHARE) / 2;
+    expect(tookMs).toBeGreaterThanOrEqual(shareMs - 50);
+    expect(tookMs).toBeLessThan(DEADLINE_MS);
+    const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(logged).toContainEqual(
+      expect.objectContaining({ stage: 'validate', msg: 'stop: could not leave the group' }),
+    );
+    expect(logged).toContainEqual(expect.objectContaining({ msg: 'stopped', code: 0 }));
+  }, 120_000);
+});
