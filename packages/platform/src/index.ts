@@ -13,6 +13,7 @@ export * from './kafka-fault.js';
 export * from './record-headers.js';
 export * from './classify-bytes.js';
 export * from './retry-backoff.js';
+export * from './repeat-every.js';
 export * from './bus.js';
 export * from './codec.js';
 export * from './stage-loop.js';

@@ -5,6 +5,7 @@
  */
 import {
   Fault,
+  repeatEvery,
   stageLoopOptions,
   startStageLoop,
   type Incoming,
@@ -17,7 +18,6 @@ import {
 import { approvalRoutes } from './approval-routes.js';
 import { createApprovalHandler } from './handle-approval.js';
 import { createAuthorizedHandler } from './handle-authorized.js';
-import { repeatEvery } from './repeat-every.js';
 import { createExpirySweeper } from './sweep-expired.js';
 
 /** The stage's name everywhere: folder, package, consumer group, log field. */
