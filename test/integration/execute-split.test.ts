@@ -19,6 +19,7 @@ import {
 } from '../support/execute-fixtures.js';
 import { gateEnv, startGateHarness, type GateHarness } from '../support/gate-harness.js';
 import { eventually } from '../support/deadline.js';
+import { recordingLogger } from '../support/recording-logger.js';
 import { kafkaClient } from '../support/stack.js';
 
 /** `calculate` answers within 1.5 s or its outcome is unknown. */
@@ -167,5 +168,49 @@ describe('the execute stage split in two processes (TOOLGATE_EXECUTE_INPUTS)', (
       (r) => r.value['outcome'] !== 'pending_confirmation',
     );
     expect(ends.map((r) => r.value['proposalId']).sort()).toEqual(sent);
+  });
+
+  it('says when no process consumes results any more, and when one does again', async () => {
+    const group = `${h.ns.id}.toolgate.execute`;
+    const logger = recordingLogger();
+    let checks = 0;
+    const watch = execute.watchResultsConsumed({
+      bus: {
+        groupTopics: (groupId) => {
+          checks += 1;
+          return h.gate.runtime.bus.groupTopics(groupId);
+        },
+      },
+      logger,
+      groupId: group,
+      resultsTopic: h.topic('results'),
+      intervalMs: 100,
+    });
+    const said = (message: RegExp) => logger.lines.filter((l) => message.test(l.message));
+    try {
+      expect(await h.gate.runtime.bus.groupTopics(group)).toEqual(
+        [h.topic('cleared'), h.topic('results')].sort(),
+      );
+      await eventually(10_000, 'two checks', () => Promise.resolve(checks >= 2));
+      expect(logger.lines).toEqual([]);
+
+      for (const stages of [both, results]) await stages?.lifecycle.stop('test: results unread');
+      await eventually(30_000, 'the error', () =>
+        Promise.resolve(said(/no execute process consumes tool results/).length > 0),
+      );
+      expect(await h.gate.runtime.bus.groupTopics(group)).toEqual([h.topic('cleared')]);
+      const seenAt = checks;
+      await eventually(10_000, 'two more checks', () => Promise.resolve(checks >= seenAt + 2));
+      expect(said(/no execute process/)).toHaveLength(1);
+      expect(said(/no execute process/)[0]).toMatchObject({ level: 'error' });
+
+      results = await startExecute('results');
+      await eventually(30_000, 'the all-clear', () =>
+        Promise.resolve(said(/consumes tool results again/).length > 0),
+      );
+      expect(said(/no execute process/)).toHaveLength(1);
+    } finally {
+      await watch.stop();
+    }
   });
 });

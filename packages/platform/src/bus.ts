@@ -284,6 +284,11 @@ export interface Bus {
    * earliest record still kept.
    */
   offsetsAt(topic: string, timestamp: number): Promise<readonly PartitionOffset[]>;
+  /**
+   * The topics the members of `groupId` subscribe to now, all together, as the group coordinator
+   * holds their subscriptions; none when the group has no member.
+   */
+  groupTopics(groupId: string): Promise<readonly string[]>;
   producer(options?: BusProducerOptions): BusProducer;
   consumer(options: BusConsumerOptions): BusConsumer;
   /** Disconnects the admin client; producers and consumers are closed by their owners. Idempotent. */
@@ -652,6 +657,15 @@ export function createBus(options: BusOptions): Bus {
         return offsets
           .map((p) => ({ topic, partition: p.partition, offset: p.offset }))
           .sort((x, y) => x.partition - y.partition);
+      }),
+    groupTopics: (groupId) =>
+      attempt(`describe the group ${groupId}`, async () => {
+        const { groups } = await (await admin.get()).describeGroups([groupId]);
+        const members = groups.find((g) => g.groupId === groupId)?.members ?? [];
+        const topics = members.flatMap(
+          (m) => AssignerProtocol.MemberMetadata.decode(m.memberMetadata)?.topics ?? [],
+        );
+        return [...new Set(topics)].sort();
       }),
     producer: (producerOptions = {}) =>
       wrapProducer(

@@ -172,7 +172,7 @@ export const CONFIG_VARIABLES = {
     default: 'both',
     schema: { enum: EXECUTE_INPUTS },
     description:
-      "What the execute stage consumes: `both`, or `cleared` (issue commands) or `results` (settle results and sweep deadlines), to run execute's two hops as separate processes, as a loaded deployment should (docs/decisions/0005). All share the consumer group `toolgate.execute`, whose members each get only partitions of their own topics; at least one process must settle results (`both` or `results`).",
+      "What the execute stage consumes: `both`, or `cleared` (issue commands) or `results` (settle results and sweep deadlines), to run execute's two hops as separate processes, as a loaded deployment should (docs/decisions/0005). All share the consumer group `toolgate.execute`, whose members each get only partitions of their own topics; at least one process must settle results (`both` or `results`), and a `cleared` process logs an error while none does.",
   },
   FETCH_MAX_WAIT_MS: {
     key: 'fetchMaxWaitMs',

@@ -94,6 +94,7 @@ function memoryBus() {
     committedOffset: () => Promise.resolve(undefined),
     latestOffsets: () => Promise.resolve([]),
     offsetsAt: () => Promise.resolve([]),
+    groupTopics: () => Promise.resolve([]),
     producer: () => producer,
     consumer: (options) => {
       consumerOptions.push(options);

@@ -20,6 +20,9 @@ import { CommandsInFlight } from './commands-in-flight.js';
 import { createClearedHandler } from './handle-cleared.js';
 import { createResultHandler } from './handle-result.js';
 import { startDeadlineSweeper } from './sweep-deadlines.js';
+import { watchResultsConsumed } from './watch-results-consumed.js';
+
+export { RESULTS_WATCH_INTERVAL_MS, watchResultsConsumed } from './watch-results-consumed.js';
 
 /** The stage's name everywhere: folder, package, consumer group, log field. */
 export const STAGE = 'execute' as const;
@@ -45,8 +48,9 @@ export async function start(deps: StageDeps): Promise<RunningStage> {
     release();
     return result(msg);
   };
+  const base = stageLoopOptions(STAGE, deps);
   const loop = await startStageLoop({
-    ...stageLoopOptions(STAGE, deps),
+    ...base,
     topics: [
       ...(inputs === 'results' ? [] : [{ name: topics.cleared, plainJsonAllowed: false }]),
       ...(inputs === 'cleared' ? [] : [{ name: topics.results, plainJsonAllowed: true }]),
@@ -61,10 +65,21 @@ export async function start(deps: StageDeps): Promise<RunningStage> {
           produce: (outgoing) => loop.produceTransactional(outgoing),
           inFlight,
         });
+  // Where results are not settled, make sure that some other process settles them.
+  const watch =
+    inputs === 'cleared'
+      ? watchResultsConsumed({
+          bus: deps.bus,
+          logger: deps.logger,
+          groupId: base.groupId,
+          resultsTopic: topics.results,
+        })
+      : undefined;
   return {
     stage: STAGE,
     ready: () => loop.ready(),
     stop: async () => {
+      await watch?.stop();
       await sweeper?.stop();
       await loop.stop();
     },

@@ -1,0 +1,50 @@
+/**
+ * An execute process that consumes only cleared envelopes (TOOLGATE_EXECUTE_INPUTS=cleared) issues
+ * commands whose calls end only where tool results are settled and deadlines swept: in another
+ * execute process of the same group. With none running, every command goes out and no call ends,
+ * not even with an unknown outcome. This watch checks the group's subscriptions now and then and
+ * says so at error level, once for each spell without one, and at info when one is back.
+ */
+import { repeatEvery, type AdapterLogger, type Bus, type Repetition } from '@toolgate/platform';
+
+/** How often the group is checked; the first check comes one interval after the start. */
+export const RESULTS_WATCH_INTERVAL_MS = 30_000;
+
+/** Options of {@link watchResultsConsumed}. */
+export interface ResultsWatchOptions {
+  readonly bus: Pick<Bus, 'groupTopics'>;
+  readonly logger: AdapterLogger;
+  /** The execute group, which every execute process joins. */
+  readonly groupId: string;
+  /** The tool results topic. */
+  readonly resultsTopic: string;
+  readonly intervalMs?: number;
+}
+
+/** Starts checking that some member of the execute group consumes the results topic. */
+export function watchResultsConsumed(options: ResultsWatchOptions): Repetition {
+  const { bus, logger, groupId, resultsTopic } = options;
+  let missing = false;
+  const check = async () => {
+    const consumed = (await bus.groupTopics(groupId)).includes(resultsTopic);
+    if (!consumed && !missing) {
+      logger.error(
+        { group: groupId, topic: resultsTopic },
+        'no execute process consumes tool results: commands go out but no call ends until one ' +
+          'does (TOOLGATE_EXECUTE_INPUTS=results or both)',
+      );
+    } else if (consumed && missing) {
+      logger.info(
+        { group: groupId, topic: resultsTopic },
+        'an execute process consumes tool results again',
+      );
+    }
+    missing = !consumed;
+  };
+  return repeatEvery(options.intervalMs ?? RESULTS_WATCH_INTERVAL_MS, check, (error) =>
+    logger.warn(
+      { err: error instanceof Error ? error.message : String(error), group: groupId },
+      'could not check that an execute process consumes tool results',
+    ),
+  );
+}
