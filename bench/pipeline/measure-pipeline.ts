@@ -25,6 +25,11 @@ import { buildMix, type UserName } from '../core/build-mix.js';
 import { median } from '../core/stats.js';
 import type { BenchOptions } from './bench-options.js';
 import { createChildren, type Child, type Children } from './children.js';
+import {
+  calibrateMachine,
+  formatCalibration,
+  type MachineCalibration,
+} from './machine-calibration.js';
 import { createLoadDriver, type LoadDriver, type RunResult } from './load-driver.js';
 import {
   findServiceProcesses,
@@ -61,7 +66,7 @@ export interface PipelineResult {
   readonly gate: SystemSummary;
   readonly onehop: SystemSummary;
   readonly ratios: Ratios;
-  readonly machine: Readonly<Record<string, unknown>>;
+  readonly machine: Machine;
   readonly options: BenchOptions;
   readonly notes: readonly string[];
   /** Each hop's time, with `--hops`. */
@@ -74,7 +79,28 @@ export interface PipelineResult {
 /** The processes measured for a system (the shared services are added to every system). */
 type Measured = Readonly<Record<SystemName, readonly Child[]>>;
 
-function machineOf(): Record<string, unknown> {
+/** The machine a run measured on. */
+export interface Machine {
+  readonly host: string;
+  readonly cpus: number;
+  readonly cpuModel: string;
+  readonly memoryGiB: number;
+  readonly node: string;
+  readonly kernel: string;
+  readonly loadAverageAtStart: readonly number[];
+  /**
+   * How fast its cores ran when all were busy, against one alone: before the benchmark's processes
+   * started, and after the last measured run (a host's other tenants come and go).
+   */
+  readonly calibrationAtStart: MachineCalibration;
+  readonly calibrationAtEnd: MachineCalibration;
+}
+
+function machineOf(
+  loadAverageAtStart: readonly number[],
+  calibrationAtStart: MachineCalibration,
+  calibrationAtEnd: MachineCalibration,
+): Machine {
   const cpu = cpus();
   return {
     host: hostname(),
@@ -83,8 +109,18 @@ function machineOf(): Record<string, unknown> {
     memoryGiB: Math.round(totalmem() / 2 ** 30),
     node: process.version,
     kernel: release(),
-    loadAverageAtStart: loadavg().map((l) => Number(l.toFixed(2))),
+    loadAverageAtStart: loadAverageAtStart.map((l) => Number(l.toFixed(2))),
+    calibrationAtStart,
+    calibrationAtEnd,
   };
+}
+
+/** Times the CPU loop (see {@link calibrateCpu}), saying so before and after. */
+async function calibrated(progress: (line: string) => void): Promise<MachineCalibration> {
+  progress('timing a CPU loop on one core, then on every core at once, and a loopback round trip');
+  const calibration = await calibrateMachine();
+  progress(formatCalibration(calibration));
+  return calibration;
 }
 
 async function tokensFor(secret: string): Promise<Record<UserName, string>> {
@@ -183,6 +219,9 @@ export async function measurePipeline(
   process.on('SIGTERM', onSignal);
   try {
     await probeStack(stack, bus);
+    // Before anything of the benchmark's starts, so the load average is the machine's own.
+    const loadAtStart = loadavg();
+    const atStart = await calibrated(progress);
     cleanupNeeded = true;
     const relay = { topicPrefix: `${ns.id}.relay.`, redisPrefix: `${ns.redisPrefix}relay:` };
     const gate = { topicPrefix: `${ns.id}.gate.`, redisPrefix: `${ns.redisPrefix}gate:` };
@@ -242,6 +281,7 @@ export async function measurePipeline(
     const stageTimings: StageTimings = {};
     const scrape = options.hops ? { ports: started.gatePorts, into: stageTimings } : undefined;
     const runs = await runPhases(driver, options, measured, services.found, progress, scrape);
+    const machine = machineOf(loadAtStart, atStart, await calibrated(progress));
     const notes = notesOf(driver, runs);
     const hops = options.hops
       ? await hopsOf(bus, stack, ns.id, { relay, gate }, options.fractions, progress)
@@ -255,7 +295,7 @@ export async function measurePipeline(
     return {
       ...summaries,
       ratios: ratiosOf(summaries.relay, summaries.gate),
-      machine: machineOf(),
+      machine,
       options,
       notes,
       ...(hops === undefined ? {} : { hops, stageTimings }),

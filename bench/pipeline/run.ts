@@ -42,7 +42,7 @@ async function main(): Promise<number> {
   console.log(
     formatReport({
       title,
-      machine: `${String(m['cpus'])} × ${String(m['cpuModel'])}, ${String(m['memoryGiB'])} GiB, node ${String(m['node'])}, load ${JSON.stringify(m['loadAverageAtStart'])}`,
+      machine: `${m.cpus} × ${m.cpuModel}, ${m.memoryGiB} GiB, node ${m.node}, load ${JSON.stringify(m.loadAverageAtStart)}; all ${m.cpus} cores busy ran at ${m.calibrationAtStart.speedAllBusy.toFixed(2)} of one core's speed at the start, ${m.calibrationAtEnd.speedAllBusy.toFixed(2)} at the end; loopback round trip ${m.calibrationAtStart.loopbackRoundTripUs} µs, then ${m.calibrationAtEnd.loopbackRoundTripUs}`,
       systems: { onehop: result.onehop, relay: result.relay, gate: result.gate },
       ratios: result.ratios,
       notes: [...result.notes, `written to ${options.out} and ${chart}`],
