@@ -7,7 +7,7 @@
  *   cores out can run all of them at a fraction of one alone (stop 23's machine, for a while: 0.43);
  * - a round trip of one byte over loopback TCP between two threads, each waiting in its event
  *   loop: the wake-ups, system calls and network stack every hop of both pipelines pays many times
- *   a message. Stop 23's machine ran both pipelines five to ten times slower than stop 22's with
+ *   a message. Stop 23's machine ran both pipelines three to ten times slower than stop 22's with
  *   its cores at full speed.
  *
  * Neither moves the ratios between the systems, which are measured side by side.
