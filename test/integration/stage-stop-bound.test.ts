@@ -16,10 +16,9 @@ import {
 } from '@toolgate/platform';
 import deployment from '../../examples/billing/toolgate.config.js';
 import { eventually, signal } from '../support/deadline.js';
-import { gateEnv } from '../support/gate-harness.js';
-import { dropNamespace, testNamespace } from '../support/namespace.js';
-import { dropSubjects } from '../support/registry-cleanup.js';
-import { kafkaClient, redisClient, stackAddresses } from '../support/stack.js';
+import { dropGateNamespace, gateEnv } from '../support/gate-harness.js';
+import { testNamespace } from '../support/namespace.js';
+import { kafkaClient } from '../support/stack.js';
 
 const DEADLINE_MS = 4000;
 const ns = testNamespace('stop-bound');
@@ -60,14 +59,7 @@ afterAll(async () => {
   held.resolve();
   await Promise.all(leaveForReal.map((leave) => leave()));
   gate?.lifecycle.dispose();
-  const kafka = kafkaClient(`${ns.id}-cleanup`);
-  const redis = redisClient();
-  try {
-    await dropNamespace(ns, { kafka, redis });
-    await dropSubjects(stackAddresses().schemaRegistryUrl, `${ns.id}.`);
-  } finally {
-    redis.disconnect();
-  }
+  await dropGateNamespace(ns, kafkaClient(`${ns.id}-cleanup`));
 }, 60_000);
 
 describe('TOOLGATE_SHUTDOWN_TIMEOUT_MS', () => {

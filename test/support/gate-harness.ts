@@ -169,16 +169,21 @@ export async function startGateHarness(options: HarnessOptions): Promise<GateHar
       await producer.disconnect();
       await gate.lifecycle.stop('test finished');
       gate.lifecycle.dispose();
-      const redis = redisClient();
-      try {
-        await dropNamespace(ns, { kafka, redis });
-        // Every start registers a subject per topic; the registry lists only the first 1000.
-        await dropSubjects(stackAddresses().schemaRegistryUrl, `${ns.id}.`);
-      } finally {
-        redis.disconnect();
-      }
+      await dropGateNamespace(ns, kafka);
     },
   };
+}
+
+/** Drops what a gate in `ns` left on the stack: its topics, Redis keys and registry subjects. */
+export async function dropGateNamespace(ns: TestNamespace, kafka: Kafka): Promise<void> {
+  const redis = redisClient();
+  try {
+    await dropNamespace(ns, { kafka, redis });
+    // Every start registers a subject per topic; the registry lists only the first 1000.
+    await dropSubjects(stackAddresses().schemaRegistryUrl, `${ns.id}.`);
+  } finally {
+    redis.disconnect();
+  }
 }
 
 /** Builds the headers of a proposal sent by `token`'s holder. */
