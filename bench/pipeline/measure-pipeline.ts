@@ -89,8 +89,9 @@ export interface Machine {
   readonly kernel: string;
   readonly loadAverageAtStart: readonly number[];
   /**
-   * How fast its cores ran when all were busy, against one alone: before the benchmark's processes
-   * started, and after the last measured run (a host's other tenants come and go).
+   * How fast its cores ran when all were busy, against one alone, and a loopback round trip: before
+   * the benchmark's processes started, and after the last measured run (a host's other tenants
+   * come and go).
    */
   readonly calibrationAtStart: MachineCalibration;
   readonly calibrationAtEnd: MachineCalibration;
@@ -115,7 +116,7 @@ function machineOf(
   };
 }
 
-/** Times the CPU loop (see {@link calibrateCpu}), saying so before and after. */
+/** Calibrates the machine (see {@link calibrateMachine}), saying so before and after. */
 async function calibrated(progress: (line: string) => void): Promise<MachineCalibration> {
   progress('timing a CPU loop on one core, then on every core at once, and a loopback round trip');
   const calibration = await calibrateMachine();
@@ -219,7 +220,7 @@ export async function measurePipeline(
   process.on('SIGTERM', onSignal);
   try {
     await probeStack(stack, bus);
-    // Before anything of the benchmark's starts, so the load average is the machine's own.
+    // Before any process of the benchmark starts, so the load average is the machine's own.
     const loadAtStart = loadavg();
     const atStart = await calibrated(progress);
     cleanupNeeded = true;
