@@ -33,17 +33,7 @@ function hangingDisconnect(bus: Bus): Bus {
     consumer(options) {
       const consumer = bus.consumer(options);
       leaveForReal.push(() => consumer.disconnect());
-      return {
-        connect: () => consumer.connect(),
-        subscribe: (topics, subscribeOptions) => consumer.subscribe(topics, subscribeOptions),
-        run: (eachBatch) => consumer.run(eachBatch),
-        pause: (topic, partition) => consumer.pause(topic, partition),
-        resume: (topic, partition) => consumer.resume(topic, partition),
-        seek: (topic, partition, offset) => consumer.seek(topic, partition, offset),
-        onGroupJoin: (listener) => consumer.onGroupJoin(listener),
-        onCrash: (listener) => consumer.onCrash(listener),
-        disconnect: () => held.promise,
-      };
+      return { ...consumer, disconnect: () => held.promise };
     },
   };
 }

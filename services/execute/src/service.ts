@@ -22,7 +22,7 @@ import { createResultHandler } from './handle-result.js';
 import { startDeadlineSweeper } from './sweep-deadlines.js';
 import { watchResultsConsumed } from './watch-results-consumed.js';
 
-export { RESULTS_WATCH_INTERVAL_MS, watchResultsConsumed } from './watch-results-consumed.js';
+export { watchResultsConsumed } from './watch-results-consumed.js';
 
 /** The stage's name everywhere: folder, package, consumer group, log field. */
 export const STAGE = 'execute' as const;
