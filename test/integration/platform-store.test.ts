@@ -627,12 +627,23 @@ describe('call counters', () => {
     });
   });
 
-  it('does not count a redelivered call twice in its run, but does in the rate', async () => {
+  it('does not count a redelivered call twice, in its run or in the rate', async () => {
     const [tenant, run] = [`t-${uid()}`, `run-${uid()}`];
-    await store.countCall(tenant, run, 'validated@0:5', NOW);
-    expect(await store.countCall(tenant, run, 'validated@0:5', NOW)).toEqual({
+    await store.countCall(tenant, run, 'p-redelivered', NOW);
+    expect(await store.countCall(tenant, run, 'p-redelivered', NOW)).toEqual({
+      callsInRun: 1,
+      tenantCallsThisSecond: 1,
+    });
+    // Another call of the tenant in that second is the second one, however often the first came.
+    await store.countCall(tenant, run, 'p-redelivered', NOW + 10);
+    expect(await store.countCall(tenant, `run-${uid()}`, `call-${uid()}`, NOW + 20)).toEqual({
       callsInRun: 1,
       tenantCallsThisSecond: 2,
+    });
+    // Redelivered in a later second: counted in neither, and told that second's count.
+    expect(await store.countCall(tenant, run, 'p-redelivered', NOW + 1_000)).toEqual({
+      callsInRun: 1,
+      tenantCallsThisSecond: 0,
     });
   });
 
