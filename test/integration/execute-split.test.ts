@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AssignerProtocol, type Admin } from 'kafkajs';
 import * as execute from '@toolgate/execute';
-import { superviseStages, type SupervisedStages } from '@toolgate/platform';
+import { createMetrics, superviseStages, type SupervisedStages } from '@toolgate/platform';
 import { identityOf } from '@toolgate/shared';
 import { USERS } from '../../examples/billing/data.js';
 import { openaiChat, type ProposalIds } from '../../examples/billing/fixtures/proposals.js';
@@ -173,6 +173,7 @@ describe('the execute stage split in two processes (TOOLGATE_EXECUTE_INPUTS)', (
   it('says when no process consumes results any more, and when one does again', async () => {
     const group = `${h.ns.id}.toolgate.execute`;
     const logger = recordingLogger();
+    const metrics = createMetrics('execute', { processMetrics: false });
     let checks = 0;
     const watch = execute.watchResultsConsumed({
       bus: {
@@ -182,17 +183,21 @@ describe('the execute stage split in two processes (TOOLGATE_EXECUTE_INPUTS)', (
         },
       },
       logger,
+      metrics,
       groupId: group,
       resultsTopic: h.topic('results'),
       intervalMs: 100,
     });
     const said = (message: RegExp) => logger.lines.filter((l) => message.test(l.message));
+    const gauge = async () =>
+      (await metrics.registry.getSingleMetric('toolgate_topic_consumed')?.get())?.values[0]?.value;
     try {
       expect(await h.gate.runtime.bus.groupTopics(group)).toEqual(
         [h.topic('cleared'), h.topic('results')].sort(),
       );
       await eventually(10_000, 'two checks', () => Promise.resolve(checks >= 2));
       expect(logger.lines).toEqual([]);
+      expect(await gauge()).toBe(1);
 
       for (const stages of [both, results]) await stages?.lifecycle.stop('test: results unread');
       await eventually(30_000, 'the error', () =>
@@ -203,12 +208,14 @@ describe('the execute stage split in two processes (TOOLGATE_EXECUTE_INPUTS)', (
       await eventually(10_000, 'two more checks', () => Promise.resolve(checks >= seenAt + 2));
       expect(said(/no execute process/)).toHaveLength(1);
       expect(said(/no execute process/)[0]).toMatchObject({ level: 'error' });
+      expect(await gauge()).toBe(0);
 
       results = await startExecute('results');
       await eventually(30_000, 'the all-clear', () =>
         Promise.resolve(said(/consumes tool results again/).length > 0),
       );
       expect(said(/no execute process/)).toHaveLength(1);
+      expect(await gauge()).toBe(1);
     } finally {
       await watch.stop();
     }

@@ -82,6 +82,16 @@ describe('createMetrics', () => {
     expect(sample(text, `toolgate_store_seconds_count{${fault}}`)).toBe(1);
   });
 
+  it('says whether a topic is consumed only once someone looked', async () => {
+    const metrics = createMetrics('execute', { processMetrics: false });
+    const series = 'toolgate_topic_consumed{group="g",topic="toolgate.results",stage="execute"}';
+    expect(await metrics.render()).not.toContain('toolgate_topic_consumed{');
+    metrics.topicConsumed('g', 'toolgate.results', false);
+    expect(sample(await metrics.render(), series)).toBe(0);
+    metrics.topicConsumed('g', 'toolgate.results', true);
+    expect(sample(await metrics.render(), series)).toBe(1);
+  });
+
   it('gives every call its own registry and leaves the global one alone', async () => {
     const a = createMetrics('validate', { processMetrics: false });
     const b = createMetrics('validate', { processMetrics: false });

@@ -64,6 +64,11 @@ export interface Metrics {
   forgetLag(topic: string, partition: number): void;
   /** `toolgate_faults_total{stage,code,retriable}`: a fault was thrown by a handler or adapter. */
   fault(code: string, retriable: boolean): void;
+  /**
+   * `toolgate_topic_consumed{stage,group,topic}`: 1 when some member of `group` was subscribed to
+   * `topic` at the last look, else 0. Only processes that watch a group set it.
+   */
+  topicConsumed(group: string, topic: string, consumed: boolean): void;
 }
 
 /** Options of {@link createMetrics}. */
@@ -132,6 +137,12 @@ export function createMetrics(stage: string, options: MetricsOptions = {}): Metr
     labelNames: ['code', 'retriable'],
     registers,
   });
+  const topicConsumed = new Gauge({
+    name: 'toolgate_topic_consumed',
+    help: 'Whether some member of the consumer group was subscribed to the topic at the last look.',
+    labelNames: ['group', 'topic'],
+    registers,
+  });
   return {
     registry,
     contentType: registry.contentType,
@@ -150,6 +161,8 @@ export function createMetrics(stage: string, options: MetricsOptions = {}): Metr
     lag: (topic, partition, value) => lag.set({ topic, partition: String(partition) }, value),
     forgetLag: (topic, partition) => lag.remove({ topic, partition: String(partition) }),
     fault: (code, retriable) => faults.inc({ code, retriable: String(retriable) }),
+    topicConsumed: (group, topic, consumed) =>
+      topicConsumed.set({ group, topic }, consumed ? 1 : 0),
   };
 }
 

@@ -71,6 +71,7 @@ export async function start(deps: StageDeps): Promise<RunningStage> {
       ? watchResultsConsumed({
           bus: deps.bus,
           logger: deps.logger,
+          metrics: deps.metrics,
           groupId: base.groupId,
           resultsTopic: topics.results,
         })

@@ -6,9 +6,14 @@ const GROUP = 'toolgate.execute';
 const RESULTS = 'toolgate.results';
 const CLEARED = 'toolgate.cleared';
 
-/** Runs the watch over `answers` (one per check: the group's topics, or an error), then stops it. */
-async function watchOver(answers: readonly (readonly string[] | Error)[]) {
+/**
+ * Runs the watch over `answers` (one per check: the group's topics, or an error), then stops it
+ * during the check after the last, which never answers: checks never overlap, so by then the last
+ * answer was dealt with. Returns the log lines, and the gauge's values in the order they were set.
+ */
+async function watchAndGauge(answers: readonly (readonly string[] | Error)[]) {
   const logger = recordingLogger();
+  const gauge: number[] = [];
   let checks = 0;
   let done: () => void = () => undefined;
   const finished = new Promise<void>((resolve) => (done = resolve));
@@ -16,20 +21,33 @@ async function watchOver(answers: readonly (readonly string[] | Error)[]) {
     bus: {
       groupTopics: (groupId) => {
         expect(groupId).toBe(GROUP);
-        const answer = answers[Math.min(checks, answers.length - 1)];
+        const answer = answers[checks];
         checks += 1;
-        if (checks === answers.length) done();
-        return answer instanceof Error ? Promise.reject(answer) : Promise.resolve(answer ?? []);
+        if (answer === undefined) {
+          done();
+          return new Promise<never>(() => undefined);
+        }
+        return answer instanceof Error ? Promise.reject(answer) : Promise.resolve(answer);
       },
     },
     logger,
+    metrics: {
+      topicConsumed: (group, topic, consumed) => {
+        expect([group, topic]).toEqual([GROUP, RESULTS]);
+        gauge.push(consumed ? 1 : 0);
+      },
+    },
     groupId: GROUP,
     resultsTopic: RESULTS,
     intervalMs: 1,
   });
   await finished;
   await watch.stop();
-  return logger.lines.map((l) => [l.level, l.message] as const);
+  return { lines: logger.lines.map((l) => [l.level, l.message] as const), gauge };
+}
+
+async function watchOver(answers: readonly (readonly string[] | Error)[]) {
+  return (await watchAndGauge(answers)).lines;
 }
 
 describe('watchResultsConsumed', () => {
@@ -49,6 +67,45 @@ describe('watchResultsConsumed', () => {
     expect(lines.map(([level]) => level)).toEqual(['error', 'info', 'error']);
     expect(lines[0]?.[1]).toMatch(/no execute process consumes tool results/);
     expect(lines[1]?.[1]).toMatch(/consumes tool results again/);
+  });
+
+  it('sets the gauge at every look it could take, 1 while results are consumed', async () => {
+    const { gauge } = await watchAndGauge([
+      [CLEARED, RESULTS],
+      [CLEARED],
+      new Error('broker down'),
+      [CLEARED],
+      [RESULTS],
+    ]);
+    expect(gauge).toEqual([1, 0, 0, 1]);
+  });
+
+  it('stops at once with a check in flight, and says nothing of what that check finds', async () => {
+    const logger = recordingLogger();
+    const gauge: boolean[] = [];
+    let answer: (topics: readonly string[]) => void = () => undefined;
+    let asked: () => void = () => undefined;
+    const inFlight = new Promise<void>((resolve) => (asked = resolve));
+    const watch = watchResultsConsumed({
+      bus: {
+        groupTopics: () => {
+          asked();
+          return new Promise((resolve) => (answer = resolve));
+        },
+      },
+      logger,
+      metrics: { topicConsumed: (_group, _topic, consumed) => gauge.push(consumed) },
+      groupId: GROUP,
+      resultsTopic: RESULTS,
+      intervalMs: 1,
+    });
+    await inFlight;
+    // The check never answers before the stop: the stop must not wait for it.
+    await watch.stop();
+    answer([CLEARED]);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(logger.lines).toEqual([]);
+    expect(gauge).toEqual([]);
   });
 
   it('warns when the group cannot be read, and goes on checking', async () => {
