@@ -421,7 +421,10 @@ describe('startStageLoop: the lag of a partition held back by a fault', () => {
     await eventually(30_000, 'a lag of all five records while the first fails', () =>
       Promise.resolve(lags.includes(5)),
     );
-    expect(lags.every((lag) => lag >= 1), `lags reported: ${lags.join(', ')}`).toBe(true);
+    expect(
+      lags.every((lag) => lag >= 1),
+      `lags reported: ${lags.join(', ')}`,
+    ).toBe(true);
 
     failing = false;
     await consumedAll(ns.group('lag'), input);
