@@ -51,6 +51,12 @@ describe('formatReport', () => {
         p99AtHalfLoad: 1.4,
         p50DeltaMs: 4,
         unattended: { p99AtHalfLoad: 1.05, p50DeltaMs: -0.6 },
+        byRepetition: {
+          repetitions: 3,
+          throughput: { median: 0.5, min: 0.45, max: 0.62, relative: 0.34 },
+          p99AtHalfLoad: { median: 1.4, min: 1.1, max: 2.05, relative: 0.68 },
+          p50DeltaMs: { median: 4, min: -1.2, max: 9.6, relative: 2.7 },
+        },
       },
       notes: ['something to know'],
     });
@@ -63,6 +69,10 @@ describe('formatReport', () => {
     expect(text).toContain('p50 within 2 ms of the relay at half load: 4.0 ms MISSED');
     expect(text).toContain(
       'Without the calls a person approves (not a target): p50 -1 ms, p99 at half load 1.05×',
+    );
+    expect(text).toContain(
+      'By repetition (3, each gate run against the relay run beside it): throughput 0.50 ' +
+        '[0.45–0.62], p50 +4 ms [-1 to +10], p99 at half load 1.40× [1.10–2.05]',
     );
     expect(text).toContain('note: something to know');
     expect(lines.at(-1)).toBe('gate/relay: throughput 0.50, p50 +4 ms, p99 at half load 1.40×');

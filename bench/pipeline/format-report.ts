@@ -7,6 +7,7 @@ import {
   targetsMet,
   type LoadSummary,
   type Ratios,
+  type RatiosByRepetition,
   type SystemName,
   type SystemSummary,
 } from './summarize.js';
@@ -105,5 +106,27 @@ function targetLines(ratios: Ratios): string[] {
     `  p50 within 2 ms of the relay at half load: ${ratios.p50DeltaMs.toFixed(1)} ms ${mark(met.p50)}`,
     `  p99 at half load ≤ 1.50× the relay's: ${ratios.p99AtHalfLoad.toFixed(2)}× ${mark(met.p99)}`,
     `Without the calls a person approves (not a target): ${latencyRatios(ratios.unattended)}`,
+    byRepetitionLine(ratios.byRepetition),
   ];
+}
+
+/**
+ * `By repetition (3, each gate run against the relay run beside it): throughput 0.71
+ * [0.68–0.71], p50 +141 ms [+77 to +179], p99 at half load 1.82× [1.10–1.99]`.
+ */
+export function byRepetitionLine(by: RatiosByRepetition): string {
+  const signed = (ms: number) => {
+    const whole = Math.round(ms);
+    return Number.isNaN(whole) ? 'NaN' : `${whole < 0 ? '-' : '+'}${Math.abs(whole)}`;
+  };
+  const range = (s: Spread, f: (n: number) => string, sep: string) =>
+    s.min === s.max || Number.isNaN(s.median) ? '' : ` [${f(s.min)}${sep}${f(s.max)}]`;
+  const fixed = (n: number) => n.toFixed(2);
+  const { throughput, p50DeltaMs: p50, p99AtHalfLoad: p99 } = by;
+  return (
+    `By repetition (${by.repetitions}, each gate run against the relay run beside it): ` +
+    `throughput ${fixed(throughput.median)}${range(throughput, fixed, '–')}, ` +
+    `p50 ${signed(p50.median)} ms${range(p50, signed, ' to ')}, ` +
+    `p99 at half load ${fixed(p99.median)}×${range(p99, fixed, '–')}`
+  );
 }

@@ -53,6 +53,9 @@ function open(
   };
 }
 
+/** The spread of one repetition. */
+const only = (value: number) => ({ median: value, min: value, max: value, relative: 0 });
+
 describe('summarizeSystem', () => {
   it('takes medians and spreads over repetitions, per load level in ascending order', () => {
     const s = summarizeSystem([
@@ -89,6 +92,12 @@ describe('ratiosOf', () => {
       p99AtHalfLoad: 1.25,
       p50DeltaMs: 3.5,
       unattended: { p99AtHalfLoad: 1.25, p50DeltaMs: 3.5 },
+      byRepetition: {
+        repetitions: 1,
+        throughput: only(0.75),
+        p99AtHalfLoad: only(1.25),
+        p50DeltaMs: only(3.5),
+      },
     });
   });
 
@@ -100,12 +109,38 @@ describe('ratiosOf', () => {
       open('gate', 1, 0.5, 14.5, 100, latency(11, 44)),
       open('gate', 2, 0.5, 12.5, 90, latency(13, 52)),
     ]);
-    expect(ratiosOf(relay, gate)).toEqual({
+    expect(ratiosOf(relay, gate)).toMatchObject({
       throughput: 0.75,
       p99AtHalfLoad: 2.25,
       p50DeltaMs: 3.5,
       unattended: { p99AtHalfLoad: 1.2, p50DeltaMs: 2 },
     });
+  });
+
+  it("pairs each repetition of the gate with the relay's of the same number, and gives their spread", () => {
+    const relay = summarizeSystem([
+      sat('relay', 0, 200),
+      sat('relay', 1, 100),
+      sat('relay', 2, 400),
+      open('relay', 0, 0.5, 10, 40),
+      open('relay', 1, 0.5, 20, 100),
+      open('relay', 2, 0.5, 30, 50),
+    ]);
+    const gate = summarizeSystem([
+      sat('gate', 0, 150),
+      sat('gate', 1, 90),
+      sat('gate', 2, 200),
+      // Rep 3 has no relay beside it: left out.
+      sat('gate', 3, 1),
+      open('gate', 0, 0.5, 13, 80),
+      open('gate', 1, 0.5, 21, 110),
+      open('gate', 2, 0.5, 50, 60),
+    ]);
+    const by = ratiosOf(relay, gate).byRepetition;
+    expect(by.repetitions).toBe(3);
+    expect(by.throughput).toMatchObject({ median: 0.75, min: 0.5, max: 0.9 });
+    expect(by.p99AtHalfLoad).toMatchObject({ median: 1.2, min: 1.1, max: 2 });
+    expect(by.p50DeltaMs).toMatchObject({ median: 3, min: 1, max: 20 });
   });
 
   it('is NaN where the half-load level was not run', () => {
@@ -117,6 +152,9 @@ describe('ratiosOf', () => {
     expect(r.p50DeltaMs).toBeNaN();
     expect(r.unattended.p99AtHalfLoad).toBeNaN();
     expect(r.unattended.p50DeltaMs).toBeNaN();
+    expect(r.byRepetition.throughput.median).toBe(0.5);
+    expect(r.byRepetition.p99AtHalfLoad.median).toBeNaN();
+    expect(r.byRepetition.p50DeltaMs.max).toBeNaN();
   });
 });
 

@@ -82,6 +82,18 @@ export interface HeadlineRatios {
   readonly p50DeltaMs: number;
 }
 
+/**
+ * The headline ratios repetition by repetition: each repetition's gate against the relay run next
+ * to it (they are interleaved), so the spread says how far one run's ratio moves with the machine.
+ * Each figure is the median, least and greatest over the repetitions both systems ran.
+ */
+export interface RatiosByRepetition {
+  readonly repetitions: number;
+  readonly throughput: Spread;
+  readonly p99AtHalfLoad: Spread;
+  readonly p50DeltaMs: Spread;
+}
+
 /** The gate against the relay. */
 export interface Ratios extends HeadlineRatios {
   /**
@@ -89,6 +101,7 @@ export interface Ratios extends HeadlineRatios {
    * straight through costs. Not a target; the targets take every call, as issue 6 asks.
    */
   readonly unattended: Omit<HeadlineRatios, 'throughput'>;
+  readonly byRepetition: RatiosByRepetition;
 }
 
 /** The latency figures of a load level that the ratios compare. */
@@ -160,6 +173,29 @@ export function ratiosOf(relay: SystemSummary, gate: SystemSummary): Ratios {
     throughput: gate.saturation.median / relay.saturation.median,
     ...compared('p50', 'p99'),
     unattended: compared('unattendedP50', 'unattendedP99'),
+    byRepetition: ratiosByRepetition(relay.runs, gate.runs),
+  };
+}
+
+/** {@link RatiosByRepetition} of two systems' runs, pairing runs of the same phase, level and rep. */
+export function ratiosByRepetition(
+  relay: readonly RunRecord[],
+  gate: readonly RunRecord[],
+): RatiosByRepetition {
+  const pairs = (take: (r: RunRecord) => boolean) =>
+    gate.filter(take).flatMap((g) => {
+      const r = relay.find((x) => take(x) && x.rep === g.rep);
+      return r === undefined ? [] : [[r, g] as const];
+    });
+  const saturation = pairs((r) => r.phase === 'saturation');
+  const half = pairs((r) => r.phase === 'open' && r.fraction === HALF_LOAD);
+  const spread = (values: readonly number[]) =>
+    values.length === 0 ? spreadOf([Number.NaN]) : spreadOf(values);
+  return {
+    repetitions: Math.max(saturation.length, half.length),
+    throughput: spread(saturation.map(([r, g]) => g.throughput / r.throughput)),
+    p99AtHalfLoad: spread(half.map(([r, g]) => g.latency.p99 / r.latency.p99)),
+    p50DeltaMs: spread(half.map(([r, g]) => g.latency.p50 - r.latency.p50)),
   };
 }
 
