@@ -640,10 +640,15 @@ describe('call counters', () => {
       callsInRun: 1,
       tenantCallsThisSecond: 2,
     });
-    // Redelivered in a later second: counted in neither, and told that second's count.
+    // Redelivered in a later second: counted in neither, and told that second's count, or 1 for
+    // itself when the tenant has made no call in it.
     expect(await store.countCall(tenant, run, 'p-redelivered', NOW + 1_000)).toEqual({
       callsInRun: 1,
-      tenantCallsThisSecond: 0,
+      tenantCallsThisSecond: 1,
+    });
+    expect(await store.countCall(tenant, `run-${uid()}`, `call-${uid()}`, NOW + 1_010)).toEqual({
+      callsInRun: 1,
+      tenantCallsThisSecond: 1,
     });
   });
 

@@ -265,8 +265,9 @@ return removed`,
 /**
  * Counts one call, in one round trip: adds `token` to the run's set (so a redelivered message
  * is not counted twice: a run over its limit is a final denial) and, only when the token is new
- * there, increments the tenant's per-second counter; a redelivery reads that counter instead, so
- * a chunk handled again after a fault does not use up the tenant's rate.
+ * there, increments the tenant's per-second counter; a redelivery reads that counter instead (at
+ * least 1: the call itself), so a chunk handled again after a fault does not use up the tenant's
+ * rate.
  * Returns {calls in run, tenant calls this second}.
  * KEYS: run set, rate counter. ARGV: token, run TTL seconds, rate TTL seconds.
  */
@@ -279,7 +280,7 @@ if added == 1 then
   rate = redis.call('INCR', KEYS[2])
   redis.call('EXPIRE', KEYS[2], ARGV[3])
 else
-  rate = tonumber(redis.call('GET', KEYS[2]) or '0')
+  rate = math.max(tonumber(redis.call('GET', KEYS[2]) or '0'), 1)
 end
 return {redis.call('SCARD', KEYS[1]), rate}`,
 );

@@ -340,7 +340,7 @@ export interface Store {
    * Counts one call, in one round trip: in its run (distinct `callToken`s, kept 24 h after the
    * last) and in the tenant's current second (2 s). Counting by token means a redelivered message
    * (same token) is counted in neither again; a run over its limit is a final denial. A
-   * redelivery is told the current second's count as it stands.
+   * redelivery is told the current second's count as it stands, and at least 1 (itself).
    */
   countCall(tenant: string, runId: string, callToken: string, nowMs: number): Promise<CallCounts>;
 
