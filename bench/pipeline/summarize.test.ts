@@ -53,18 +53,33 @@ function open(
   };
 }
 
+/** Saturation and half-load runs of `system`: repetition i takes the i-th of each list. */
+function reps(
+  system: SystemName,
+  saturations: readonly number[],
+  halfLoad: readonly (readonly [p50: number, p99: number])[],
+): RunRecord[] {
+  return [
+    ...saturations.map((throughput, rep) => sat(system, rep, throughput)),
+    ...halfLoad.map(([p50, p99], rep) => open(system, rep, 0.5, p50, p99)),
+  ];
+}
+
 /** The spread of one repetition. */
 const only = (value: number) => ({ median: value, min: value, max: value, relative: 0 });
 
 describe('summarizeSystem', () => {
   it('takes medians and spreads over repetitions, per load level in ascending order', () => {
     const s = summarizeSystem([
-      sat('relay', 0, 100),
-      sat('relay', 1, 140),
-      sat('relay', 2, 120),
-      open('relay', 0, 0.5, 10, 40),
-      open('relay', 1, 0.5, 12, 60),
-      open('relay', 2, 0.5, 11, 50),
+      ...reps(
+        'relay',
+        [100, 140, 120],
+        [
+          [10, 40],
+          [12, 60],
+          [11, 50],
+        ],
+      ),
       open('relay', 0, 0.25, 5, 20),
     ]);
     expect(s.saturation).toMatchObject({ median: 120, min: 100, max: 140 });
@@ -118,23 +133,29 @@ describe('ratiosOf', () => {
   });
 
   it("pairs each repetition of the gate with the relay's of the same number, and gives their spread", () => {
-    const relay = summarizeSystem([
-      sat('relay', 0, 200),
-      sat('relay', 1, 100),
-      sat('relay', 2, 400),
-      open('relay', 0, 0.5, 10, 40),
-      open('relay', 1, 0.5, 20, 100),
-      open('relay', 2, 0.5, 30, 50),
-    ]);
+    const relay = summarizeSystem(
+      reps(
+        'relay',
+        [200, 100, 400],
+        [
+          [10, 40],
+          [20, 100],
+          [30, 50],
+        ],
+      ),
+    );
     const gate = summarizeSystem([
-      sat('gate', 0, 150),
-      sat('gate', 1, 90),
-      sat('gate', 2, 200),
+      ...reps(
+        'gate',
+        [150, 90, 200],
+        [
+          [13, 80],
+          [21, 110],
+          [50, 60],
+        ],
+      ),
       // Rep 3 has no relay beside it: left out.
       sat('gate', 3, 1),
-      open('gate', 0, 0.5, 13, 80),
-      open('gate', 1, 0.5, 21, 110),
-      open('gate', 2, 0.5, 50, 60),
     ]);
     const by = ratiosOf(relay, gate).byRepetition;
     expect(by.repetitions).toBe(3);
