@@ -23,6 +23,10 @@ describe('spreadOf', () => {
   it('reports no spread for a single round', () => {
     expect(spreadOf([7]).relative).toBe(0);
   });
+
+  it('is NaN throughout for no values, not ±Infinity', () => {
+    expect(Object.values(spreadOf([])).every(Number.isNaN)).toBe(true);
+  });
 });
 
 describe('percentile', () => {

@@ -18,8 +18,11 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? upper : ((sorted[mid - 1] ?? Number.NaN) + upper) / 2;
 }
 
-/** Median, extremes and relative spread of `values`. */
+/** Median, extremes and relative spread of `values`; all NaN when there are none. */
 export function spreadOf(values: readonly number[]): Spread {
+  if (values.length === 0) {
+    return { median: Number.NaN, min: Number.NaN, max: Number.NaN, relative: Number.NaN };
+  }
   const m = median(values);
   const min = Math.min(...values);
   const max = Math.max(...values);

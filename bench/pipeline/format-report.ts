@@ -4,6 +4,7 @@ import {
   finalLine,
   latencyRatios,
   percentOf,
+  signedMs,
   targetsMet,
   type LoadSummary,
   type Ratios,
@@ -115,10 +116,6 @@ function targetLines(ratios: Ratios): string[] {
  * [0.68–0.71], p50 +141 ms [+77 to +179], p99 at half load 1.82× [1.10–1.99]`.
  */
 export function byRepetitionLine(by: RatiosByRepetition): string {
-  const signed = (ms: number) => {
-    const whole = Math.round(ms);
-    return Number.isNaN(whole) ? 'NaN' : `${whole < 0 ? '-' : '+'}${Math.abs(whole)}`;
-  };
   const range = (s: Spread, f: (n: number) => string, sep: string) =>
     s.min === s.max || Number.isNaN(s.median) ? '' : ` [${f(s.min)}${sep}${f(s.max)}]`;
   const fixed = (n: number) => n.toFixed(2);
@@ -126,7 +123,7 @@ export function byRepetitionLine(by: RatiosByRepetition): string {
   return (
     `By repetition (${by.repetitions}, each gate run against the relay run beside it): ` +
     `throughput ${fixed(throughput.median)}${range(throughput, fixed, '–')}, ` +
-    `p50 ${signed(p50.median)} ms${range(p50, signed, ' to ')}, ` +
+    `p50 ${signedMs(p50.median)} ms${range(p50, signedMs, ' to ')}, ` +
     `p99 at half load ${fixed(p99.median)}×${range(p99, fixed, '–')}`
   );
 }

@@ -189,13 +189,11 @@ export function ratiosByRepetition(
     });
   const saturation = pairs((r) => r.phase === 'saturation');
   const half = pairs((r) => r.phase === 'open' && r.fraction === HALF_LOAD);
-  const spread = (values: readonly number[]) =>
-    values.length === 0 ? spreadOf([Number.NaN]) : spreadOf(values);
   return {
     repetitions: Math.max(saturation.length, half.length),
-    throughput: spread(saturation.map(([r, g]) => g.throughput / r.throughput)),
-    p99AtHalfLoad: spread(half.map(([r, g]) => g.latency.p99 / r.latency.p99)),
-    p50DeltaMs: spread(half.map(([r, g]) => g.latency.p50 - r.latency.p50)),
+    throughput: spreadOf(saturation.map(([r, g]) => g.throughput / r.throughput)),
+    p99AtHalfLoad: spreadOf(half.map(([r, g]) => g.latency.p99 / r.latency.p99)),
+    p50DeltaMs: spreadOf(half.map(([r, g]) => g.latency.p50 - r.latency.p50)),
   };
 }
 
@@ -206,9 +204,13 @@ export function finalLine(ratios: HeadlineRatios): string {
 
 /** `p50 +N ms, p99 at half load Y.YY×`, with a signed whole-ms p50 delta. */
 export function latencyRatios(ratios: Omit<HeadlineRatios, 'throughput'>): string {
-  const delta = Math.round(ratios.p50DeltaMs);
-  const signed = Number.isNaN(delta) ? 'NaN' : `${delta < 0 ? '-' : '+'}${Math.abs(delta)}`;
-  return `p50 ${signed} ms, p99 at half load ${ratios.p99AtHalfLoad.toFixed(2)}×`;
+  return `p50 ${signedMs(ratios.p50DeltaMs)} ms, p99 at half load ${ratios.p99AtHalfLoad.toFixed(2)}×`;
+}
+
+/** A delta in whole ms with its sign: `+4`, `-1`, `+0`; `NaN` when missing. */
+export function signedMs(ms: number): string {
+  const whole = Math.round(ms);
+  return Number.isNaN(whole) ? 'NaN' : `${whole < 0 ? '-' : '+'}${Math.abs(whole)}`;
 }
 
 /** The targets of issue 6, checked against `ratios`. */
