@@ -327,15 +327,51 @@ describe('pending commands', () => {
     expect(await store.takePendingCommand(id, 'result')).toEqual(pending(id));
   });
 
-  it('does not sweep a command whose result took it during the lease', async () => {
+  it('does not sweep a command whose result took it before any sweep claimed it', async () => {
+    const id = `cmd-${uid()}`;
+    await store.putPendingCommand(pending(id), NOW - 10);
+    expect(await store.takePendingCommand(id, 'result')).toEqual(pending(id));
+    const later = await store.claimExpiredCommands(NOW + 5000, 1000, 1000);
+    expect(later.map((p) => p.commandId)).not.toContain(id);
+    expect(await deadlineOf(id)).toBeNull();
+    expect(await store.finishExpiredCommand(id)).toBe(false);
+  });
+
+  it('claims a swept command again after its lease though a result took it meanwhile', async () => {
+    // The sweep may have settled the record as unknown and failed before publishing: it still
+    // owes the terminal observation, so the result's take leaves its entry to the sweeper.
     const id = `cmd-${uid()}`;
     await store.putPendingCommand(pending(id), NOW - 10);
     await store.claimExpiredCommands(NOW, 1000, 1000);
     expect(await store.takePendingCommand(id, 'result')).toEqual(pending(id));
-    const later = await store.claimExpiredCommands(NOW + 5000, 1000, 1000);
-    expect(later.map((p) => p.commandId)).not.toContain(id);
-    expect(await store.finishExpiredCommand(id)).toBe(false);
+    const hidden = await store.claimExpiredCommands(NOW + 999, 1000, 1000);
+    expect(hidden.map((p) => p.commandId)).not.toContain(id);
+    const again = await store.claimExpiredCommands(NOW + 1000, 1000, 1000);
+    expect(again).toContainEqual(pending(id));
+    expect(await store.finishExpiredCommand(id)).toBe(true);
+    const afterFinish = await store.claimExpiredCommands(NOW + 10_000, 1000, 1000);
+    expect(afterFinish.map((p) => p.commandId)).not.toContain(id);
+    // The result's take stands: the same taker still gets the command, nobody else does.
     expect(await store.takePendingCommand(id, 'result')).toEqual(pending(id));
+    expect(await store.takePendingCommand(id, 'another result')).toBeUndefined();
+  });
+
+  it('keeps the settler mark on a record put with it, so that settler still settles', async () => {
+    const key = `k-${uid()}`;
+    const claimed: IdempotencyRecord = { digest: 'd1', state: 'claimed', token: 'p-1' };
+    expect(await store.claim('acme', key, claimed, RETENTION)).toBe(true);
+    const unknown: IdempotencyRecord = { ...claimed, state: 'unknown' };
+    expect((await store.settleRecord('acme', key, unknown, RETENTION, 'sweep:c1')).settled).toBe(
+      true,
+    );
+    const done: IdempotencyRecord = { ...claimed, state: 'done' };
+    await store.putRecord('acme', key, done, RETENTION, 'sweep:c1');
+    expect(await store.getRecord('acme', key)).toEqual(done);
+    const again = await store.settleRecord('acme', key, unknown, RETENTION, 'sweep:c1');
+    expect(again).toEqual({ settled: true, previous: done });
+    expect(await store.getRecord('acme', key)).toEqual(done);
+    const other = await store.settleRecord('acme', key, unknown, RETENTION, 'results@0:1');
+    expect(other.settled).toBe(false);
   });
 
   it('drops an index entry whose command is gone instead of claiming it forever', async () => {

@@ -56,9 +56,9 @@ export const SETTLE_RECORD = script(
 );
 
 /**
- * Stores a pending command (a hash: `json`, and `takenBy` once a result took it) and indexes its
- * deadline together, so a crash cannot leave a command the deadline sweeper never sees. Replaces
- * any earlier state of the same command.
+ * Stores a pending command (a hash: `json`, `takenBy` once a result took it, `swept` once the
+ * deadline sweeper claimed it) and indexes its deadline together, so a crash cannot leave a
+ * command the deadline sweeper never sees. Replaces any earlier state of the same command.
  * KEYS: pending, deadlines. ARGV: JSON, TTL seconds, deadline ms, commandId.
  */
 export const PUT_PENDING_COMMAND = script(
@@ -91,12 +91,13 @@ return {0, redis.call('GET', KEYS[1])}`,
 
 /**
  * Lua: takes a pending command for a result. The first taker marks it with its token and removes
- * the deadline; the same token gets the JSON again, any other gets false. The taken hash lingers
- * `linger` ms for such retries. With `expected`, a stored JSON that differs is answered without
- * being taken.
+ * the deadline, unless the deadline sweeper has claimed the command: that entry stays for the
+ * sweeper to finish (see {@link CLAIM_EXPIRED_COMMANDS}). The same token gets the JSON again, any
+ * other gets false. The taken hash lingers `linger` ms for such retries. With `expected`, a stored
+ * JSON that differs is answered without being taken.
  */
 const TAKE_FUNCTION = `local function take(pending, deadlines, commandId, taker, linger, expected)
-  local found = redis.call('HMGET', pending, 'json', 'takenBy')
+  local found = redis.call('HMGET', pending, 'json', 'takenBy', 'swept')
   local json, by = found[1], found[2]
   if not json then return false end
   if by then
@@ -106,7 +107,7 @@ const TAKE_FUNCTION = `local function take(pending, deadlines, commandId, taker,
   if expected and json ~= expected then return json end
   redis.call('HSET', pending, 'takenBy', taker)
   redis.call('PEXPIRE', pending, linger)
-  redis.call('ZREM', deadlines, commandId)
+  if not found[3] then redis.call('ZREM', deadlines, commandId) end
   return json
 end
 `;
@@ -141,18 +142,22 @@ return {1, settled[1], settled[2]}`,
 );
 
 /**
- * Claims up to `limit` commands whose deadline (or earlier lease) has passed: each is re-scored to
- * the lease end, so if the sweeper dies before finishing it, it becomes due again. Index entries
- * of commands that are gone or taken by a result are dropped. Returns the pending JSONs.
- * KEYS: deadlines. ARGV: now ms, lease end ms, limit, pending-key prefix.
+ * Claims up to `limit` commands whose deadline (or earlier lease) has passed: each is marked
+ * `swept` and re-scored to the lease end, so if the sweeper fails or dies before finishing it, it
+ * becomes due again. A swept command stays claimable after a result took it: the sweep may have
+ * settled its record as unknown, and then the sweep, not the late result, owes the terminal
+ * observation (its settler token answers "settled" again). Index entries of commands that are
+ * gone, or taken by a result before any sweep claimed them, are dropped. Returns the pending
+ * JSONs. KEYS: deadlines. ARGV: now ms, lease end ms, limit, pending-key prefix.
  */
 export const CLAIM_EXPIRED_COMMANDS = script(
   'claim_expired_commands',
   `local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
 local out = {}
 for _, id in ipairs(ids) do
-  local found = redis.call('HMGET', ARGV[4] .. id, 'json', 'takenBy')
-  if found[1] and not found[2] then
+  local found = redis.call('HMGET', ARGV[4] .. id, 'json', 'takenBy', 'swept')
+  if found[1] and (found[3] or not found[2]) then
+    redis.call('HSET', ARGV[4] .. id, 'swept', '1')
     redis.call('ZADD', KEYS[1], ARGV[2], id)
     out[#out + 1] = found[1]
   else

@@ -212,12 +212,17 @@ export interface Store {
     record: IdempotencyRecord,
     ttlSeconds: number,
   ): Promise<boolean>;
-  /** Overwrites the record (SET EX), e.g. a late result recorded after the deadline sweeper. */
+  /**
+   * Overwrites the record (SET EX), e.g. a late result recorded after the deadline sweeper. With
+   * `settlerToken`, the record keeps that settler's mark, so that {@link Store.settleRecord} with
+   * the same token still answers settled (the sweeper that settled it, asking again after a fault).
+   */
   putRecord(
     tenant: string,
     key: string,
     record: IdempotencyRecord,
     ttlSeconds: number,
+    settlerToken?: string,
   ): Promise<void>;
   /**
    * Replaces the record only while it is `claimed` under `record.token` (Lua), so that of a result
@@ -255,8 +260,9 @@ export interface Store {
   peekPendingCommand(commandId: string): Promise<PendingCommand | undefined>;
   /**
    * Takes the pending command for a result, once: the first taker gets it (and its deadline is
-   * dropped), the same `takerToken` gets it again (a retry after a lost reply), anyone else gets
-   * undefined. Use a token that is stable across redelivery: the result message's coordinates.
+   * dropped, unless the deadline sweeper claimed it: see `claimExpiredCommands`), the same
+   * `takerToken` gets it again (a retry after a lost reply), anyone else gets undefined. Use a
+   * token that is stable across redelivery: the result message's coordinates.
    */
   takePendingCommand(commandId: string, takerToken: string): Promise<PendingCommand | undefined>;
   /**
@@ -275,7 +281,8 @@ export interface Store {
   ): Promise<TakeAndSettle>;
   /**
    * Up to `limit` commands past their deadline (or past an earlier claim's lease), each re-leased
-   * until `nowMs + leaseMs`: finish them before the lease ends or they are claimed again.
+   * until `nowMs + leaseMs`: finish them before the lease ends or they are claimed again, even
+   * when a result took one meanwhile (the sweep may have settled it, and then owes its outcome).
    */
   claimExpiredCommands(nowMs: number, leaseMs: number, limit: number): Promise<PendingCommand[]>;
   /**
@@ -660,10 +667,17 @@ function recordOperations(conn: Connection, keys: StoreKeys) {
       const done = await conn.run('claim', (r) => r.set(k, json, 'EX', ex, 'NX'));
       return done === 'OK';
     },
-    async putRecord(tenant: string, key: string, record: IdempotencyRecord, ttlSeconds: number) {
+    async putRecord(
+      tenant: string,
+      key: string,
+      record: IdempotencyRecord,
+      ttlSeconds: number,
+      settlerToken?: string,
+    ) {
+      const marked = settlerToken === undefined ? record : { ...record, settledBy: settlerToken };
       const [k, json, ex] = [
         keys.idempotency(tenant, key),
-        JSON.stringify(record),
+        JSON.stringify(marked),
         recordTtl(ttlSeconds),
       ];
       await conn.run('put_record', (r) => r.set(k, json, 'EX', ex));

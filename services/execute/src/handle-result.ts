@@ -35,8 +35,12 @@ import {
   messageToken,
   observationIdsOfPending,
   sourceOf,
+  sweepSettler,
 } from './pending-command.js';
 import type { CommandsInFlight } from './commands-in-flight.js';
+
+/** What handling a result uses of a stage's dependencies. */
+export type ResultDeps = Pick<StageDeps, 'store' | 'outputs' | 'metrics' | 'gate' | 'now'>;
 
 const rejectResult = rejecterFor('result');
 const rejectExecution = rejecterFor('execution');
@@ -52,7 +56,7 @@ interface Ending {
  * the pending commands this instance issued.
  */
 export function createResultHandler(
-  deps: StageDeps,
+  deps: ResultDeps,
   check: MessageChecker,
   inFlight: CommandsInFlight,
 ): (msg: Incoming) => Promise<readonly Outgoing[]> {
@@ -74,7 +78,7 @@ export function createResultHandler(
  * it; undefined when Redis holds another copy (nothing was done).
  */
 async function inOneStep(
-  deps: StageDeps,
+  deps: ResultDeps,
   msg: Incoming,
   result: ToolResult,
   issued: PendingCommand,
@@ -90,7 +94,7 @@ async function inOneStep(
 
 /** Takes the pending command, then settles its record with the outcome the rung made of it. */
 async function inTwoSteps(
-  deps: StageDeps,
+  deps: ResultDeps,
   msg: Incoming,
   result: ToolResult,
 ): Promise<readonly Outgoing[]> {
@@ -108,7 +112,7 @@ async function inTwoSteps(
 const NO_PENDING_COMMAND = 'no pending command of this gate';
 
 /** What the result rung makes of `result` for `pending` now, and the record that ends the call. */
-function concluded(deps: StageDeps, result: ToolResult, pending: PendingCommand) {
+function concluded(deps: ResultDeps, result: ToolResult, pending: PendingCommand) {
   const now = deps.now();
   const ending = endingOf(deps, result, pending, now);
   return { now, ending, record: recordOf(pending, ending) };
@@ -131,7 +135,7 @@ function recordOf(pending: PendingCommand, ending: Ending): IdempotencyRecord {
  * `late_result`, after recording the real outcome for a retry.
  */
 async function published(
-  deps: StageDeps,
+  deps: ResultDeps,
   msg: Incoming,
   result: ToolResult,
   pending: PendingCommand,
@@ -148,7 +152,11 @@ async function published(
     const swept = previous?.state === 'unknown' && previous.token === pending.token;
     const { tenant, idempotencyKey: key } = pending;
     const retention = IDEMPOTENCY_RETENTION_SECONDS;
-    if (swept) await deps.store.putRecord(tenant, key, recordOf(pending, ending), retention);
+    // The record keeps the sweep's mark: a sweep that settled it but failed before publishing
+    // claims the command again after its lease and must still be told it settled it.
+    const settler = sweepSettler(pending.commandId);
+    const late = recordOf(pending, ending);
+    if (swept) await deps.store.putRecord(tenant, key, late, retention, settler);
     const ended = previous?.state ?? 'no record';
     const detail = `${result.status} result after the call ended (${ended}); ${swept ? 'recorded' : 'not recorded'}`;
     const event = { kind: 'late_result', ...facts, internalDetail: detail } as const;
@@ -163,7 +171,7 @@ async function published(
 }
 
 /** The terminal observation a result makes of its command. */
-function endingOf(deps: StageDeps, result: ToolResult, p: PendingCommand, now: Date): Ending {
+function endingOf(deps: ResultDeps, result: ToolResult, p: PendingCommand, now: Date): Ending {
   const ids = observationIdsOfPending(p);
   const tool = deps.gate.registry.get(p.tool);
   if (tool === undefined) {
@@ -191,7 +199,7 @@ function endingOf(deps: StageDeps, result: ToolResult, p: PendingCommand, now: D
 }
 
 /** Undecodable bytes on results: kept on the quarantine topic, never read as a result. */
-function quarantined(deps: StageDeps, msg: Incoming, why: string): readonly Outgoing[] {
+function quarantined(deps: ResultDeps, msg: Incoming, why: string): readonly Outgoing[] {
   const raw = msg.raw ?? Buffer.alloc(0);
   const event = { kind: 'quarantined', raw, internalDetail: why, source: sourceOf(msg) } as const;
   return [
@@ -201,7 +209,7 @@ function quarantined(deps: StageDeps, msg: Incoming, why: string): readonly Outg
 }
 
 /** A result that names no pending command of this gate (or is no result): audited, dropped. */
-function unmatched(deps: StageDeps, msg: Incoming, why: string): readonly Outgoing[] {
+function unmatched(deps: ResultDeps, msg: Incoming, why: string): readonly Outgoing[] {
   const value = msg.value as Partial<Record<keyof ToolResult, unknown>> | undefined;
   const claimed = (name: 'commandId' | 'idempotencyKey') => {
     const text = value?.[name];

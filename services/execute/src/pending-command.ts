@@ -55,3 +55,11 @@ export function sourceOf(msg: Incoming): MessageSource {
 export function messageToken(msg: Incoming): string {
   return `${msg.topic}@${msg.partition}:${msg.offset}`;
 }
+
+/**
+ * The deadline sweeper's settler token for `commandId`: stable across its retries, so a sweep
+ * that settled a record and failed before publishing is told "settled" again and publishes.
+ */
+export function sweepSettler(commandId: string): string {
+  return `sweep:${commandId}`;
+}

@@ -4,7 +4,9 @@
  * `unknown` (unless a result settled it first), publishes the terminal observations and audit
  * events in one transaction, then finishes the commands, keeping them matchable for a late result.
  * A crash or fault anywhere before finishing leaves the lease to run out: the command is claimed
- * again and settled by the same settler token, so its outcome is published once it commits.
+ * again, even if a result took it meanwhile, and settled by the same settler token, so its outcome
+ * is published once it commits. A late result that finds the record settled by a sweep only
+ * records its outcome (keeping the sweep's mark) and leaves the terminal observation to the sweep.
  */
 import { Fault, type Outgoing, type PendingCommand, type StageDeps } from '@toolgate/platform';
 import {
@@ -15,11 +17,18 @@ import {
   type IdempotencyRecord,
 } from '@toolgate/shared';
 import type { CommandsInFlight } from './commands-in-flight.js';
-import { auditFactsOfPendingCommand, observationIdsOfPending } from './pending-command.js';
+import {
+  auditFactsOfPendingCommand,
+  observationIdsOfPending,
+  sweepSettler,
+} from './pending-command.js';
+
+/** What a sweep uses of a stage's dependencies. */
+export type SweepDeps = Pick<StageDeps, 'store' | 'outputs' | 'metrics' | 'logger' | 'now'>;
 
 /** Options of {@link startDeadlineSweeper}; times in milliseconds. */
 export interface DeadlineSweeperOptions {
-  readonly deps: StageDeps;
+  readonly deps: SweepDeps;
   /** Produces the sweep's outputs in one transaction (the stage loop's `produceTransactional`). */
   produce(outgoing: readonly Outgoing[]): Promise<void>;
   /** The commands this instance issued: a swept one is dropped from it. */
@@ -85,8 +94,8 @@ export function startDeadlineSweeper(options: DeadlineSweeperOptions): DeadlineS
   };
 }
 
-/** One sweep; resolves with how many commands it claimed. */
-async function sweepOnce(options: DeadlineSweeperOptions): Promise<number> {
+/** One sweep; resolves with how many commands it claimed (exported for tests). */
+export async function sweepOnce(options: DeadlineSweeperOptions): Promise<number> {
   const { deps } = options;
   const now = deps.now();
   const lease = options.leaseMs ?? SWEEP_LEASE_MS;
@@ -108,7 +117,7 @@ async function sweepOnce(options: DeadlineSweeperOptions): Promise<number> {
 
 /** Settles one expired command as unknown; its outputs when this sweep settled it. */
 async function settleUnknown(
-  deps: StageDeps,
+  deps: SweepDeps,
   p: PendingCommand,
   now: Date,
 ): Promise<readonly Outgoing[]> {
@@ -125,7 +134,7 @@ async function settleUnknown(
     p.idempotencyKey,
     record,
     IDEMPOTENCY_RETENTION_SECONDS,
-    `sweep:${p.commandId}`,
+    sweepSettler(p.commandId),
   );
   // Not settled: a result ended the command first and published its terminal observation.
   if (!settled) return [];
@@ -141,7 +150,7 @@ async function settleUnknown(
   ];
 }
 
-function reportFault(deps: StageDeps, error: unknown): void {
+function reportFault(deps: SweepDeps, error: unknown): void {
   const code = error instanceof Fault ? error.code : 'internal_error';
   const retriable = error instanceof Fault && error.retriable;
   deps.metrics.fault(code, retriable);

@@ -1,0 +1,171 @@
+/**
+ * The deadline sweeper against the real Redis, at a fixed clock, with the result handler beside
+ * it: a sweep that settled a command and failed to publish still owes its terminal observation
+ * when the tool's result comes within the sweep's lease.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createGateOutputs,
+  createLogger,
+  createMetrics,
+  createStore,
+  Fault,
+  gateTopics,
+  MIN_RECORD_TTL_SECONDS,
+  type Incoming,
+  type Outgoing,
+  type PendingCommand,
+  type Store,
+} from '@toolgate/platform';
+import { createGate, createMessageChecker, type ToolResult } from '@toolgate/shared';
+import deployment from '../../../examples/billing/toolgate.config.js';
+import { dropNamespace, testNamespace } from '../../../test/support/namespace.js';
+import { pendingCommand } from '../../../test/support/pending-command.js';
+import { redisClient, stackAddresses } from '../../../test/support/stack.js';
+import { CommandsInFlight } from './commands-in-flight.js';
+import { createResultHandler } from './handle-result.js';
+import { sweepOnce } from './sweep-deadlines.js';
+
+const ns = testNamespace('execute-sweep');
+const outputs = createGateOutputs(gateTopics(`${ns.id}.`), 'k'.repeat(32));
+const gate = createGate(deployment);
+const DEADLINE = Date.parse('2030-01-01T00:00:00Z');
+const LEASE = 5000;
+let store: Store;
+
+/** What the sweeper and the result handler use, at a fixed clock. */
+function depsAt(nowMs: number) {
+  return {
+    store,
+    outputs,
+    gate,
+    metrics: createMetrics('execute', { processMetrics: false }),
+    logger: createLogger({ level: 'silent', stage: 'execute', instanceId: 'test' }),
+    now: () => new Date(nowMs),
+  };
+}
+
+/** A command issued as execute issues it: its claim and its pending command, due at DEADLINE. */
+async function issue(commandId: string): Promise<PendingCommand> {
+  const p = pendingCommand(commandId, DEADLINE);
+  const claim = { digest: p.digest, state: 'claimed', token: p.token, commandId } as const;
+  const issued = await store.claimWithPending(
+    p.tenant,
+    p.idempotencyKey,
+    claim,
+    MIN_RECORD_TTL_SECONDS,
+    p,
+    DEADLINE,
+  );
+  expect(issued).toEqual({ claimed: true });
+  return p;
+}
+
+/** One sweep at `nowMs` whose publishing succeeds (into `sent`) or fails. */
+function sweepAt(nowMs: number, sent: Outgoing[][] | 'fail'): Promise<number> {
+  return sweepOnce({
+    deps: depsAt(nowMs),
+    inFlight: new CommandsInFlight(),
+    leaseMs: LEASE,
+    produce: (outgoing) => {
+      if (sent === 'fail') {
+        return Promise.reject(new Fault('kafka_unavailable', 'commit failed', { retriable: true }));
+      }
+      sent.push([...outgoing]);
+      return Promise.resolve();
+    },
+  });
+}
+
+/** The tool's result for `p`, as read from the results topic at `offset`. */
+function resultFor(p: PendingCommand, offset: string): Incoming {
+  const value: ToolResult = {
+    commandId: p.commandId,
+    idempotencyKey: p.idempotencyKey,
+    runId: p.runId,
+    status: 'error',
+    error: { code: 'deadline_exceeded', message: 'gave up' },
+    completedAt: new Date(DEADLINE + 500).toISOString(),
+  };
+  return {
+    topic: outputs.topics.results,
+    partition: 0,
+    offset,
+    key: p.runId,
+    headers: {},
+    value,
+    raw: Buffer.from(JSON.stringify(value)),
+    receivedAt: new Date(DEADLINE + 2000),
+  };
+}
+
+/** What `outgoing` publishes: each record's topic kind and its outcome or audit kind. */
+function published(outgoing: readonly Outgoing[]): string[] {
+  return outgoing.map((o) => {
+    const value = ('value' in o ? o.value : {}) as Record<string, unknown>;
+    if (o.topic === outputs.topics.observations) return `observation ${String(value['outcome'])}`;
+    if (o.topic === outputs.topics.audit) return `audit ${String(value['kind'])}`;
+    return o.topic;
+  });
+}
+
+describe('the deadline sweeper and a result in its lease', () => {
+  beforeAll(() => {
+    store = createStore({ url: stackAddresses().redisUrl, prefix: ns.redisPrefix });
+  });
+  afterAll(async () => {
+    await store.close();
+    const redis = redisClient();
+    await dropNamespace(ns, { redis }).finally(() => redis.disconnect());
+  });
+
+  it('publishes the unknown outcome of a sweep that failed to publish, though the result came', async () => {
+    const p = await issue('cmd-swept-late');
+    const sweptAt = DEADLINE + 1000;
+    await expect(sweepAt(sweptAt, 'fail')).rejects.toThrow('commit failed');
+    // The sweep settled the record as unknown before it failed: the result only records itself.
+    const handle = createResultHandler(
+      depsAt(sweptAt + 500),
+      createMessageChecker(),
+      new CommandsInFlight(),
+    );
+    expect(published(await handle(resultFor(p, '7')))).toEqual(['audit late_result']);
+    expect((await store.getRecord(p.tenant, p.idempotencyKey))?.state).toBe('done');
+
+    const sent: Outgoing[][] = [];
+    expect(await sweepAt(sweptAt + LEASE - 1, sent)).toBe(0);
+    expect(await sweepAt(sweptAt + LEASE, sent)).toBe(1);
+    expect(sent.map(published)).toEqual([['observation unknown_outcome', 'audit unknown_outcome']]);
+    const [observation] = sent[0] ?? [];
+    expect(observation && 'value' in observation ? observation.value : undefined).toMatchObject({
+      proposalId: p.proposalId,
+      runId: p.runId,
+    });
+    // Finished: no sweep claims it again, and the late result stays on the record for a retry.
+    expect(await sweepAt(sweptAt + 10 * LEASE, sent)).toBe(0);
+    expect(sent).toHaveLength(1);
+    expect((await store.getRecord(p.tenant, p.idempotencyKey))?.state).toBe('done');
+  });
+
+  it('publishes nothing more when the result settled a command that a sweep had claimed', async () => {
+    const p = await issue('cmd-result-first');
+    const claimedAt = DEADLINE + 1000;
+    // A sweep claimed it and died before settling; the result then settles and publishes.
+    const claimed = await store.claimExpiredCommands(claimedAt, LEASE, 100);
+    expect(claimed.map((c) => c.commandId)).toContain(p.commandId);
+    const handle = createResultHandler(
+      depsAt(claimedAt + 500),
+      createMessageChecker(),
+      new CommandsInFlight(),
+    );
+    expect(published(await handle(resultFor(p, '8')))).toEqual([
+      'observation result',
+      'audit result',
+    ]);
+
+    const sent: Outgoing[][] = [];
+    await sweepAt(claimedAt + LEASE, sent);
+    expect(sent).toEqual([]);
+    expect(await sweepAt(claimedAt + 10 * LEASE, sent)).toBe(0);
+  });
+});
