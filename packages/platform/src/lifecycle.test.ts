@@ -126,6 +126,55 @@ describe('createLifecycle', () => {
     },
   );
 
+  it('names the cause of a stop in its log line', async () => {
+    const { lifecycle, exits, lines } = setup();
+    await lifecycle.stop('validate stage loop crashed', new Error('fenced by a newer producer'));
+    expect(exits).toEqual([1]);
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: 'error',
+        msg: 'stopping',
+        reason: 'validate stage loop crashed',
+        err: expect.objectContaining({ message: 'fenced by a newer producer' }) as unknown,
+      }),
+    );
+  });
+
+  it('abandons a failed start: closes in reverse order, names the cause, stops listening, and leaves the exit to the caller', async () => {
+    const { lifecycle, proc, exits, order, resource, lines } = setup();
+    resource('connections');
+    resource('validate stage');
+    await lifecycle.abandon('start-up failed', new Error('listen EADDRINUSE'));
+    expect(order).toEqual(['validate stage', 'connections']);
+    expect(exits).toEqual([]);
+    expect(lifecycle.stopping).toBe(true);
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        msg: 'stopping',
+        err: expect.objectContaining({ message: 'listen EADDRINUSE' }) as unknown,
+      }),
+    );
+    expect(proc.listenerCount('SIGTERM')).toBe(0);
+    expect(proc.listenerCount('unhandledRejection')).toBe(0);
+  });
+
+  it('still exits 1 at the deadline when a close hangs while abandoning a failed start', async () => {
+    vi.useFakeTimers();
+    const { lifecycle, exits, resource } = setup(5000);
+    resource('consumer', () => new Promise<void>(() => undefined));
+    void lifecycle.abandon('start-up failed', new Error('boom'));
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(exits).toEqual([1]);
+  });
+
+  it('leaves the exit to a stop that had begun when a start is abandoned', async () => {
+    const { lifecycle, proc, exits, resource } = setup();
+    resource('redis', () => new Promise<void>((resolve) => setImmediate(resolve)));
+    proc.emit('SIGTERM');
+    await lifecycle.abandon('start-up failed', new Error('closed under it'));
+    expect(exits).toEqual([0]);
+  });
+
   it('closes at once a resource registered while stopping', async () => {
     const { lifecycle, exits, order, resource } = setup();
     resource('redis', () => new Promise<void>((resolve) => setImmediate(resolve)));

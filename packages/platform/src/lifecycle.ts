@@ -1,7 +1,8 @@
 /**
  * One memoised stop per process. Signals and fatal errors all lead to `stop()`; resources close in
  * reverse order of opening; a failed close is logged and the rest still close; a hard deadline
- * (kafkajs can hang in disconnect) exits non-zero whatever is still pending.
+ * (kafkajs can hang in disconnect) exits non-zero whatever is still pending. A start that failed
+ * closes what it opened the same way, and leaves the exit code to its caller.
  */
 import type { Logger } from './logger.js';
 
@@ -31,9 +32,17 @@ export interface Lifecycle {
   onStop(name: string, close: () => Promise<void> | void): void;
   /**
    * Stops the process (memoised: every call returns the same promise): closes every resource in
-   * reverse order, then exits 0, or 1 when `cause` (a fatal error) is given or a close failed.
+   * reverse order, then exits 0, or 1 when `cause` (a fatal error, logged with the reason) is
+   * given or a close failed.
    */
   stop(reason: string, cause?: unknown): Promise<void>;
+  /**
+   * For a start that failed: closes every resource as {@link Lifecycle.stop} does (memoised with
+   * it, `cause` logged), then stops listening to the process and leaves the exit to the caller,
+   * which reports `cause` with an exit code of its own (a configuration error is 2, not 1). The
+   * hard deadline still exits 1. When a stop had begun (a signal during start), that stop exits.
+   */
+  abandon(reason: string, cause: unknown): Promise<void>;
   /** True once a stop has begun. */
   readonly stopping: boolean;
   /** Aborted when a stop begins, so loops and timers can end themselves. */
@@ -65,10 +74,14 @@ export function createLifecycle(options: LifecycleOptions): Lifecycle {
   };
   let stopping: Promise<void> | undefined;
 
-  const stop = (reason: string, cause?: unknown) =>
-    (stopping ??= closeAll({ reason, cause, resources, logger, timeoutMs, exit, abort }));
+  const close = (run: Pick<StopRun, 'reason' | 'cause' | 'exitWhenClosed'>) =>
+    (stopping ??= closeAll({ ...run, resources, logger, timeoutMs, exit, abort }));
+  const stop = (reason: string, cause?: unknown) => close({ reason, cause, exitWhenClosed: true });
   const listeners = handlers(stop, () => stopping !== undefined, logger, exit);
   for (const [event, listener] of listeners) proc.on(event, listener);
+  const dispose = () => {
+    for (const [event, listener] of listeners) proc.off(event, listener);
+  };
 
   return {
     onStop(name, close) {
@@ -77,13 +90,16 @@ export function createLifecycle(options: LifecycleOptions): Lifecycle {
       void closeOne({ name, close }, logger);
     },
     stop,
+    async abandon(reason, cause) {
+      // Still listening while closing: a second signal meanwhile exits at once, as in a stop.
+      await close({ reason, cause, exitWhenClosed: false });
+      dispose();
+    },
     get stopping() {
       return stopping !== undefined;
     },
     signal: abort.signal,
-    dispose() {
-      for (const [event, listener] of listeners) proc.off(event, listener);
-    },
+    dispose,
   };
 }
 
@@ -116,13 +132,17 @@ interface StopRun {
   readonly logger: LifecycleOptions['logger'];
   readonly timeoutMs: number;
   readonly exit: (code: number) => void;
+  /** False for an abandoned start, whose caller exits; the hard deadline exits all the same. */
+  readonly exitWhenClosed: boolean;
   readonly abort: AbortController;
 }
 
 async function closeAll(run: StopRun): Promise<void> {
-  const { reason, logger, timeoutMs, exit } = run;
+  const { reason, cause, logger, timeoutMs, exit } = run;
   run.abort.abort(reason);
-  logger.info({ reason, resources: run.resources.length }, 'stopping');
+  const resources = run.resources.length;
+  if (cause === undefined) logger.info({ reason, resources }, 'stopping');
+  else logger.error({ reason, resources, err: cause }, 'stopping');
   const pending = new Set<string>();
   const deadline = setTimeout(() => {
     logger.error({ reason, timeoutMs, pending: [...pending] }, 'stop deadline passed; exiting');
@@ -135,7 +155,8 @@ async function closeAll(run: StopRun): Promise<void> {
     pending.delete(resource.name);
   }
   clearTimeout(deadline);
-  const code = run.cause !== undefined || failed > 0 ? 1 : 0;
+  const code = cause !== undefined || failed > 0 ? 1 : 0;
+  if (!run.exitWhenClosed) return void logger.info({ reason, failed }, 'stopped; not exiting');
   logger.info({ reason, failed, code }, 'stopped');
   exit(code);
 }

@@ -34,6 +34,11 @@ export interface StageDeps {
    * as the only stage of its process (see `stopBound`).
    */
   readonly stopTimeoutMs?: number;
+  /**
+   * Told once if a loop of the stage stops on its own (its producer fenced, a consumer crash
+   * kafkajs does not restart); the supervisor stops the process, so that it is restarted.
+   */
+  onLoopCrash?(error: Error): void;
 }
 
 /** A started stage. */

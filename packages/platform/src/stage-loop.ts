@@ -148,7 +148,7 @@ export interface StageLoopOptions {
   handle(msg: Incoming, release: () => void): Promise<readonly Outgoing[]>;
   /** The outputs for a message whose handling failed fatally (internal_error audit + observation). */
   onFatal?(msg: Incoming, error: unknown): readonly Outgoing[];
-  /** Called once if the loop stops on its own (fenced producer, consumer crash). */
+  /** Called once if the loop stops on its own (fenced producer, a consumer crash kafkajs does not restart). */
   onCrash?(error: Error): void;
   /** Most messages of one partition per chunk (a transaction may carry several chunks). Default 500. */
   readonly maxBatchMessages?: number;

@@ -1,7 +1,7 @@
 /**
  * The stage-loop options every gate stage passes alike, taken from its deps: its name and group,
- * the connections, the fetch settings, the bound on its stop, its `internal_error` outputs and
- * its metrics. A stage adds its topics and its handler.
+ * the connections, the fetch settings, the bound on its stop, its `internal_error` outputs, its
+ * metrics and whom to tell when it stops on its own. A stage adds its topics and its handler.
  */
 import { STOP_SHARE, type ServiceStage } from './config.js';
 import { fatalOutputs } from './fatal-outputs.js';
@@ -37,5 +37,6 @@ export function stageLoopOptions(
     stopTimeoutMs: deps.stopTimeoutMs ?? stopBound(config.shutdownTimeoutMs),
     onFatal: (msg, error) => fatalOutputs(stage, msg, error, deps.outputs, deps.now()),
     metrics: loopMetrics(deps.metrics),
+    ...(deps.onLoopCrash === undefined ? {} : { onCrash: (error) => deps.onLoopCrash?.(error) }),
   };
 }

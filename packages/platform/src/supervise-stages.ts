@@ -1,6 +1,7 @@
 /**
  * Runs stages in one process: configuration → logger → connections → stages → HTTP, every resource
- * registered with one lifecycle so a signal or a fatal error closes them in reverse order. Each
+ * registered with one lifecycle so a signal or a fatal error closes them in reverse order. A stage
+ * loop that stops on its own stops the process (exit 1), so that an orchestrator restarts it. Each
  * service's main.ts, `toolgate start` and the end-to-end tests all start stages through here.
  */
 import type { Deployment } from '@toolgate/shared';
@@ -31,7 +32,11 @@ export interface SuperviseOptions {
   readonly modules: readonly StageModule[];
   /** Where log lines go; default standard output. */
   readonly logDestination?: DestinationStream;
-  /** Ends the process after a stop; default `process.exit`. Tests pass their own. */
+  /**
+   * Ends the process after a stop (1 after a stage loop stopped on its own); default
+   * `process.exit`. Not called when the start fails, unless closing what it opened hangs past the
+   * deadline: the caller reports the error and exits. Tests pass their own.
+   */
   readonly exit?: (code: number) => void;
   /** Where signals are heard; default `process`. */
   readonly process?: ProcessEvents;
@@ -56,8 +61,12 @@ export interface SupervisedStages {
 
 /**
  * Starts `modules` with shared connections. Throws a `ConfigError` listing every configuration
- * problem before connecting anything, or a Fault when infrastructure cannot be reached (after
- * closing what it opened).
+ * problem (the environment's before connecting anything, the deployment's policies or session keys
+ * once connected), a Fault when infrastructure cannot be reached, or whatever else failed (an HTTP
+ * port in use). Past the environment, it first closes what it opened and logs the cause, and
+ * calls no `exit` (but at the hard deadline), so the caller chooses the exit code. Once started, a
+ * stage loop that stops on its own (its producer fenced, a consumer crash kafkajs does not
+ * restart) stops every stage with a fatal log line and exit code 1.
  */
 export async function superviseStages(options: SuperviseOptions): Promise<SupervisedStages> {
   const config = loadConfig(options.env);
@@ -88,7 +97,15 @@ export async function superviseStages(options: SuperviseOptions): Promise<Superv
     const ports: Record<string, number> = {};
     for (const [i, module] of options.modules.entries()) {
       const stageLogger = options.modules.length === 1 ? logger : loggerOf(module.STAGE);
-      const deps = depsFor(module.STAGE, config, runtime, options, stageLogger);
+      const onLoopCrash = (error: Error) => {
+        if (lifecycle.stopping) return;
+        stageLogger.fatal(
+          { err: error },
+          'the stage loop stopped on its own; stopping the process so that it is restarted',
+        );
+        void lifecycle.stop(`${module.STAGE} stage loop crashed`, error);
+      };
+      const deps = { ...depsFor(module.STAGE, config, runtime, options, stageLogger), onLoopCrash };
       storeWatchers.push((op, seconds, ok) => deps.metrics.observeStore(op, seconds, ok));
       const running = await module.start(deps);
       lifecycle.onStop(`${module.STAGE} stage`, () => running.stop());
@@ -136,7 +153,7 @@ export async function superviseStages(options: SuperviseOptions): Promise<Superv
       ready: () => stages.every((s) => s.ready()),
     };
   } catch (error) {
-    await lifecycle.stop('start-up failed', error);
+    await lifecycle.abandon('start-up failed', error);
     throw error;
   }
 }

@@ -6,8 +6,7 @@ import * as authorize from '@toolgate/authorize';
 import * as confirm from '@toolgate/confirm';
 import * as execute from '@toolgate/execute';
 import * as validate from '@toolgate/validate';
-import { superviseStages, type StageModule } from '@toolgate/platform';
-import { ConfigError } from '@toolgate/shared';
+import { isConfigurationError, superviseStages, type StageModule } from '@toolgate/platform';
 import { CliError, EXIT } from '../cli-error.js';
 import { optionalString, type Command } from '../command.js';
 import { loadDeployment } from '../load-deployment.js';
@@ -50,7 +49,7 @@ export const startCommand: Command = {
           io.stderr.write(
             `toolgate start: ${error instanceof Error ? error.message : String(error)}\n`,
           );
-          resolve(error instanceof ConfigError ? EXIT.usage : EXIT.unavailable);
+          resolve(isConfigurationError(error) ? EXIT.usage : EXIT.unavailable);
         },
       );
     });
