@@ -112,12 +112,12 @@ describe('loadConfig', () => {
   it('takes the stage loop fetch settings, within bounds', () => {
     const config = loadConfig({
       TOOLGATE_INTEGRITY_KEY: KEY,
-      TOOLGATE_FETCH_MAX_WAIT_MS: '0',
+      TOOLGATE_FETCH_MAX_WAIT_MS: '1',
       TOOLGATE_FETCH_MIN_BYTES: '1',
       TOOLGATE_FETCH_BUSY_MIN_BYTES: '1048576',
     });
     expect(fetchOptions(config)).toEqual({
-      maxWaitTimeMs: 0,
+      maxWaitTimeMs: 1,
       fetchMinBytes: 1,
       fetchBusyMinBytes: 1_048_576,
     });
@@ -129,13 +129,19 @@ describe('loadConfig', () => {
         TOOLGATE_FETCH_BUSY_MIN_BYTES: '2KiB',
       }),
     ).toEqual([
-      'TOOLGATE_FETCH_MAX_WAIT_MS must be >= 0',
+      'TOOLGATE_FETCH_MAX_WAIT_MS must be >= 1',
       'TOOLGATE_FETCH_MIN_BYTES must be >= 1',
       'TOOLGATE_FETCH_BUSY_MIN_BYTES must be integer',
     ]);
     expect(
       problemsOf({ TOOLGATE_INTEGRITY_KEY: KEY, TOOLGATE_FETCH_MAX_WAIT_MS: '60000' }),
     ).toEqual(['TOOLGATE_FETCH_MAX_WAIT_MS must be <= 10000']);
+  });
+
+  it('refuses a fetch wait of 0 ms, which would make a stage with every partition paused spin', () => {
+    expect(problemsOf({ TOOLGATE_INTEGRITY_KEY: KEY, TOOLGATE_FETCH_MAX_WAIT_MS: '0' })).toEqual([
+      'TOOLGATE_FETCH_MAX_WAIT_MS must be >= 1',
+    ]);
   });
 
   it('says the integrity key is too short without quoting it', () => {

@@ -178,9 +178,9 @@ export const CONFIG_VARIABLES = {
     key: 'fetchMaxWaitMs',
     kind: 'integer',
     default: FETCH_DEFAULTS.maxWaitMs,
-    schema: { minimum: 0, maximum: 10_000 },
+    schema: { minimum: 1, maximum: 10_000 },
     description:
-      'How long a busy stage\'s fetch waits for `FETCH_MIN_BYTES` of records, in ms: under steady traffic each hop may wait this long. Lower answers sooner, and can cost CPU in the process and the broker (README, "Tuning: the fetch settings").',
+      'How long a busy stage\'s fetch waits for `FETCH_MIN_BYTES` of records, in ms: under steady traffic each hop may wait this long. Lower answers sooner, and can cost CPU in the process and the broker (README, "Tuning: the fetch settings"). At least 1: a stage whose partitions are all paused (a fault being retried) sleeps this long between fetches, and with 0 it would spin.',
   },
   FETCH_MIN_BYTES: {
     key: 'fetchMinBytes',

@@ -19,6 +19,7 @@ import type {
 } from './bus.js';
 import type { Codec } from './codec.js';
 import { Fault } from './fault.js';
+import { BUS_FAULTS } from './kafka-fault.js';
 import { startStageLoop, type Incoming, type StageLoopOptions } from './stage-loop.js';
 
 const TOPIC = 'in';
@@ -37,8 +38,12 @@ function memoryBus() {
   let eachBatch: ((batch: BusBatch) => Promise<void>) | undefined;
   let joined: ((assignment: Assignment) => void) | undefined;
   let resumed: () => void = () => undefined;
-  /** How many of the next commits fail (as a broker that times out the EndTxn would). */
-  const failing = { commits: 0 };
+  let crashed: ((error: Fault, restarting: boolean) => void) | undefined;
+  /**
+   * How many of the next commits fail (as a broker that times out the EndTxn would), and whether
+   * the next one finds the producer fenced (another producer took over its transactional id).
+   */
+  const failing = { commits: 0, fenced: false };
 
   const transaction = (): BusTransaction => {
     const records: OutRecord[] = [];
@@ -48,6 +53,12 @@ function memoryBus() {
       send: (r) => Promise.resolve(void records.push(...r)),
       sendOffsets: (_group, o) => Promise.resolve(void offsets.push(...o)),
       commit: () => {
+        if (failing.fenced) {
+          failing.fenced = false;
+          return Promise.reject(
+            new Fault(BUS_FAULTS.fenced, 'fenced while trying to commit', { retriable: false }),
+          );
+        }
         if (failing.commits > 0) {
           failing.commits -= 1;
           return Promise.reject(
@@ -86,7 +97,10 @@ function memoryBus() {
       joined = listener;
       return () => undefined;
     },
-    onCrash: () => () => undefined,
+    onCrash: (listener) => {
+      crashed = listener;
+      return () => undefined;
+    },
     disconnect: () => Promise.resolve(),
   };
   const bus: Bus = {
@@ -107,7 +121,9 @@ function memoryBus() {
     return eachBatch(batch);
   };
   const nextResume = () => new Promise<void>((resolve) => (resumed = resolve));
-  return { bus, deliver, committed, aborted, events, nextResume, failing, consumerOptions };
+  /** The consumer crashes, as kafkajs reports it; `restarting` says whether kafkajs restarts it. */
+  const crash = (error: Fault, restarting: boolean) => crashed?.(error, restarting);
+  return { bus, deliver, committed, aborted, events, nextResume, failing, consumerOptions, crash };
 }
 
 /** JSON in, JSON out: the registry is not what these tests are about. */
@@ -127,6 +143,8 @@ function batchOf(
   count: number,
   options: {
     readonly lastOffset?: number;
+    /** The partition's end as the fetch reported it; default past `lastOffset`. */
+    readonly highWatermark?: string;
     readonly partition?: number;
     /** The record key of message `n`; default `run-1` for all. */
     readonly key?: (n: number) => string;
@@ -138,7 +156,7 @@ function batchOf(
   const batch: BusBatch = {
     topic: TOPIC,
     partition: options.partition ?? 0,
-    highWatermark: String((options.lastOffset ?? count - 1) + 1),
+    highWatermark: options.highWatermark ?? String((options.lastOffset ?? count - 1) + 1),
     messages: Array.from({ length: count }, (_, n) => ({
       offset: String(n),
       key: Buffer.from(options.key?.(n) ?? 'run-1'),
@@ -227,7 +245,7 @@ describe('startStageLoop (in memory)', () => {
     await loop.stop();
   });
 
-  it('passes the fetch settings it is given, and never a minimum below one byte', async () => {
+  it('passes the fetch settings it is given, never a minimum below one byte nor a wait below 1 ms', async () => {
     const eager = memoryBus();
     const first = await startWith(eager, {
       fetchMinBytes: 1,
@@ -250,7 +268,7 @@ describe('startStageLoop (in memory)', () => {
     });
     expect(odd.consumerOptions[0]).toMatchObject({
       minBytes: 1,
-      maxWaitTimeMs: 0,
+      maxWaitTimeMs: 1,
       busyMinBytes: 1,
     });
     await second.stop();
@@ -555,5 +573,39 @@ describe('startStageLoop (in memory)', () => {
     await stopping;
     expect(offsetsOf(memory.committed)).toEqual(['2']);
     expect(loop.ready()).toBe(false);
+  });
+
+  it('counts the lag from the records it holds when the fetch reported a high watermark behind them', async () => {
+    const memory = memoryBus();
+    const lags: number[] = [];
+    const loop = await startWith(memory, {
+      handle: () => Promise.reject(new Fault('redis_unavailable', 'down', { retriable: true })),
+      metrics: { lag: (_topic, _partition, lag) => lags.push(lag) },
+    });
+    // Kafka reads the high watermark before the log, so a fetch can bring record 0 with 0.
+    await memory.deliver(batchOf(1, { highWatermark: '0' }).batch);
+    expect(lags).toEqual([1]);
+    await loop.stop();
+  });
+
+  it('stops on its own and tells onCrash once when its consumer crashes for good', async () => {
+    const memory = memoryBus();
+    const told: string[] = [];
+    const loop = await startWith(memory, { onCrash: (error) => told.push(error.message) });
+    memory.crash(new Fault(BUS_FAULTS.error, 'kafkajs restarts it', { retriable: true }), true);
+    expect(told).toEqual([]);
+    memory.crash(new Fault(BUS_FAULTS.error, 'gone for good', { retriable: false }), false);
+    memory.crash(new Fault(BUS_FAULTS.error, 'told once', { retriable: false }), false);
+    expect(told).toEqual(['gone for good']);
+    expect(loop.ready()).toBe(false);
+  });
+
+  it('tells onCrash when its producer was fenced', async () => {
+    const memory = memoryBus();
+    const told: string[] = [];
+    await startWith(memory, { onCrash: (error) => told.push(error.message) });
+    memory.failing.fenced = true;
+    await memory.deliver(batchOf(1).batch);
+    expect(told).toEqual(['fenced while trying to commit']);
   });
 });

@@ -186,7 +186,7 @@ export interface StageLoopOptions {
    * {@link BusConsumerOptions.minBytes}.
    */
   readonly fetchMinBytes?: number;
-  /** How long a busy stage's fetch waits for `fetchMinBytes`, in ms. Default 25. */
+  /** How long a busy stage's fetch waits for `fetchMinBytes`, in ms; at least 1. Default 25. */
   readonly maxWaitTimeMs?: number;
   /** How long an idle stage's fetch waits for its first record, in ms. Default 500. */
   readonly idleMaxWaitTimeMs?: number;
@@ -361,7 +361,9 @@ class Loop {
       groupId: options.groupId,
       readCommitted: true,
       minBytes: Math.max(1, options.fetchMinBytes ?? FETCH_DEFAULTS.minBytes),
-      maxWaitTimeMs: Math.max(0, options.maxWaitTimeMs ?? FETCH_DEFAULTS.maxWaitMs),
+      // Not 0: with every partition paused (a fault being retried) kafkajs sleeps this long
+      // between fetches, and 0 would spin.
+      maxWaitTimeMs: Math.max(1, options.maxWaitTimeMs ?? FETCH_DEFAULTS.maxWaitMs),
       idleMaxWaitTimeMs: Math.max(0, options.idleMaxWaitTimeMs ?? FETCH_DEFAULTS.idleMaxWaitMs),
       busyMinBytes: Math.max(1, options.fetchBusyMinBytes ?? FETCH_DEFAULTS.busyMinBytes),
       ...(options.sessionTimeoutMs === undefined
@@ -625,7 +627,11 @@ class Loop {
    */
   private reportLag(batch: BusBatch, position: string): void {
     const { topic, partition } = batch;
-    const lag = BigInt(batch.highWatermark) - BigInt(position);
+    // The broker reads the high watermark before the log, so a fetch can bring records at or past
+    // it (record 0 with a high watermark of 0): the end is at least past what the fetch covered.
+    const watermark = BigInt(batch.highWatermark);
+    const covered = BigInt(batch.lastOffset()) + 1n;
+    const lag = (covered > watermark ? covered : watermark) - BigInt(position);
     this.lagged.set(`${topic}/${partition}`, { topic, partition });
     this.metrics.lag?.(topic, partition, lag > 0n ? Number(lag) : 0);
   }
