@@ -6,6 +6,7 @@
 import {
   INTEGRITY_HEADER,
   integrityTag,
+  SESSION_HEADER,
   type AuditEvent,
   type Command,
   type Observation,
@@ -29,8 +30,29 @@ export interface GateOutputs {
   command(command: Command): EncodedOutgoing;
   /** A confirmation request for approvers, keyed by tenant. */
   confirmationRequest(tenant: string, value: unknown): EncodedOutgoing;
-  /** Undecodable bytes, kept as they came, never executed. */
+  /**
+   * Undecodable bytes, kept as they came with their headers, never executed; headers that carry a
+   * credential ({@link CREDENTIAL_HEADERS}) are left out.
+   */
   quarantine(raw: Buffer, headers: Readonly<Record<string, string>>): RawOutgoing;
+}
+
+/**
+ * Headers that carry a credential, in lower case: never copied into a record the gate writes. The
+ * session token is the caller's bearer credential, and quarantine keeps records for 30 days.
+ */
+export const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set([SESSION_HEADER]);
+
+/**
+ * `headers` without those in {@link CREDENTIAL_HEADERS}. Compared in lower case: the gate reads
+ * only the exact name, but a client that sent it in other case sent the same token.
+ */
+function withoutCredentials(
+  headers: Readonly<Record<string, string>>,
+): Readonly<Record<string, string>> {
+  return Object.fromEntries(
+    Object.entries(headers).filter(([name]) => !CREDENTIAL_HEADERS.has(name.toLowerCase())),
+  );
 }
 
 /** The output builders for one installation. `integrityKey` signs internal envelopes. */
@@ -55,6 +77,11 @@ export function createGateOutputs(topics: GateTopics, integrityKey: string): Gat
       subject: `${topics.command(c.tool)}-value`,
     }),
     confirmationRequest: (tenant, value) => ({ topic: topics.confirmations, key: tenant, value }),
-    quarantine: (raw, headers) => ({ topic: topics.quarantine, key: null, raw, headers }),
+    quarantine: (raw, headers) => ({
+      topic: topics.quarantine,
+      key: null,
+      raw,
+      headers: withoutCredentials(headers),
+    }),
   };
 }
