@@ -89,7 +89,7 @@ export const REJECTION_CODES = {
     unrepresentable_number: spec(
       'repair',
       'A number in the tool call arguments cannot be represented exactly. Send a smaller number, or a string if the tool takes one.',
-      'An integer beyond 2^53 that would lose digits, or a magnitude that overflows or underflows a double: refused rather than silently changed.',
+      'A number beyond 2^53 whose digits a double would not keep, however it is written (9007199254740993, 9007199254740993.0, 9007199254740993e0), or a magnitude that overflows or underflows a double: refused rather than silently changed.',
     ),
     malformed_call: spec(
       'repair',

@@ -299,7 +299,7 @@ class JsonReader {
     if (pos >= this.end && depth > 0) this.fail('truncated', 'inside a number', pos);
     this.pos = pos;
     if (plain && pos - start < 16) return smallInteger(this.text, start, pos);
-    return this.representable(this.text.slice(start, pos), plain, start);
+    return this.representable(this.text.slice(start, pos), start);
   }
 
   private exponent(pos: number): number {
@@ -322,10 +322,14 @@ class JsonReader {
 
   /**
    * The literal's value, refused when the double would silently differ from what the model wrote:
-   * overflow to infinity, a non-zero literal that underflows to zero, or a plain integer that
-   * loses digits (ids beyond 2^53). Fractions round as doubles always do.
+   * overflow to infinity, a non-zero literal that underflows to zero, or a magnitude beyond 2^53
+   * (where every double is an integer, so `type: integer` accepts it) whose digits the double does
+   * not keep, however it is spelled: `9007199254740993`, `9007199254740993.0` and `…993e0` all
+   * read as 9007199254740992 and are refused, as is `9007199254740993.5`; `1e300` and
+   * `6.02214076e23` keep every digit written and are read. Below 2^53, fractions round as doubles
+   * always do.
    */
-  private representable(literal: string, plain: boolean, at: number): number {
+  private representable(literal: string, at: number): number {
     const value = Number(literal);
     if (value === Infinity || value === -Infinity) {
       this.fail('unrepresentable_number', 'a number too large for a double', at);
@@ -333,8 +337,8 @@ class JsonReader {
     if (value === 0 && /[1-9]/.test(literal.split(/[eE]/)[0] ?? '')) {
       this.fail('unrepresentable_number', 'a non-zero number too small for a double', at);
     }
-    if (plain && !Number.isSafeInteger(value) && String(value) !== literal) {
-      this.fail('unrepresentable_number', 'an integer too large to represent exactly', at);
+    if (Math.abs(value) > Number.MAX_SAFE_INTEGER && !keepsDigits(literal, value)) {
+      this.fail('unrepresentable_number', 'a number too large to represent exactly', at);
     }
     return value;
   }
@@ -407,6 +411,38 @@ function decodeLiteral(literal: string): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * Whether `value` keeps every digit of `literal`: the shortest decimal that reads back as `value`
+ * (what `String` and `JSON.stringify` write, so what a tool is sent) is the same number as the
+ * literal, compared by sign, significant digits and power of ten.
+ */
+function keepsDigits(literal: string, value: number): boolean {
+  return decimalKey(literal) === decimalKey(String(value));
+}
+
+/**
+ * A finite decimal literal (JSON's grammar, or `String` of a number: `-1.5e+30`) as
+ * `<sign><significant digits>e<power of ten of the first significant digit>`, so that every
+ * spelling of one number gives the same key: `1500`, `1.50e3` and `15e2` are all `15e3`.
+ * Undefined for zero. Linear in the literal's length (no backtracking on long runs of zeros).
+ */
+function decimalKey(literal: string): string | undefined {
+  const match = DECIMAL.exec(literal);
+  if (match === null) return undefined;
+  const [, sign = '', whole = '', fraction = '', exponent = '0'] = match;
+  const digits = whole + fraction;
+  let first = 0;
+  while (first < digits.length && digits.charCodeAt(first) === ZERO) first++;
+  let last = digits.length;
+  while (last > first && digits.charCodeAt(last - 1) === ZERO) last--;
+  if (first === last) return undefined;
+  const power = whole.length - first - 1 + Number(exponent);
+  return `${sign}${digits.slice(first, last)}e${String(power)}`;
+}
+
+/** Sign, whole digits, fraction digits and exponent of a decimal literal. */
+const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
 
 /** A plain integer of at most 15 characters (always exact in a double), computed without a slice. */
 function smallInteger(text: string, start: number, end: number): number {

@@ -80,6 +80,33 @@ describe('parseJsonBounded (properties)', () => {
     );
   });
 
+  it('reads every finite double as JSON.stringify writes it, whatever its magnitude', () => {
+    fc.assert(
+      fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), (n) => {
+        expect(parseJsonBounded(`[${JSON.stringify(n)}]`, WIDE)).toEqual({
+          ok: true,
+          value: [JSON.parse(JSON.stringify(n)) as number],
+        });
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('answers an integer beyond 2^53 alike however it is spelled, reading it only when the double sent on has its digits', () => {
+    const spellings = (n: bigint) => [`${n}`, `${n}.0`, `${n}e0`, `${n}0e-1`, `-${n}.000`];
+    fc.assert(
+      fc.property(fc.bigInt({ min: 2n ** 53n + 1n, max: 10n ** 20n }), (n) => {
+        // Well below 1e21 String writes plain digits, so BigInt can check it independently.
+        const kept = BigInt(String(Number(n))) === n;
+        for (const text of spellings(n)) {
+          const d = parseJsonBounded(text, WIDE);
+          expect(d.ok ? 'ok' : d.code, text).toBe(kept ? 'ok' : 'unrepresentable_number');
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('refuses every strict, non-empty prefix of a valid JSON object text as truncated', () => {
     fc.assert(
       fc.property(jsonObjectText, fc.nat(), (text, at) => {

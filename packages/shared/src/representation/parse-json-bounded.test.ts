@@ -292,5 +292,35 @@ describe('parseJsonBounded', () => {
     ])('refuses %s (%s) as unrepresentable_number, disposition repair', (text) => {
       expect(parse(text)).toMatchObject({ code: 'unrepresentable_number', disposition: 'repair' });
     });
+
+    it.each([
+      ['9007199254740993.0', 'a fraction of zero'],
+      ['9007199254740993e0', 'an exponent of zero'],
+      ['90071992547409930e-1', 'a negative exponent'],
+      ['[9.007199254740993E15]', 'a fraction scaled up by the exponent'],
+      ['[-9007199254740993.00]', 'a negative one with trailing zeros'],
+      ['[9007199254740993.5]', 'a fraction beyond 2^53, where every double is an integer'],
+      ['[1.2345678901234567891e30]', 'more digits than a double keeps'],
+    ])('refuses %s (%s): beyond 2^53 the spelling does not save lost digits', (text) => {
+      expect(parse(text)).toMatchObject({ code: 'unrepresentable_number', disposition: 'repair' });
+    });
+
+    it.each([
+      ['9007199254740992.0', 2 ** 53],
+      ['9007199254740994e0', 9007199254740994],
+      ['1.8014398509481984e16', 2 ** 54],
+      ['1e300', 1e300],
+      ['-1.5e300', -1.5e300],
+      ['6.02214076e23', 6.02214076e23],
+      ['1E22', 1e22],
+      ['10000000000000000000000', 1e22],
+      ['1.0e+28', 1e28],
+      ['123.456e78', 123.456e78],
+      ['1.5e3', 1500],
+      ['0.30000000000000000001', 0.3],
+    ])('accepts %s: no digit the model wrote is lost', (text, value) => {
+      expect(parse(text)).toEqual({ ok: true, value });
+      expect(parse(`[${text}]`)).toEqual({ ok: true, value: [value] });
+    });
   });
 });

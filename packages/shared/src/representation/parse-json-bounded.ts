@@ -15,8 +15,9 @@ const reject = rejecterFor('representation');
  * - `too_large`: the text takes more than `maxBytes` bytes of UTF-8 (checked before reading);
  * - then the first problem in reading order: `too_deep` (more than `maxDepth` nested containers,
  *   the outermost being depth 1), `duplicate_key`, `forbidden_key` (`__proto__`, `constructor`,
- *   `prototype` at any depth), `unrepresentable_number` (overflow, non-zero underflow, a plain
- *   integer that would lose digits), `truncated` (the text ends early: it is a proper prefix of a
+ *   `prototype` at any depth), `unrepresentable_number` (overflow, non-zero underflow, or a number
+ *   beyond 2^53 whose digits the double would not keep, however it is spelled: `9007199254740993`,
+ *   `9007199254740993.0`, `9007199254740993e0`), `truncated` (the text ends early: it is a proper prefix of a
  *   valid JSON text, disposition retry), `invalid_json` otherwise. Empty or whitespace-only text is
  *   `invalid_json`: nothing was begun, so nothing ended early. Lone surrogates, raw or escaped,
  *   are `invalid_json` (UTF-8 cannot carry them).
