@@ -56,7 +56,12 @@ const module: StageModule = {
 
 const supervised = await superviseStages({
   env: process.env,
-  deployment: { ...deployment, tools: deployment.tools.map((t) => ({ ...t, timeoutMs })) },
+  deployment: {
+    ...deployment,
+    // The ceiling caps every tool's timeout, so it is raised with them.
+    ceilings: { ...deployment.ceilings, toolTimeoutMs: timeoutMs },
+    tools: deployment.tools.map((t) => ({ ...t, timeoutMs })),
+  },
   modules: [module],
 });
 

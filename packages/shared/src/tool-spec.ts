@@ -51,9 +51,15 @@ export interface ToolSpec<A = Record<string, unknown>> {
   readonly requiresConfirmation?: (args: A, objects: ObjectsById) => boolean;
   /** Builds the confirmation card from the resolved, live objects. Required when confirmation can be needed. */
   readonly card?: (args: A, objects: ObjectsById) => Card;
-  /** How long the tool may take, in milliseconds. Default 10 000. */
+  /**
+   * How long the tool may take, in milliseconds. Default: the deployment's `toolTimeoutMs` ceiling
+   * (10 000 unless configured); a value above that ceiling is refused at start-up.
+   */
   readonly timeoutMs?: number;
-  /** Result ceilings: output bytes (default 64 KiB) and an optional output JSON Schema. */
+  /**
+   * Result ceilings: output bytes (default: the deployment's `resultBytes` ceiling, 64 KiB unless
+   * configured; a value above it is refused at start-up) and an optional output JSON Schema.
+   */
   readonly result?: { readonly maxBytes?: number; readonly outputSchema?: JsonSchema };
 }
 

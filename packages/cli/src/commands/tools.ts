@@ -8,6 +8,7 @@ import {
   exportTools,
   loadPolicySet,
   mayCallTool,
+  resolveCeilings,
   TOOL_LIST_FORMATS,
   type Deployment,
   type Tool,
@@ -41,7 +42,10 @@ export const toolsCommand: Command = {
     if (file === undefined)
       throw new CliError('--config (or TOOLGATE_CONFIG) is required', EXIT.usage);
     const deployment = await loadDeployment(file);
-    const registry = createToolRegistry(deployment.tools);
+    const registry = createToolRegistry(
+      deployment.tools,
+      resolveCeilings(deployment.ceilings ?? {}),
+    );
     const token = optionalString(values, 'as');
     const mayCall = token === undefined ? undefined : await callableBy(token, deployment);
     io.stdout.write(`${JSON.stringify(exportTools(registry, format, mayCall), null, 2)}\n`);

@@ -1,6 +1,6 @@
 /**
- * Builds the ladder's facts from a deployment: compiles tools, parses policies, prepares the
- * session verifier and resolves ceilings. Throws a configuration error (listing every problem)
+ * Builds the ladder's facts from a deployment: resolves ceilings, compiles tools under them,
+ * parses policies and prepares the session verifier. Throws a configuration error (listing every problem)
  * at start-up; never later.
  */
 import { createSessionVerifier } from '../auth/index.js';
@@ -21,12 +21,14 @@ export function createGate(
   deployment: Deployment,
   options: { readonly objects?: ObjectStore } = {},
 ): Gate {
+  // Ceilings first: every tool is loaded under them (a tool's timeout and output ceiling).
+  const ceilings = resolveCeilings(deployment.ceilings ?? {});
   return {
-    registry: createToolRegistry(deployment.tools),
+    registry: createToolRegistry(deployment.tools, ceilings),
     policies: loadPolicySet(deployment.policies),
     verifier: createSessionVerifier(deployment.sessions),
     objects:
       options.objects ?? deployment.objects?.() ?? createMemoryObjectStore(deployment.seed ?? []),
-    ceilings: resolveCeilings(deployment.ceilings ?? {}),
+    ceilings,
   };
 }

@@ -12,9 +12,15 @@ export interface Ceilings {
   readonly callsPerRun: number;
   /** Tool calls one tenant may make per second. Default 100. */
   readonly callsPerTenantPerSecond: number;
-  /** UTF-8 bytes of a tool's serialized output shown to the model. Default 64 KiB. */
+  /**
+   * UTF-8 bytes of a tool's serialized output shown to the model. Default 64 KiB. A tool's own
+   * `result.maxBytes` defaults to it and may not exceed it (refused at start-up).
+   */
   readonly resultBytes: number;
-  /** Milliseconds a tool may take before its outcome is unknown. Default 10 s. */
+  /**
+   * Milliseconds a tool may take before its outcome is unknown. Default 10 s. A tool's own
+   * `timeoutMs` defaults to it and may not exceed it (refused at start-up).
+   */
   readonly toolTimeoutMs: number;
 }
 

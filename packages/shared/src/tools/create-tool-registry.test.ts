@@ -28,9 +28,12 @@ const tool = (overrides: Partial<ToolSpec> = {}): ToolSpec => ({
 const withInput = (input: JsonSchema, name = 'search') => tool({ name, input });
 
 /** The problems a load refuses with; fails the test when the load succeeds. */
-function problemsOf(specs: readonly AnyToolSpec[]): readonly string[] {
+function problemsOf(
+  specs: readonly AnyToolSpec[],
+  ceilings?: Parameters<typeof createToolRegistry>[1],
+): readonly string[] {
   try {
-    createToolRegistry(specs);
+    createToolRegistry(specs, ceilings);
   } catch (error) {
     expect(error).toBeInstanceOf(ToolDefinitionError);
     return (error as ToolDefinitionError).problems;
@@ -58,6 +61,23 @@ describe('createToolRegistry', () => {
     ]);
     expect(registry.list().map((t) => t.name)).toEqual(['b', 'a']);
     expect(registry.get('b')).toMatchObject({ timeoutMs: 2_500, resultMaxBytes: 1_024 });
+  });
+
+  it("takes the deployment's ceilings as the timeout and output ceiling of a tool that sets none", () => {
+    const registry = createToolRegistry([tool()], { toolTimeoutMs: 2_000, resultBytes: 4_096 });
+    expect(registry.get('search')).toMatchObject({ timeoutMs: 2_000, resultMaxBytes: 4_096 });
+  });
+
+  it("keeps a tool's own values at or below the deployment's ceilings", () => {
+    const registry = createToolRegistry(
+      [
+        tool({ name: 'a', timeoutMs: 2_000, result: { maxBytes: 4_096 } }),
+        tool({ name: 'b', timeoutMs: 500, result: { maxBytes: 1 } }),
+      ],
+      { toolTimeoutMs: 2_000, resultBytes: 4_096 },
+    );
+    expect(registry.get('a')).toMatchObject({ timeoutMs: 2_000, resultMaxBytes: 4_096 });
+    expect(registry.get('b')).toMatchObject({ timeoutMs: 500, resultMaxBytes: 1 });
   });
 
   it('looks tools up by own name only, so Object.prototype members are not tools', () => {
@@ -201,6 +221,24 @@ describe('createToolRegistry refuses at load', () => {
     expect(problems).toEqual([
       'search: timeoutMs must be a positive whole number of milliseconds',
       'search: result.maxBytes must be a positive whole number of bytes',
+    ]);
+  });
+
+  it("a tool's own timeout or output ceiling above the deployment's ceiling", () => {
+    const problems = problemsOf(
+      [tool({ timeoutMs: 2_001, result: { maxBytes: 4_097 } }), tool({ name: 'ok' })],
+      { toolTimeoutMs: 2_000, resultBytes: 4_096 },
+    );
+    expect(problems).toEqual([
+      "search: timeoutMs 2001 is above the deployment's toolTimeoutMs ceiling of 2000",
+      "search: result.maxBytes 4097 is above the deployment's resultBytes ceiling of 4096",
+    ]);
+  });
+
+  it('a tool above the default ceilings when the deployment sets none', () => {
+    expect(problemsOf([tool({ timeoutMs: 10_001, result: { maxBytes: 65_537 } })])).toEqual([
+      "search: timeoutMs 10001 is above the deployment's toolTimeoutMs ceiling of 10000",
+      "search: result.maxBytes 65537 is above the deployment's resultBytes ceiling of 65536",
     ]);
   });
 

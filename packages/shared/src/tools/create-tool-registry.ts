@@ -3,17 +3,27 @@
  * and refuses to start with any problem, naming every problem of every tool at once.
  */
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import { DEFAULT_CEILINGS, type Ceilings } from '../limits/ceilings.js';
 import type { JsonSchema, ToolSpec } from '../tool-spec.js';
 import { createValidator } from './create-validator.js';
 import { findSchemaProblems } from './find-schema-problems.js';
 import { FORBIDDEN_PROPERTY_NAMES } from './identity-fields.js';
 import { ToolDefinitionError } from './tool-definition-error.js';
 
-/** How long a tool may take when its spec says nothing, in milliseconds. */
-export const DEFAULT_TIMEOUT_MS = 10_000;
+/**
+ * How long a tool may take when neither its spec nor the deployment says, in milliseconds: the
+ * default `toolTimeoutMs` ceiling (10 s).
+ */
+export const DEFAULT_TIMEOUT_MS = DEFAULT_CEILINGS.toolTimeoutMs;
 
-/** Output ceiling when a tool's spec says nothing, in bytes (64 KiB). */
-export const DEFAULT_RESULT_MAX_BYTES = 65_536;
+/**
+ * Output ceiling when neither a tool's spec nor the deployment says, in bytes: the default
+ * `resultBytes` ceiling (64 KiB).
+ */
+export const DEFAULT_RESULT_MAX_BYTES = DEFAULT_CEILINGS.resultBytes;
+
+/** The deployment's ceilings that bound each tool (DESIGN §7): execution time and result bytes. */
+export type ToolCeilings = Pick<Ceilings, 'toolTimeoutMs' | 'resultBytes'>;
 
 /** Tool names as models call them (the OpenAI and Anthropic limit, and safe in Kafka topic names). */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
@@ -38,9 +48,15 @@ export type AnyToolSpec = ToolSpec<any>;
 export interface Tool {
   readonly spec: AnyToolSpec;
   readonly name: string;
-  /** How long the tool may take, in milliseconds. Default {@link DEFAULT_TIMEOUT_MS}. */
+  /**
+   * How long the tool may take, in milliseconds: its spec's `timeoutMs`, else the deployment's
+   * `toolTimeoutMs` ceiling (default {@link DEFAULT_TIMEOUT_MS}); never above that ceiling.
+   */
   readonly timeoutMs: number;
-  /** Output ceiling in bytes. Default {@link DEFAULT_RESULT_MAX_BYTES}. */
+  /**
+   * Output ceiling in bytes: its spec's `result.maxBytes`, else the deployment's `resultBytes`
+   * ceiling (default {@link DEFAULT_RESULT_MAX_BYTES}); never above that ceiling.
+   */
   readonly resultMaxBytes: number;
   /** Compiled once; undefined when no output schema is declared. */
   readonly validateOutput?: (output: unknown) => boolean;
@@ -60,16 +76,23 @@ export interface ToolRegistry {
 }
 
 /**
- * Checks and compiles every tool once with {@link createValidator}. Refuses at load: bad or
- * duplicate names; missing description or version; an unknown side-effect class; bad ceilings;
- * an input schema that is not `type: "object"`, leaves any object open or any array's items
+ * Checks and compiles every tool once with {@link createValidator}, under the deployment's
+ * `ceilings` (already validated by `resolveCeilings`; default {@link DEFAULT_CEILINGS}): a tool
+ * that sets no `timeoutMs` or `result.maxBytes` gets the `toolTimeoutMs` or `resultBytes`
+ * ceiling. Refuses at load: bad or duplicate names; missing description or version; an unknown
+ * side-effect class; a tool's own timeout or output ceiling that is not a positive whole number or
+ * is above the deployment's ceiling (a ceiling caps every tool; raise it in the deployment to let a
+ * tool take more); an input schema that is not `type: "object"`, leaves any object open or any array's items
  * undescribed, declares an identity field or a reserved name, reaches outside itself, or does
  * not compile in strict mode; an output schema that does not compile; a confirmation that can be
  * needed (destructive, or `requiresConfirmation` given) without a `card` builder.
  *
  * @throws ToolDefinitionError listing every problem of every tool, when there is any.
  */
-export function createToolRegistry(specs: readonly AnyToolSpec[]): ToolRegistry {
+export function createToolRegistry(
+  specs: readonly AnyToolSpec[],
+  ceilings: ToolCeilings = DEFAULT_CEILINGS,
+): ToolRegistry {
   const ajv = createValidator();
   const problems: string[] = [];
   const tools = new Map<string, Tool>();
@@ -79,12 +102,12 @@ export function createToolRegistry(specs: readonly AnyToolSpec[]): ToolRegistry 
       problems.push(`tool #${index}: not a tool definition`);
       return;
     }
-    const own = specProblems(spec);
+    const own = specProblems(spec, ceilings);
     if (typeof spec.name === 'string' && seen.has(spec.name))
       own.push('the name is used by another tool');
     seen.add(spec.name);
     // Compiled even when other problems were found, so that compile problems are reported too.
-    const tool = loadTool(ajv, spec, own);
+    const tool = loadTool(ajv, spec, ceilings, own);
     problems.push(...own.map((p) => `${labelOf(spec, index)}: ${p}`));
     if (tool !== undefined && own.length === 0) tools.set(tool.name, tool);
   });
@@ -98,7 +121,7 @@ function labelOf(spec: ToolSpec<unknown>, index: number): string {
 }
 
 /** Problems of the definition's plain fields (everything but schema compilation). */
-function specProblems(spec: ToolSpec<unknown>): string[] {
+function specProblems(spec: ToolSpec<unknown>, ceilings: ToolCeilings): string[] {
   const problems = [...nameProblems(spec.name)];
   if (typeof spec.description !== 'string' || spec.description.trim() === '') {
     problems.push('a description is required (models choose tools by it)');
@@ -108,7 +131,7 @@ function specProblems(spec: ToolSpec<unknown>): string[] {
   if (!SIDE_EFFECTS.includes(spec.sideEffect)) {
     problems.push(`sideEffect must be one of ${SIDE_EFFECTS.join(', ')}`);
   }
-  problems.push(...ceilingProblems(spec), ...callbackProblems(spec));
+  problems.push(...ceilingProblems(spec, ceilings), ...callbackProblems(spec));
   problems.push(...findSchemaProblems(spec.input).map((p) => `input schema ${p}`));
   return problems;
 }
@@ -120,16 +143,35 @@ function nameProblems(name: unknown): string[] {
   return FORBIDDEN_PROPERTY_NAMES.has(name) ? [`"${name}" is a reserved name`] : [];
 }
 
-function ceilingProblems(spec: ToolSpec<unknown>): string[] {
-  const problems: string[] = [];
-  const positive = (n: unknown): boolean => Number.isSafeInteger(n) && (n as number) > 0;
-  if (spec.timeoutMs !== undefined && !positive(spec.timeoutMs)) {
-    problems.push('timeoutMs must be a positive whole number of milliseconds');
+/** A tool's own timeout and output ceiling: positive whole numbers, within the deployment's. */
+function ceilingProblems(spec: ToolSpec<unknown>, ceilings: ToolCeilings): string[] {
+  return [
+    ...ceilingProblem('timeoutMs', spec.timeoutMs, 'milliseconds', [
+      'toolTimeoutMs',
+      ceilings.toolTimeoutMs,
+    ]),
+    ...ceilingProblem('result.maxBytes', spec.result?.maxBytes, 'bytes', [
+      'resultBytes',
+      ceilings.resultBytes,
+    ]),
+  ];
+}
+
+function ceilingProblem(
+  field: string,
+  value: unknown,
+  unit: string,
+  [ceiling, max]: readonly [name: keyof ToolCeilings, max: number],
+): string[] {
+  if (value === undefined) return [];
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
+    return [`${field} must be a positive whole number of ${unit}`];
   }
-  if (spec.result?.maxBytes !== undefined && !positive(spec.result.maxBytes)) {
-    problems.push('result.maxBytes must be a positive whole number of bytes');
-  }
-  return problems;
+  // A ceiling caps every tool: refused at start rather than clamped, so that nothing runs with a
+  // value other than the one its definition states.
+  return value > max
+    ? [`${field} ${String(value)} is above the deployment's ${ceiling} ceiling of ${String(max)}`]
+    : [];
 }
 
 function callbackProblems(spec: ToolSpec<unknown>): string[] {
@@ -149,7 +191,12 @@ function callbackProblems(spec: ToolSpec<unknown>): string[] {
  * Compiles the tool's schemas (frozen copies, so nothing can change what was compiled) and
  * returns the tool; compile failures are appended to `problems`.
  */
-function loadTool(ajv: Ajv2020, spec: AnyToolSpec, problems: string[]): Tool | undefined {
+function loadTool(
+  ajv: Ajv2020,
+  spec: AnyToolSpec,
+  ceilings: ToolCeilings,
+  problems: string[],
+): Tool | undefined {
   const input = compileSchema(ajv, spec.input, 'input schema', problems);
   const outputSchema = spec.result?.outputSchema;
   const output =
@@ -161,8 +208,8 @@ function loadTool(ajv: Ajv2020, spec: AnyToolSpec, problems: string[]): Tool | u
   return Object.freeze({
     spec: frozenSpec(spec, input.schema, output?.schema),
     name: spec.name,
-    timeoutMs: spec.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    resultMaxBytes: spec.result?.maxBytes ?? DEFAULT_RESULT_MAX_BYTES,
+    timeoutMs: spec.timeoutMs ?? ceilings.toolTimeoutMs,
+    resultMaxBytes: spec.result?.maxBytes ?? ceilings.resultBytes,
     inputErrors: (args: unknown) => (validate(args) ? [] : (validate.errors ?? [])),
     ...(output && { validateOutput: (value: unknown) => output.validate(value) }),
   });

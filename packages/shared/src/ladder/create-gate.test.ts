@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { CeilingsConfigError } from '../limits/index.js';
+import type { ToolSpec } from '../tool-spec.js';
+import { ToolDefinitionError } from '../tools/index.js';
+import { createGate } from './create-gate.js';
+import { defineDeployment, type Deployment } from '../deployment.js';
+
+const tool = (overrides: Partial<ToolSpec> = {}): ToolSpec => ({
+  name: 'search',
+  description: 'Searches the knowledge base.',
+  version: '1',
+  sideEffect: 'read',
+  input: {
+    type: 'object',
+    properties: { query: { type: 'string' } },
+    required: ['query'],
+    additionalProperties: false,
+  },
+  ...overrides,
+});
+
+const deployment = (overrides: Partial<Deployment> = {}): Deployment =>
+  defineDeployment({
+    name: 'test',
+    tools: [tool()],
+    policies: [{ name: 'all.cedar', text: 'permit (principal, action, resource);' }],
+    sessions: { secret: 's'.repeat(32) },
+    ...overrides,
+  });
+
+describe('createGate', () => {
+  it("builds the tools under the deployment's ceilings: a tool that sets none gets them", () => {
+    const gate = createGate(deployment({ ceilings: { toolTimeoutMs: 3_000, resultBytes: 2_048 } }));
+    expect(gate.registry.get('search')).toMatchObject({ timeoutMs: 3_000, resultMaxBytes: 2_048 });
+  });
+
+  it('lets a deployment raise the ceilings so that its tools may declare more', () => {
+    const gate = createGate(
+      deployment({
+        tools: [tool({ timeoutMs: 60_000, result: { maxBytes: 1 << 20 } })],
+        ceilings: { toolTimeoutMs: 120_000, resultBytes: 1 << 20 },
+      }),
+    );
+    expect(gate.registry.get('search')).toMatchObject({
+      timeoutMs: 60_000,
+      resultMaxBytes: 1 << 20,
+    });
+  });
+
+  it('refuses to start with a tool above a ceiling the deployment lowered', () => {
+    const lowered = deployment({
+      tools: [tool({ timeoutMs: 5_000 })],
+      ceilings: { toolTimeoutMs: 1_000 },
+    });
+    expect(() => createGate(lowered)).toThrow(ToolDefinitionError);
+    expect(() => createGate(lowered)).toThrow(/timeoutMs 5000 is above .* ceiling of 1000/);
+  });
+
+  it('reports bad ceilings as such, before the tools are loaded under them', () => {
+    expect(() => createGate(deployment({ ceilings: { toolTimeoutMs: 0 } }))).toThrow(
+      CeilingsConfigError,
+    );
+  });
+});
