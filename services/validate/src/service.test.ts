@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INTEGRITY_HEADER } from '@toolgate/shared';
 import { USERS } from '../../../examples/billing/data.js';
-import { openaiChat } from '../../../examples/billing/fixtures/proposals.js';
+import { anthropic, mcp, openaiChat } from '../../../examples/billing/fixtures/proposals.js';
 import {
   sessionHeaders,
   startGateHarness,
@@ -78,5 +78,91 @@ describe('the validate stage on Kafka', () => {
     );
     expect(quarantined!.value).toMatchObject({ raw: { bytes: 3 } });
     expect(h.seen('validated').map((r) => r.value['proposalId'])).toEqual(['p-ok']);
+  });
+
+  it('answers a plain-JSON proposal the bounded parser refuses as a whole, and still quarantines it', async () => {
+    const alice = await h.session(USERS.alice);
+    // JSON.stringify cannot write what these records hold, so each is written from a placeholder.
+    const record = (proposal: object, from: string, to: string) =>
+      Buffer.from(JSON.stringify(proposal).replace(from, to));
+    const dup = mcp({ proposalId: 'p-dup', runId: 'run-3' }, 'search', { query: 'a', QQQQQ: 'b' });
+    const sent = {
+      'p-dup': record(dup, '"QQQQQ"', '"query"'),
+      'p-dup-anon': record({ ...dup, proposalId: 'p-dup-anon' }, '"QQQQQ"', '"query"'),
+      'p-big': record(
+        anthropic({ proposalId: 'p-big', runId: 'run-3' }, 'search', {
+          query: 'x',
+          max_results: 7,
+        }),
+        '"max_results":7',
+        '"max_results":9007199254740993.0',
+      ),
+      'p-proto': record(
+        anthropic({ proposalId: 'p-proto', runId: 'run-3' }, 'search', {
+          query: 'x',
+          QQQQQQQQQ: 1,
+        }),
+        '"QQQQQQQQQ"',
+        '"__proto__"',
+      ),
+      'p-lone': record(
+        mcp({ proposalId: 'p-lone', runId: 'run-3' }, 'search', { query: 'QQQQQ' }),
+        'QQQQQ',
+        '\\ud800',
+      ),
+    };
+    for (const [id, bytes] of Object.entries(sent)) {
+      await h.send(
+        'proposals',
+        'run-3',
+        bytes,
+        sessionHeaders(id === 'p-dup-anon' ? undefined : alice),
+      );
+    }
+
+    const answers = await h.waitFor(
+      'observations',
+      'the answers to the refused records',
+      (r) => r.value['runId'] === 'run-3',
+      5,
+    );
+    const answerOf = (id: string) => answers.find((r) => r.value['proposalId'] === id)?.value;
+    expect(answerOf('p-dup')).toMatchObject({
+      outcome: 'rejected',
+      stage: 'representation',
+      code: 'duplicate_key',
+      disposition: 'repair',
+      message: expect.stringContaining('"query"') as unknown,
+      repair: { attempt: 1, remaining: 1 },
+    });
+    expect(answerOf('p-dup-anon')).toMatchObject({
+      stage: 'authentication',
+      code: 'missing_session',
+    });
+    expect(answerOf('p-big')).toMatchObject({
+      code: 'unrepresentable_number',
+      disposition: 'repair',
+    });
+    expect(answerOf('p-proto')).toMatchObject({ code: 'forbidden_key', disposition: 'deny' });
+    expect(answerOf('p-proto')?.['repair']).toBeUndefined();
+    expect(answerOf('p-lone')).toMatchObject({ code: 'invalid_json', disposition: 'repair' });
+    expect(answers.map((r) => r.value['proposalId']).sort()).toEqual(Object.keys(sent).sort());
+
+    const kept = await h.waitFor(
+      'quarantine',
+      'the refused records kept',
+      (r) => Object.values(sent).some((bytes) => r.raw?.equals(bytes) === true),
+      5,
+    );
+    expect(kept).toHaveLength(5);
+    await h.waitFor(
+      'audit',
+      'an audited refusal of p-dup under alice',
+      (r) =>
+        r.value['kind'] === 'rejected' &&
+        r.value['proposalId'] === 'p-dup' &&
+        r.value['tenant'] === 'acme',
+    );
+    expect(h.seen('validated').filter((r) => r.value['runId'] === 'run-3')).toEqual([]);
   });
 });

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_PARSE_LIMITS } from '../representation/index.js';
 import { createToolRegistry, defineTool } from '../tools/index.js';
 import type { Proposal } from '../types.js';
-import { validateProposal } from './validate-proposal.js';
+import {
+  MAX_UNPARSED_ID_CHARS,
+  refuseUnparsedProposal,
+  validateProposal,
+} from './validate-proposal.js';
 
 const facts = {
   registry: createToolRegistry([
@@ -65,5 +69,98 @@ describe('validateProposal', () => {
       'invalid_proposal',
       undefined,
     ]);
+  });
+});
+
+describe('refuseUnparsedProposal', () => {
+  const envelope = { maxBytes: 1024 * 1024, maxDepth: 64 };
+  const unparsedFacts = { limits: envelope, repairBudget: 2 };
+  /** A plain-JSON MCP proposal record whose arguments object is the raw text `args`. */
+  const record = (args: string, ids: Record<string, unknown> = {}, attempt = 0): string =>
+    JSON.stringify({
+      proposalId: 'p-1',
+      runId: 'run-1',
+      requestId: 'req-1',
+      format: 'mcp',
+      attempt,
+      call: {
+        jsonrpc: '2.0',
+        id: 'c-1',
+        method: 'tools/call',
+        params: { name: 'search', arguments: 'ARGS' },
+      },
+      ...ids,
+    }).replace('"ARGS"', args);
+  const answer = (text: string) => {
+    const a = refuseUnparsedProposal(text, unparsedFacts);
+    return a && { ids: a.ids, ...a.refusal.rejected, repair: a.refusal.repair };
+  };
+
+  it("answers a repeated key in the arguments under the record's ids, with a repair offer", () => {
+    expect(answer(record('{"query":"a","query":"b"}'))).toMatchObject({
+      ids: { proposalId: 'p-1', runId: 'run-1', requestId: 'req-1' },
+      stage: 'representation',
+      code: 'duplicate_key',
+      disposition: 'repair',
+      publicMessage: expect.stringContaining('"query"') as unknown,
+      internalDetail: expect.stringMatching(
+        /^the proposal record was refused as a whole: /,
+      ) as unknown,
+      repair: { attempt: 1, remaining: 1 },
+    });
+  });
+
+  it.each([
+    ['{"__proto__":{"polluted":true}}', 'forbidden_key', 'deny'],
+    ['{"constructor":1}', 'forbidden_key', 'deny'],
+    ['{"query":"\\ud800"}', 'invalid_json', 'repair'],
+    ['{"query":"x","max_results":9007199254740993}', 'unrepresentable_number', 'repair'],
+    ['{"query":"x","max_results":9007199254740993.0}', 'unrepresentable_number', 'repair'],
+    ['{"query":"x","max_results":1e400}', 'unrepresentable_number', 'repair'],
+    [`${'['.repeat(70)}${']'.repeat(70)}`, 'too_deep', 'deny'],
+  ])("answers arguments %s with the reader's code %s", (args, code, disposition) => {
+    const a = answer(record(args));
+    expect(a).toMatchObject({ code, disposition });
+    // Positions in the record are not positions in the model's arguments: not shown to it.
+    expect(a?.publicMessage).not.toMatch(/character/);
+  });
+
+  it('holds the repair budget: a record refused at the last attempt ends the repairs', () => {
+    const a = refuseUnparsedProposal(record('{"query":"a","query":"b"}', {}, 2), unparsedFacts);
+    expect(a?.refusal.rejected).toMatchObject({ stage: 'limits', code: 'repair_budget_exhausted' });
+    expect(a?.refusal.repair).toBeUndefined();
+  });
+
+  it.each([
+    ['a record the bounded parser accepts', record('{"query":"a"}')],
+    ['a record cut short', record('{"query":"a","query":"b"}').slice(0, -3)],
+    ['a record that is not JSON at all', "{'proposalId': 'p-1'}"],
+    ['a record with a trailing comma', record('{"query":"a","query":"b",}')],
+    ['a record over the byte ceiling', record(`{"q":"${'x'.repeat(1024 * 1024)}","q":1}`)],
+    ['an array', '[{"proposalId":"p-1","proposalId":"p-2"}]'],
+    ['a record without a runId', record('{"a":1,"a":2}', { runId: undefined })],
+    ['a record whose requestId is empty', record('{"a":1,"a":2}', { requestId: '' })],
+    ['a record whose runId is not a string', record('{"a":1,"a":2}', { runId: 7 })],
+    [
+      'a record whose proposalId is too long',
+      record('{"a":1,"a":2}', { proposalId: 'p'.repeat(MAX_UNPARSED_ID_CHARS + 1) }),
+    ],
+    [
+      'a record whose proposalId holds a lone surrogate',
+      record('{"a":1}').replace('"p-1"', '"p-\\udc00"'),
+    ],
+  ])('leaves %s unanswered (quarantine only)', (_what, text) => {
+    expect(refuseUnparsedProposal(text, unparsedFacts)).toBeUndefined();
+  });
+
+  it('reads an id of exactly the longest length', () => {
+    const proposalId = 'p'.repeat(MAX_UNPARSED_ID_CHARS);
+    expect(answer(record('{"a":1,"a":2}', { proposalId }))?.ids.proposalId).toBe(proposalId);
+  });
+
+  it('never throws, whatever the text', () => {
+    for (const text of ['', '{', 'null', '"x"', '{"proposalId":{"toString":1}}', '\u0000']) {
+      expect(() => refuseUnparsedProposal(text, unparsedFacts)).not.toThrow();
+    }
   });
 });

@@ -4,7 +4,12 @@
  */
 import type { Principal } from '../types.js';
 import { accept, rejecterFor, type Decision, type Rejected } from '../decision.js';
-import { normalizeProposal, parseCall, type ParseLimits } from '../representation/index.js';
+import {
+  normalizeProposal,
+  parseCall,
+  parseJsonBounded,
+  type ParseLimits,
+} from '../representation/index.js';
 import { checkEnvelope } from '../representation/check-envelope.js';
 import { checkSchema, checkSemantics, type ToolRegistry } from '../tools/index.js';
 import { checkRepairBudget, planRepair } from '../repair/index.js';
@@ -49,6 +54,71 @@ export function envelopeIds(input: unknown): Decision<EnvelopeIds, 'representati
     runId: o['runId'] as string,
     requestId: o['requestId'] as string,
   });
+}
+
+/** Longest id read from a record the bounded parser refused; ids agents make are far shorter. */
+export const MAX_UNPARSED_ID_CHARS = 256;
+
+/** The answer owed to a proposal record the bounded parser refused as a whole. */
+export interface UnparsedProposalRefusal {
+  /** The record's ids, read by a lenient parse. */
+  readonly ids: EnvelopeIds;
+  /** The bounded parser's refusal, with the repair policy applied. */
+  readonly refusal: Refusal;
+}
+
+/**
+ * The answer to a proposal record (`text`, the whole envelope) that the bounded parser refuses
+ * within `facts.limits` (the envelope's ceilings) although it is JSON whose ids can be read: a
+ * duplicate or reserved key, an escaped lone surrogate, an unrepresentable number or nesting too
+ * deep, typically inside the call's `input` or `arguments` object. Without it the sender, whose
+ * ids are plain to see, would never get its terminal observation. The refusal is the reader's code
+ * at the representation rung; `attempt` is read as for any envelope, so the repair budget holds.
+ *
+ * Undefined (nothing to answer: the bytes are only quarantined) when the bounded parser accepts
+ * the text, when it is over the byte ceiling (never read further), when a lenient `JSON.parse`
+ * refuses it too (not JSON, or cut short), or when an id is missing, empty, longer than
+ * {@link MAX_UNPARSED_ID_CHARS} or holds a lone surrogate (it could not be written back). Where
+ * the text names an id twice, the last is read, as the sender's own JSON library would.
+ */
+export function refuseUnparsedProposal(
+  text: string,
+  facts: { readonly limits: ParseLimits; readonly repairBudget: number },
+): UnparsedProposalRefusal | undefined {
+  const strict = parseJsonBounded(text, facts.limits);
+  if (strict.ok || strict.code === 'too_large') return undefined;
+  const lenient = parseLeniently(text);
+  if (lenient === undefined) return undefined;
+  const ids = envelopeIds(lenient.value);
+  if (!ids.ok || !Object.values(ids.value).every(isWritableId)) return undefined;
+  return {
+    ids: ids.value,
+    refusal: refuseUnread(lenient.value, recordRefusal(strict), facts.repairBudget),
+  };
+}
+
+/** `JSON.parse`, which keeps `__proto__` as an own property and reads nesting without recursion. */
+function parseLeniently(text: string): { readonly value: unknown } | undefined {
+  try {
+    return { value: JSON.parse(text) as unknown };
+  } catch {
+    return undefined;
+  }
+}
+
+function isWritableId(id: string): boolean {
+  return id.length <= MAX_UNPARSED_ID_CHARS && !/\p{Surrogate}/u.test(id);
+}
+
+/**
+ * The reader's refusal of the whole record. Its positions count characters of the record, not of
+ * the arguments the model wrote, so the model is shown the catalogue's text instead, except for a
+ * repeated key, whose message names only the field.
+ */
+function recordRefusal(strict: Rejected<'representation'>): Rejected<'representation'> {
+  const publicMessage = strict.code === 'duplicate_key' ? strict.publicMessage : undefined;
+  const detail = `the proposal record was refused as a whole: ${strict.internalDetail}`;
+  return rejectRepresentation(strict.code, publicMessage, detail);
 }
 
 /**
