@@ -277,6 +277,11 @@ export const REJECTION_CODES = {
       'The approval is malformed. Send confirmationId, decision (approve or reject) and the digest shown on the card.',
       'An approval UI or bot wrote something to the approvals topic that is not an Approval (undecodable, wrong shape); fix the client.',
     ),
+    invalid_card: spec(
+      'deny',
+      'This action needs a person to approve it, but no approval request could be made for it, so nothing ran.',
+      'The tool\u2019s card builder returned a card the confirmations topic cannot carry (an empty action, target or effect line, a reserved key such as constructor in the preview, a preview too deep or too large); the audit detail names the problem. Fix the card builder.',
+    ),
   },
   idempotency: {
     conflict: spec(

@@ -16,27 +16,39 @@ import {
 import type { StageDeps } from '@toolgate/platform';
 
 /**
- * The live call and the approver's permission; a refusal when this instance does not know the
- * tool (a deploy under way). Policy sees the requester as the confirmation recorded them.
+ * The requester's call of `pending` and its objects, loaded live under the confirmation's tenant
+ * (undefined where one is gone); a refusal when this instance does not know the tool (a deploy
+ * under way).
  */
-export async function approverFacts(
-  deps: StageDeps,
-  pending: PendingConfirmation,
-  approver: Principal,
-) {
+export async function liveCallFacts(deps: StageDeps, pending: PendingConfirmation) {
   const { gate } = deps;
   const call = requestedCallOf(pending);
   const tool = toolOf(call, gate.registry);
   if (!tool.ok) return tool;
   const refs = referencesOf(call, tool.value);
   const loaded = await Promise.all(refs.map((ref) => gate.objects.load(pending.tenant, ref)));
+  return { ok: true as const, call, tool: tool.value, loaded };
+}
+
+/**
+ * {@link liveCallFacts} and the approver's permission. Policy sees the requester as the
+ * confirmation recorded them.
+ */
+export async function approverFacts(
+  deps: StageDeps,
+  pending: PendingConfirmation,
+  approver: Principal,
+) {
+  const facts = await liveCallFacts(deps, pending);
+  if (!facts.ok) return facts;
+  const { call, tool, loaded } = facts;
   const objects = loaded.filter((o): o is ResolvedObject => o !== undefined);
-  const toolFacts = { name: tool.value.name, sideEffect: tool.value.spec.sideEffect };
+  const toolFacts = { name: tool.name, sideEffect: tool.spec.sideEffect };
   const approverAuthorized = authorizeApproval(
     approver,
     call.context,
     { tool: toolFacts, objects },
-    gate.policies,
+    deps.gate.policies,
   );
-  return { ok: true as const, call, tool: tool.value, loaded, approverAuthorized };
+  return { ...facts, approverAuthorized };
 }

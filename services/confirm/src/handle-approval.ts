@@ -1,19 +1,24 @@
 /**
- * One approval event: verify the approver's session → read the confirmation under the
- * approver's tenant (another tenant's is not found) → authorize the approver, re-authorize the
- * requester's call against live objects and current policy, rebuild the card → `decideApproval`.
- * Only a final decision takes the confirmation (single use, atomically, by this message's
- * coordinates): approve → the cleared envelope; a human reject, a changed world or a call that no
- * longer authorizes → the call's terminal observation. Everything else (a bad token, a malformed
- * approval, an approver who may not, a stale digest, a second approval) is audited and changes
- * nothing: the confirmation keeps waiting for someone who may decide it.
+ * One approval event. First: did this very message take its confirmation on an earlier delivery
+ * (whose transaction then failed)? Then nothing else can end the call, and this message finishes
+ * it without judging its approver again (`finish`). Otherwise: verify the approver's session →
+ * read the confirmation under the approver's tenant (another tenant's is not found) → authorize
+ * the approver, re-authorize the requester's call against live objects and current policy,
+ * rebuild the card → `decideApproval`. Only a final decision takes the confirmation (single use,
+ * atomically, by this message's coordinates): approve → the cleared envelope; a human reject, a
+ * changed world or a call that no longer authorizes → the call's terminal observation.
+ * Everything else (a bad token, a malformed approval, an approver who may not, a stale digest, a
+ * second approval) is audited and changes nothing: the confirmation keeps waiting for someone
+ * who may decide it.
  */
 import {
   auditEvent,
   auditFactsOf,
   auditFactsOfPending,
+  claimedPrincipal,
   clearedEnvelope,
   decideApproval,
+  decideTakenApproval,
   namedConfirmationId,
   observationForRefusal,
   parseApproval,
@@ -23,23 +28,25 @@ import {
   rejecterFor,
   SESSION_HEADER,
   type Approval,
-  type ApprovalAction,
   type AuditFacts,
+  type FinalApprovalAction,
   type PendingConfirmation,
   type Principal,
   type Refusal,
 } from '@toolgate/shared';
-import type { Incoming, Outgoing, StageDeps } from '@toolgate/platform';
-import { approverFacts } from './approver-facts.js';
+import { isRetriable, type Incoming, type Outgoing, type StageDeps } from '@toolgate/platform';
+import { approverFacts, liveCallFacts } from './approver-facts.js';
 import { messageToken, sourceOf } from './message-token.js';
 
 const rejectConfirmation = rejecterFor('confirmation');
+const rejectExecution = rejecterFor('execution');
 
 /** Handles one message of the approvals topic. */
 export function createApprovalHandler(
   deps: StageDeps,
 ): (msg: Incoming) => Promise<readonly Outgoing[]> {
-  const { gate, outputs, metrics, store } = deps;
+  const { gate, outputs, metrics, store, logger } = deps;
+  const ladder = { registry: gate.registry, policies: gate.policies, ceilings: gate.ceilings };
 
   /** Audit only: the refusal ends nothing, so no observation goes out with it. */
   const audited = (r: Refusal, facts: AuditFacts, now: Date): Outgoing[] => {
@@ -67,36 +74,72 @@ export function createApprovalHandler(
     return audited(refusal(parsed), factsOf(approver, named, found?.pending, source), now);
   };
 
-  /** The waiting confirmation an approval names (`taken` when this message took it before). */
+  /** The waiting confirmation an approval names, or the audit of why there is none. */
   const find = async (msg: Incoming, approver: Principal, approval: Approval, now: Date) => {
     const id = approval.confirmationId;
     const found = await store.readConfirmation(approver.tenant, id);
-    if (found?.state === 'waiting') return { pending: found.pending, taken: false };
-    // A redelivery of the approval that took it gets it again, by the same token; no one else.
-    const mine =
-      found?.state === 'taken'
-        ? await store.takeConfirmation(approver.tenant, id, messageToken(msg))
-        : undefined;
-    if (mine !== undefined) return { pending: mine, taken: true };
+    if (found?.state === 'waiting') return found.pending;
     const r = refuseUnavailableConfirmation(id, approver.tenant, found?.state);
     return audited(r, factsOf(approver, id, found?.pending, sourceOf(msg)), now);
   };
 
-  /** The live call and the approver's permission, for `decideApproval`. */
-  const liveFacts = async (pending: PendingConfirmation, approver: Principal) => {
-    const facts = await approverFacts(deps, pending, approver);
-    if (!facts.ok) return facts;
-    const { call, tool, loaded, approverAuthorized } = facts;
-    const ladder = { registry: gate.registry, policies: gate.policies, ceilings: gate.ceilings };
-    return {
-      ok: true as const,
-      live: reauthorizeForApproval(call, tool, loaded, ladder),
-      approverAuthorized,
-    };
+  /**
+   * The confirmation this very message took on an earlier delivery, with its approval and the
+   * approver its token names; undefined for any other message, and for a first delivery.
+   */
+  const takenBefore = async (msg: Incoming): Promise<Taken | undefined> => {
+    const parsed = msg.decodeError === undefined ? parseApproval(msg.value) : undefined;
+    // Unverified on purpose: the token only says where to look. What shows that a delivery of
+    // this message passed every check is the take by its token, which no other message has.
+    const approver = claimedPrincipal(msg.headers[SESSION_HEADER]);
+    if (parsed?.ok !== true || approver === undefined) return undefined;
+    const approval = parsed.value;
+    const found = await store.readConfirmation(approver.tenant, approval.confirmationId);
+    // Only a taken one is asked for by token: asking for a waiting one would take it.
+    if (found?.state !== 'taken') return undefined;
+    const token = messageToken(msg);
+    const pending = await store.takeConfirmation(approver.tenant, approval.confirmationId, token);
+    return pending === undefined ? undefined : { pending, approver, approval };
+  };
+
+  /** `decideTakenApproval` on the live call of a confirmation this message took. */
+  const decideTaken = async ({ pending, approver, approval }: Taken, now: Date) => {
+    const facts = await liveCallFacts(deps, pending);
+    const live = facts.ok
+      ? reauthorizeForApproval(facts.call, facts.tool, facts.loaded, ladder)
+      : facts;
+    const { decision, digest: approvalDigest } = approval;
+    return decideTakenApproval({ pending, decision, approvalDigest, approver, live, now });
+  };
+
+  /**
+   * Ends the call this message took, as `decideTakenApproval` says: the approver's session,
+   * permission and timing were judged when it took, and judging them again with a later clock or
+   * rotated keys would leave the call taken with nothing to end it. For the same reason a fault
+   * that delivering again will not cure ends the call here, with `internal_error`: the stage
+   * loop's fatal path cannot name the call of an approval.
+   */
+  const finish = async (msg: Incoming, taken: Taken, now: Date) => {
+    const { pending, approver } = taken;
+    const about = factsOf(approver, pending.confirmationId, pending, sourceOf(msg));
+    const action = await decideTaken(taken, now).catch((error: unknown) => {
+      if (isRetriable(error)) throw error;
+      logger.error(
+        { err: error, confirmationId: pending.confirmationId, ...sourceOf(msg) },
+        'finishing a taken confirmation failed; ending its call with internal_error',
+      );
+      return internalError(error);
+    });
+    return settle(msg, action, pending, { approver, about, now });
   };
 
   /** Takes the confirmation for a final decision and publishes what it says. */
-  const settle = async (msg: Incoming, action: Final, pending: PendingConfirmation, ctx: Ctx) => {
+  const settle = async (
+    msg: Incoming,
+    action: FinalApprovalAction,
+    pending: PendingConfirmation,
+    ctx: Ctx,
+  ) => {
     const { approver, about, now } = ctx;
     const mine = await store.takeConfirmation(
       pending.tenant,
@@ -128,32 +171,33 @@ export function createApprovalHandler(
 
   return async (msg) => {
     const now = deps.now();
+    const taken = await takenBefore(msg);
+    if (taken !== undefined) return finish(msg, taken, now);
     const given = await read(msg, now);
     if (Array.isArray(given)) return given;
     const { approver, approval } = given;
-    const found = await find(msg, approver, approval, now);
-    if (Array.isArray(found)) return found;
-    const { pending, taken } = found;
+    const pending = await find(msg, approver, approval, now);
+    if (Array.isArray(pending)) return pending;
     const about = factsOf(approver, pending.confirmationId, pending, sourceOf(msg));
-    const facts = await liveFacts(pending, approver);
-    if (!facts.ok) {
-      // A tool this instance does not have (a deploy under way) decides nothing: audit and wait,
-      // unless this approval already took the confirmation and nothing else can end the call.
-      const ctx = { approver, about, now };
-      return taken
-        ? settle(msg, { act: 'end', refusal: facts }, pending, ctx)
-        : audited(facts, about, now);
-    }
-    const { live, approverAuthorized } = facts;
+    const facts = await approverFacts(deps, pending, approver);
+    // A tool this instance does not have (a deploy under way) decides nothing: audit and wait.
+    if (!facts.ok) return audited(facts, about, now);
+    const { call, tool, loaded, approverAuthorized } = facts;
+    const live = reauthorizeForApproval(call, tool, loaded, ladder);
     const { decision, digest: approvalDigest } = approval;
     const check = { pending, decision, approvalDigest, approver, approverAuthorized, live, now };
-    const action = decideApproval({ ...check, taken });
+    const action = decideApproval(check);
     if (action.act === 'keep') return audited(action.refusal, about, now);
     return settle(msg, action, pending, { approver, about, now });
   };
 }
 
-type Final = Exclude<ApprovalAction, { act: 'keep' }>;
+/** A confirmation this very message took before, with its approval and who gave it. */
+interface Taken {
+  readonly pending: PendingConfirmation;
+  readonly approver: Principal;
+  readonly approval: Approval;
+}
 
 interface Ctx {
   readonly approver: Principal;
@@ -173,6 +217,13 @@ function factsOf(
       ? { tenant: approver.tenant, confirmationId }
       : auditFactsOfPending(pending);
   return { ...base, decidedBy: approver.subject, source };
+}
+
+/** The end of a call whose finishing failed for good; the error goes to the audit detail. */
+function internalError(error: unknown): FinalApprovalAction {
+  const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  const rejected = rejectExecution('internal_error', undefined, `confirm: ${detail}`);
+  return { act: 'end', refusal: refusal(rejected) };
 }
 
 function idsOf(p: PendingConfirmation) {

@@ -1,13 +1,15 @@
 /**
  * One authorized envelope: integrity → tool → confirmation plan. No person needed → the cleared
- * envelope. Needed → park the pending confirmation in Redis (once per message, by its
- * coordinates), then publish the confirmation request (keyed by tenant), the non-terminal
- * `pending_confirmation` observation and its audit event. The stage never waits for the person:
- * approvals arrive later as events.
+ * envelope. Needed → check the confirmation request the card makes (a card the confirmations
+ * topic cannot carry refuses the call with `invalid_card`), park the pending confirmation in
+ * Redis (once per message, by its coordinates), then publish the confirmation request (keyed by
+ * tenant), the non-terminal `pending_confirmation` observation and its audit event. The stage
+ * never waits for the person: approvals arrive later as events.
  */
 import {
   auditEvent,
   auditFactsOf,
+  checkConfirmationRequest,
   clearedEnvelope,
   confirmationRequest,
   DEFAULT_CONFIRMATION_TTL_SECONDS,
@@ -15,16 +17,28 @@ import {
   observationForRefusal,
   pendingConfirmationFor,
   planConfirmation,
+  refusal,
   toolOf,
   type AuthorizedEnvelope,
+  type MessageChecker,
   type Refusal,
 } from '@toolgate/shared';
-import { refuseForged, type Incoming, type Outgoing, type StageDeps } from '@toolgate/platform';
+import {
+  ENVELOPE_LIMITS,
+  refuseForged,
+  type Incoming,
+  type Outgoing,
+  type StageDeps,
+} from '@toolgate/platform';
 import { messageToken, sourceOf } from './message-token.js';
 
-/** Handles one message of the authorized topic. */
+/**
+ * Handles one message of the authorized topic; `check` validates messages against their topic's
+ * schema (one `createMessageChecker()` per process).
+ */
 export function createAuthorizedHandler(
   deps: StageDeps,
+  check: MessageChecker,
 ): (msg: Incoming) => Promise<readonly Outgoing[]> {
   const { gate, outputs, metrics, store, logger } = deps;
   const ttlSeconds = deps.deployment.confirmationTtlSeconds ?? DEFAULT_CONFIRMATION_TTL_SECONDS;
@@ -42,6 +56,11 @@ export function createAuthorizedHandler(
       return [outputs.envelope('cleared', a.runId, clearedEnvelope(a, a.receivedAt))];
     }
     const pending = pendingConfirmationFor(a, plan, now, ttlSeconds);
+    // Before parking: a parked confirmation is listed and can be approved and run, so a request
+    // the codec would refuse when the outputs are encoded must refuse the call here instead. The
+    // codec reads back within ENVELOPE_LIMITS, its default, which the gate runtime keeps.
+    const request = checkConfirmationRequest(confirmationRequest(pending), check, ENVELOPE_LIMITS);
+    if (!request.ok) return refused(a, refusal(request));
     const parked = await store.parkConfirmation(pending, ttlSeconds * 1000, messageToken(msg));
     if (parked === undefined) {
       // Another message parked it (the same envelope written twice) or it was already decided:

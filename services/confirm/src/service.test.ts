@@ -3,26 +3,38 @@ import {
   authorizedEnvelope,
   authorizeProposal,
   confirmationIdFor,
+  createMessageChecker,
+  createSessionVerifier,
   INTEGRITY_HEADER,
   integrityTag,
   referencesOf,
   toolOf,
   validateProposal,
   verifyIntegrity,
+  type Approval,
   type AuthorizedEnvelope,
+  type Gate,
   type Principal,
   type Proposal,
 } from '@toolgate/shared';
-import { createLogger, createMetrics, type Incoming, type StageDeps } from '@toolgate/platform';
+import {
+  createLogger,
+  createMetrics,
+  type Incoming,
+  type Outgoing,
+  type StageDeps,
+} from '@toolgate/platform';
 import deployment from '../../../examples/billing/toolgate.config.js';
 import { USERS } from '../../../examples/billing/data.js';
 import { mcp, openaiChat } from '../../../examples/billing/fixtures/proposals.js';
+import { refundPayment } from '../../../examples/billing/tools.js';
 import {
   sessionHeaders,
   startGateHarness,
   type GateHarness,
   type Tapped,
 } from '../../../test/support/gate-harness.js';
+import { createApprovalHandler } from './handle-approval.js';
 import { createAuthorizedHandler } from './handle-authorized.js';
 import * as confirm from './service.js';
 
@@ -138,6 +150,36 @@ const clearedOf = (h: GateHarness, proposalId: string) =>
 
 const observationsOf = (h: GateHarness, proposalId: string) =>
   h.seen('observations').filter((r) => r.value['proposalId'] === proposalId);
+
+/** The confirm stage's deps on `h`'s connections, for calling a handler directly; `change` wins. */
+function stageDeps(h: GateHarness, change: Partial<StageDeps> = {}): StageDeps {
+  return {
+    config: h.gate.config,
+    logger: createLogger({ level: 'silent', stage: 'confirm', instanceId: 'test' }),
+    metrics: createMetrics('confirm', { processMetrics: false }),
+    ...h.gate.runtime,
+    deployment,
+    now: () => new Date(),
+    ...change,
+  };
+}
+
+/** `approval` as the approvals consumer reads it at `offset` of partition 0, signed in by `token`. */
+function approvalAt(h: GateHarness, offset: string, approval: Approval, token: string): Incoming {
+  return {
+    topic: h.topic('approvals'),
+    partition: 0,
+    offset,
+    key: approval.confirmationId,
+    headers: sessionHeaders(token),
+    value: approval,
+    raw: Buffer.from(JSON.stringify(approval)),
+    receivedAt: new Date(),
+  };
+}
+
+const valueOf = (o: Outgoing | undefined) =>
+  o !== undefined && 'value' in o ? o.value : undefined;
 
 const refund = (proposalId: string, runId: string) =>
   mcp({ proposalId, runId }, 'refund_payment', { payment_id: 'pay_11', amount_cents: 500 });
@@ -362,16 +404,7 @@ describe('the confirm stage on Kafka', () => {
   });
 
   it('publishes the same request again when the same message is delivered again after a crash', async () => {
-    const rt = h.gate.runtime;
-    const deps: StageDeps = {
-      config: h.gate.config,
-      logger: createLogger({ level: 'silent', stage: 'confirm', instanceId: 'test' }),
-      metrics: createMetrics('confirm', { processMetrics: false }),
-      ...rt,
-      deployment,
-      now: () => new Date(),
-    };
-    const handle = createAuthorizedHandler(deps);
+    const handle = createAuthorizedHandler(stageDeps(h), createMessageChecker());
     const env = await authorizedFor(h, USERS.alice, refund('p-again', 'run-again'));
     const topic = h.topic('authorized');
     const raw = await h.gate.runtime.codec.encode(`${topic}-value`, env);
@@ -395,6 +428,74 @@ describe('the confirm stage on Kafka', () => {
     expect(again[0]).toEqual(first[0]);
     expect(again.map((o) => o.topic)).toEqual(first.map((o) => o.topic));
     expect(await handle({ ...msg, offset: '4243' })).toEqual([]);
+  });
+
+  describe('an approval delivered again after it took its confirmation', () => {
+    /** Parks `proposalId`'s refund and lets alice's approval take it, as a first delivery would. */
+    async function takenBy(proposalId: string, offset: string, ttlSeconds = 3600) {
+      const { request, id } = await parked(h, refund(proposalId, `run-${proposalId}`));
+      const approval: Approval = {
+        confirmationId: id,
+        decision: 'approve',
+        digest: request.value['digest'] as string,
+      };
+      const msg = approvalAt(h, offset, approval, await h.session(USERS.alice, ttlSeconds));
+      // The first delivery decides and takes; its transaction then fails, so nothing it wrote is
+      // seen and the stage loop delivers the same message again.
+      const first = await createApprovalHandler(stageDeps(h))(msg);
+      expect(first.map((o) => o.topic)).toEqual([h.topic('cleared'), h.topic('audit')]);
+      expect((await h.gate.runtime.store.readConfirmation('acme', id))?.state).toBe('taken');
+      return { msg, approval, id };
+    }
+
+    it("clears the call after the approver's session expired meanwhile; no other message can", async () => {
+      const { msg, approval } = await takenBy('p-resume-late', '7001', 60);
+      const later = stageDeps(h, { now: () => new Date(Date.now() + 10 * 60_000) });
+      const again = await createApprovalHandler(later)(msg);
+      expect(again.map((o) => o.topic)).toEqual([h.topic('cleared'), h.topic('audit')]);
+      expect(valueOf(again[0])).toMatchObject({
+        proposalId: 'p-resume-late',
+        tool: 'refund_payment',
+        context: { subject: 'alice' },
+        confirmedBy: 'alice',
+      });
+      expect(valueOf(again[1])).toMatchObject({ kind: 'cleared', decidedBy: 'alice' });
+
+      // The same approval and token in another message rides on nothing: it is only audited.
+      const copy = await createApprovalHandler(later)({ ...msg, offset: '7002' });
+      expect(copy.map((o) => o.topic)).toEqual([h.topic('audit')]);
+      expect(valueOf(copy[0])).toMatchObject({ code: 'expired_session', outcome: null });
+      const fresh = approvalAt(h, '7003', approval, await h.session(USERS.alice));
+      const second = await createApprovalHandler(stageDeps(h))(fresh);
+      expect(second.map((o) => o.topic)).toEqual([h.topic('audit')]);
+      expect(valueOf(second[0])).toMatchObject({ code: 'already_decided', outcome: null });
+    });
+
+    it('clears the call after the session keys rotated meanwhile', async () => {
+      const { msg } = await takenBy('p-resume-rotated', '7011');
+      const rotated = createSessionVerifier({ secret: 'a-rotated-secret-that-signed-nothing-yet' });
+      const deps = stageDeps(h, { gate: { ...h.gate.runtime.gate, verifier: rotated } });
+      const again = await createApprovalHandler(deps)(msg);
+      expect(again.map((o) => o.topic)).toEqual([h.topic('cleared'), h.topic('audit')]);
+      expect(valueOf(again[0])).toMatchObject({
+        proposalId: 'p-resume-rotated',
+        confirmedBy: 'alice',
+      });
+    });
+
+    it('ends the call with internal_error when its live facts fail for good', async () => {
+      const { msg } = await takenBy('p-resume-broken', '7021');
+      const broken = { load: () => Promise.reject(new Error('the object store answered garbage')) };
+      const gate: Gate = { ...h.gate.runtime.gate, objects: broken };
+      const again = await createApprovalHandler(stageDeps(h, { gate }))(msg);
+      expect(again.map((o) => o.topic)).toEqual([h.topic('observations'), h.topic('audit')]);
+      expect(valueOf(again[0])).toMatchObject({
+        proposalId: 'p-resume-broken',
+        outcome: 'rejected',
+        code: 'internal_error',
+      });
+      expect(valueOf(again[1])).toMatchObject({ kind: 'rejected', code: 'internal_error' });
+    });
   });
 
   describe('the approval API', () => {
@@ -526,6 +627,64 @@ describe('the confirm stage under a four-eyes policy', () => {
     expect(await listed(USERS.alice)).toBe(true);
     expect(await listed(ruth)).toBe(true);
     expect(await listed(USERS.bob)).toBe(false);
+  });
+});
+
+describe('the confirm stage with a card the confirmations topic cannot carry', () => {
+  /** A deployment's card builder that leaves the target line empty (the schema wants text). */
+  const blankTarget = {
+    ...refundPayment,
+    card: (...given: Parameters<NonNullable<typeof refundPayment.card>>) => ({
+      ...refundPayment.card!(...given),
+      target: '',
+    }),
+  };
+  let h: GateHarness;
+  beforeAll(async () => {
+    h = await confirmHarness({
+      label: 'confirm-card',
+      deployment: {
+        ...deployment,
+        tools: deployment.tools.map((t) => (t.name === 'refund_payment' ? blankTarget : t)),
+      },
+    });
+  });
+  afterAll(() => h?.close());
+
+  it('refuses the call with invalid_card and parks nothing anyone could approve', async () => {
+    await sendAuthorized(h, await authorizedFor(h, USERS.alice, refund('p-blank', 'run-blank')));
+    const [ended] = await h.waitFor(
+      'observations',
+      'the end of p-blank',
+      (r) => r.value['proposalId'] === 'p-blank' && r.value['outcome'] === 'rejected',
+    );
+    const id = confirmationIdFor('p-blank');
+    expect(await h.gate.runtime.store.readConfirmation('acme', id)).toBeUndefined();
+    const listed = await fetch(approvalApi(h, '/pending'), {
+      headers: await bearerOf(h, USERS.alice),
+    });
+    expect(JSON.stringify(await listed.json())).not.toContain(id);
+    expect(ended!.value).toMatchObject({
+      stage: 'confirmation',
+      code: 'invalid_card',
+      disposition: 'deny',
+    });
+    expectNoLeak(ended!);
+    const [audit] = await h.waitFor(
+      'audit',
+      'the audit of p-blank',
+      (r) => r.value['proposalId'] === 'p-blank',
+    );
+    expect(audit!.value).toMatchObject({ kind: 'rejected', code: 'invalid_card' });
+    expect(audit!.value['internalDetail']).toMatch(/\/card\/target: minLength/);
+
+    // Nothing waits for it: an approval finds nothing, and nothing was asked of anyone.
+    await sendApproval(h, USERS.alice, id, 'approve', NO_DIGEST);
+    expect((await approvalAudit(h, id, 'alice')).value).toMatchObject({
+      code: 'unknown_confirmation',
+    });
+    expect(h.seen('confirmations').filter((r) => r.value['proposalId'] === 'p-blank')).toEqual([]);
+    expect(observationsOf(h, 'p-blank').map((o) => o.value['outcome'])).toEqual(['rejected']);
   });
 });
 

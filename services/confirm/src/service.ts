@@ -15,6 +15,7 @@ import {
   type StageDeps,
   type StageLoop,
 } from '@toolgate/platform';
+import { createMessageChecker } from '@toolgate/shared';
 import { approvalRoutes } from './approval-routes.js';
 import { createApprovalHandler } from './handle-approval.js';
 import { createAuthorizedHandler } from './handle-authorized.js';
@@ -32,7 +33,7 @@ const loops = new WeakMap<StageDeps, StageLoop>();
 /** Starts the confirm stage and its expiry sweeper on `deps`; resolves once it is consuming. */
 export async function start(deps: StageDeps): Promise<RunningStage> {
   const { topics } = deps.outputs;
-  const onAuthorized = createAuthorizedHandler(deps);
+  const onAuthorized = createAuthorizedHandler(deps, createMessageChecker());
   const onApproval = createApprovalHandler(deps);
   const loop = await startStageLoop({
     ...stageLoopOptions(STAGE, deps),

@@ -1,4 +1,5 @@
 /** The authentication rung: session tokens in, a verified principal (or a refusal) out. */
+export { claimedPrincipal } from './claimed-principal.js';
 export { ConfigError } from './config-error.js';
 export { mintSession, type MintOptions } from './mint-session.js';
 export { principalFromClaims, type ClaimsOutcome } from './principal-from-claims.js';

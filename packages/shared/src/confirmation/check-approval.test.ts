@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { REJECTION_CODES } from '../catalogue.js';
 import { accept, rejecterFor } from '../decision.js';
 import type { Principal } from '../types.js';
-import { checkApproval, type ApprovalFacts, type PendingConfirmation } from './check-approval.js';
+import {
+  checkApproval,
+  checkApprovalContent,
+  type ApprovalFacts,
+  type PendingConfirmation,
+} from './check-approval.js';
 
 const DIGEST = 'a'.repeat(64);
 const OTHER = 'b'.repeat(64);
@@ -149,6 +154,30 @@ describe('checkApproval', () => {
 
     it('says content_changed before rejected_by_human', () => {
       expectRefusal({ liveDigest: OTHER, decision: 'reject' }, 'content_changed');
+    });
+  });
+});
+
+describe('checkApprovalContent', () => {
+  const late = new Date('2025-03-01T13:00:00.000Z');
+
+  it('asks neither the clock nor the approver: that was settled when the approval took', () => {
+    const mallory: Principal = { subject: 'mallory', tenant: 'globex', roles: [] };
+    expect(checkApprovalContent(facts({ now: late, approver: mallory }))).toEqual({
+      ok: true,
+      value: { confirmedBy: 'mallory', confirmedAt: late.toISOString() },
+    });
+  });
+
+  it('refuses a stale or changed digest, then a reject, as checkApproval does', () => {
+    expect(checkApprovalContent(facts({ approvalDigest: OTHER }))).toMatchObject({
+      code: 'content_changed',
+    });
+    expect(checkApprovalContent(facts({ liveDigest: OTHER, decision: 'reject' }))).toMatchObject({
+      code: 'content_changed',
+    });
+    expect(checkApprovalContent(facts({ decision: 'reject' }))).toMatchObject({
+      code: 'rejected_by_human',
     });
   });
 });

@@ -71,12 +71,13 @@ export interface ApprovalFacts {
  *    version) no longer give the pending digest: a decision holds only for what the approver saw,
  *    so this also precedes a reject, telling the requester the world moved.
  * 5. `rejected_by_human` for a reject.
- * Else accept `{confirmedBy: approver.subject, confirmedAt: now (ISO)}`.
+ * Else accept `{confirmedBy: approver.subject, confirmedAt: now (ISO)}`. Steps 4 and 5 are
+ * {@link checkApprovalContent}.
  */
 export function checkApproval(
   facts: ApprovalFacts,
 ): Decision<{ readonly confirmedBy: string; readonly confirmedAt: string }, 'confirmation'> {
-  const { pending, approver, now } = facts;
+  const { pending, now } = facts;
   const id = `confirmation ${pending.confirmationId}`;
   if (facts.alreadyDecided) return reject('already_decided', undefined, `${id} was already taken`);
   const expiresAt = Date.parse(pending.expiresAt);
@@ -85,6 +86,27 @@ export function checkApproval(
   }
   const refusal = approverRefusal(facts, id);
   if (refusal !== undefined) return refusal;
+  return checkApprovalContent(facts);
+}
+
+/** What {@link checkApprovalContent} looks at. */
+export type ApprovalContentFacts = Pick<
+  ApprovalFacts,
+  'pending' | 'decision' | 'approvalDigest' | 'approver' | 'liveDigest' | 'now'
+>;
+
+/**
+ * Steps 4 and 5 of {@link checkApproval} alone: `content_changed` when the approval names a
+ * digest other than the pending one or the live objects no longer give it, then
+ * `rejected_by_human` for a reject; else accept, confirmed by the approver at `now`. This is all
+ * that is asked again of an approval that already took its confirmation and is delivered again:
+ * who approved, with what permission and in time was settled when it took.
+ */
+export function checkApprovalContent(
+  facts: ApprovalContentFacts,
+): Decision<{ readonly confirmedBy: string; readonly confirmedAt: string }, 'confirmation'> {
+  const { pending, approver, now } = facts;
+  const id = `confirmation ${pending.confirmationId}`;
   if (facts.approvalDigest !== pending.digest) {
     return reject(
       'content_changed',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { accept, rejecterFor } from '../decision.js';
 import { authorized, NOW, pending } from '../messages/messages.test-support.js';
 import type { Principal } from '../types.js';
-import { decideApproval, type ApprovalCheck } from './decide-approval.js';
+import { decideApproval, decideTakenApproval, type ApprovalCheck } from './decide-approval.js';
 import { refusal } from './validated.js';
 
 const PENDING = pending();
@@ -99,19 +99,49 @@ describe('decideApproval', () => {
     });
   });
 
-  it('ends instead of keeping once this approval has taken the confirmation', () => {
-    const late = new Date(Date.parse(PENDING.expiresAt));
-    expect(decideApproval(check({ now: late, taken: true }))).toMatchObject({
-      act: 'end',
-      refusal: { rejected: { code: 'expired' } },
-    });
-  });
-
   it('lets nobody who may not approve learn that the call stopped authorizing', () => {
     const action = decideApproval(check({ approverAuthorized: notAllowed, live: gone }));
     expect(action).toMatchObject({
       act: 'keep',
       refusal: { rejected: { code: 'approver_not_authorized' } },
+    });
+  });
+});
+
+describe('decideTakenApproval', () => {
+  const late = new Date(Date.parse(PENDING.expiresAt) + 60_000);
+  const taken = (change: Partial<ApprovalCheck> = {}) => {
+    const { approverAuthorized: _settled, ...rest } = check(change);
+    return rest;
+  };
+
+  it('clears the live call however late it comes again: who approved, and when, was settled', () => {
+    expect(decideTakenApproval(taken({ now: late }))).toEqual({
+      act: 'clear',
+      call: authorized(),
+      confirmed: { confirmedBy: 'carla', confirmedAt: late.toISOString() },
+    });
+  });
+
+  it('ends the call, never keeps it, when the live card changed', () => {
+    expect(decideTakenApproval(taken({ live: liveCall(STALE) }))).toMatchObject({
+      act: 'end',
+      refusal: { rejected: { code: 'content_changed' } },
+    });
+    expect(decideTakenApproval(taken({ approvalDigest: STALE }))).toMatchObject({
+      act: 'end',
+      refusal: { rejected: { code: 'content_changed' } },
+    });
+  });
+
+  it('ends the call with the refusal of a requester whose call no longer authorizes', () => {
+    expect(decideTakenApproval(taken({ live: gone }))).toEqual({ act: 'end', refusal: gone });
+  });
+
+  it('ends the call with rejected_by_human for a reject', () => {
+    expect(decideTakenApproval(taken({ decision: 'reject', now: late }))).toMatchObject({
+      act: 'end',
+      refusal: { rejected: { code: 'rejected_by_human', disposition: 'deny' } },
     });
   });
 });

@@ -4,8 +4,8 @@
  * approval of a card the approver did not see, must not use up the confirmation (or they could
  * cancel other people's work), so those are audited and the confirmation keeps waiting.
  */
-import { checkApproval, type ApprovalFacts } from '../confirmation/index.js';
-import type { Rejected } from '../decision.js';
+import { checkApproval, checkApprovalContent, type ApprovalFacts } from '../confirmation/index.js';
+import type { Decision, Rejected } from '../decision.js';
 import type { LiveCall } from './reauthorize-for-approval.js';
 import { refusal, type AuthorizedProposal, type Refusal, type Step } from './validated.js';
 
@@ -22,16 +22,20 @@ export type ApprovalAction =
   /** Audit only: the confirmation keeps waiting for someone who may decide it. */
   | { readonly act: 'keep'; readonly refusal: Refusal };
 
+/** An action that takes the confirmation: `clear` or `end`. */
+export type FinalApprovalAction = Exclude<ApprovalAction, { readonly act: 'keep' }>;
+
 /** Everything the shell gathered about one approval of a confirmation that still waits. */
 export interface ApprovalCheck extends Omit<ApprovalFacts, 'alreadyDecided' | 'liveDigest'> {
   /** `reauthorizeForApproval` of the requester's call, now. */
   readonly live: Step<LiveCall>;
-  /**
-   * True when this very approval took the confirmation before (its message is delivered again
-   * after a crash): nothing else can end the call any more, so every answer is final.
-   */
-  readonly taken?: boolean;
 }
+
+/** What is gathered again when an approval that took its confirmation is delivered again. */
+export type TakenApprovalCheck = Pick<
+  ApprovalCheck,
+  'pending' | 'decision' | 'approvalDigest' | 'approver' | 'live' | 'now'
+>;
 
 /**
  * Runs `checkApproval` (whose order is the contract: expired, approver, digest, content, reject)
@@ -42,22 +46,45 @@ export interface ApprovalCheck extends Omit<ApprovalFacts, 'alreadyDecided' | 'l
  *   the pending one (a stale card) → `keep`;
  * - the requester's call no longer authorizes (policy changed, object gone, precondition failed) →
  *   `end` with that refusal; the live card differs from the pending one → `end` with
- *   `content_changed`; a person rejected it → `end` with `rejected_by_human`;
- * - after this approval took the confirmation (`taken`), what would `keep` is `end` instead.
+ *   `content_changed`; a person rejected it → `end` with `rejected_by_human`.
  */
 export function decideApproval(check: ApprovalCheck): ApprovalAction {
-  const { live } = check;
-  const liveDigest = live.ok && live.value.plan.needed ? live.value.plan.digest : undefined;
-  // No live digest matches none: an empty string is never a SHA-256 hex digest.
-  const verdict = checkApproval({ ...check, alreadyDecided: false, liveDigest: liveDigest ?? '' });
+  const liveDigest = liveDigestOf(check.live);
+  const verdict = checkApproval({ ...check, alreadyDecided: false, liveDigest });
+  if (!verdict.ok && keepsWaiting(verdict, check)) {
+    return { act: 'keep', refusal: refusal(verdict) };
+  }
+  return finalAction(verdict, check.live);
+}
+
+/**
+ * What to do with an approval delivered again after it took its confirmation (the transaction
+ * that carried its outputs failed). Nothing else can end the call any more, so the answer is
+ * final. Who approved, with what permission and in time was judged when it took, and a take
+ * follows only from a decision that passed those checks: judging them again with a later clock,
+ * rotated session keys or changed policy could only strand the call. What the approval binds is
+ * judged again, as `checkApprovalContent` asks it of the live call: a call that no longer
+ * authorizes or a changed card → `end`, a reject → `end` with `rejected_by_human`, else `clear`.
+ */
+export function decideTakenApproval(check: TakenApprovalCheck): FinalApprovalAction {
+  const verdict = checkApprovalContent({ ...check, liveDigest: liveDigestOf(check.live) });
+  return finalAction(verdict, check.live);
+}
+
+/** The live call's digest; none (an empty string, never a SHA-256 hex digest) matches nothing. */
+function liveDigestOf(live: Step<LiveCall>): string {
+  return live.ok && live.value.plan.needed ? live.value.plan.digest : '';
+}
+
+function finalAction(
+  verdict: Decision<{ readonly confirmedBy: string; readonly confirmedAt: string }, 'confirmation'>,
+  live: Step<LiveCall>,
+): FinalApprovalAction {
   if (verdict.ok) {
     // A match implies a live digest, hence a live call; without one nothing may clear.
     return live.ok
       ? { act: 'clear', call: live.value.authorized, confirmed: verdict.value }
       : { act: 'end', refusal: live };
-  }
-  if (check.taken !== true && keepsWaiting(verdict, check)) {
-    return { act: 'keep', refusal: refusal(verdict) };
   }
   return { act: 'end', refusal: live.ok ? refusal(verdict) : live };
 }
@@ -69,6 +96,7 @@ function keepsWaiting(r: Rejected<'confirmation'>, check: ApprovalCheck): boolea
     case 'already_decided':
     case 'unknown_confirmation':
     case 'invalid_approval':
+    case 'invalid_card':
     case 'pending':
       return true;
     case 'content_changed':
