@@ -7,6 +7,7 @@ import {
   createBus,
   createCodec,
   Fault,
+  MAX_REQUEST_RECORD_BYTES,
   startStageLoop,
   type Bus,
   type BusProducer,
@@ -562,6 +563,44 @@ describe('startStageLoop: decoding', () => {
     const quarantined = (await readAll(quarantine, 1)).map((q) => q.raw?.toString('hex'));
     const expected = [garbage, duplicateText, JSON.stringify({ key: 'plain-inside', seq: 1 })];
     expect(quarantined.sort()).toEqual(expected.map((e) => Buffer.from(e).toString('hex')).sort());
+  });
+});
+
+describe('startStageLoop: outputs larger than one produce request', () => {
+  it('sends outputs too large for one batch together in one transaction, and refuses a record no batch can carry', async () => {
+    const input = await topic('large-in', 1);
+    const output = await topic('large-out', 1);
+    const groupId = ns.group('large');
+    const faults: string[] = [];
+    // 400 KB each: three of them, to one partition, are more than the broker takes in a batch.
+    const bytesOf = (seq: number) => (seq === 3 ? MAX_REQUEST_RECORD_BYTES + 1 : 400_000);
+    const fill = (seq: number) => Buffer.alloc(bytesOf(seq), 97 + seq);
+    const batches: number[] = [];
+    await loop({
+      groupId,
+      topics: [{ name: input, plainJsonAllowed: true }],
+      metrics: {
+        fault: (code, retriable) => faults.push(`${code}:${String(retriable)}`),
+        batch: (_seconds, size) => batches.push(size),
+      },
+      handle: (msg) =>
+        Promise.resolve([{ topic: output, key: msg.key, raw: fill((msg.value as Item).seq) }]),
+      onFatal: (msg) => [
+        { topic: output, key: msg.key, value: { ...(msg.value as Item), fatal: true } },
+      ],
+    });
+    await produce(input, items(1, 6));
+    await consumedAll(groupId, input);
+
+    const seen = await readAll(output, 1);
+    expect(seen).toHaveLength(6);
+    expect(seen[3]?.value).toEqual({ key: 'k0', seq: 3, fatal: true });
+    const large = seen.filter((_, i) => i !== 3);
+    expect(large.map((s) => s.raw?.length)).toEqual([0, 1, 2, 4, 5].map(bytesOf));
+    expect(large.map((s) => s.raw?.[0])).toEqual([0, 1, 2, 4, 5].map((seq) => 97 + seq));
+    expect(faults).toEqual([`${BUS_FAULTS.recordTooLarge}:false`]);
+    // At least one transaction carried more than a batch may hold, so the split was exercised.
+    expect(Math.max(...batches)).toBeGreaterThanOrEqual(3);
   });
 });
 

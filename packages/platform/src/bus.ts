@@ -22,6 +22,7 @@ import { assignBySubscription } from './assign-by-subscription.js';
 import type { Fault } from './fault.js';
 import { kafkaFault } from './kafka-fault.js';
 import { headersFromRecord } from './record-headers.js';
+import { requestsOf } from './record-size.js';
 import { topicConfigEntries, type TopicSpec } from './topics.js';
 
 const {
@@ -115,7 +116,10 @@ export interface PartitionOffset {
 
 /** One open transaction of a transactional producer. */
 export interface BusTransaction {
-  /** Produces records inside the transaction; in array order per partition. */
+  /**
+   * Produces records inside the transaction; in array order per partition. Records of more than
+   * `MAX_REQUEST_RECORD_BYTES` together go in several requests, one after another.
+   */
   send(records: readonly OutRecord[]): Promise<void>;
   /** Adds a group's offsets to the transaction: they commit if and only if it commits. */
   sendOffsets(groupId: string, offsets: readonly PartitionOffset[]): Promise<void>;
@@ -357,10 +361,12 @@ function topicMessages(records: readonly OutRecord[]) {
 function wrapTransaction(tx: Transaction): BusTransaction {
   return {
     send: async (records) => {
-      if (records.length === 0) return;
-      await attempt('send in a transaction', () =>
-        tx.sendBatch({ acks: -1, topicMessages: topicMessages(records) }),
-      );
+      // One request after another, so that no partition's batch outgrows what the broker takes.
+      for (const request of requestsOf(records)) {
+        await attempt('send in a transaction', () =>
+          tx.sendBatch({ acks: -1, topicMessages: topicMessages(request) }),
+        );
+      }
     },
     sendOffsets: (groupId, offsets) =>
       attempt('add offsets to a transaction', () =>
@@ -394,10 +400,11 @@ function wrapProducer(producer: Producer, transactional: boolean): BusProducer {
   return {
     connect: () => attempt('connect a producer', () => connectProducer(producer, transactional)),
     send: async (records) => {
-      if (records.length === 0) return;
-      await attempt('send', () =>
-        producer.sendBatch({ acks: -1, topicMessages: topicMessages(records) }),
-      );
+      for (const request of requestsOf(records)) {
+        await attempt('send', () =>
+          producer.sendBatch({ acks: -1, topicMessages: topicMessages(request) }),
+        );
+      }
     },
     transaction: async () =>
       wrapTransaction(await attempt('begin a transaction', () => producer.transaction())),

@@ -11,6 +11,7 @@ export * from './lifecycle.js';
 export * from './adapter-logger.js';
 export * from './kafka-fault.js';
 export * from './record-headers.js';
+export * from './record-size.js';
 export * from './classify-bytes.js';
 export * from './retry-backoff.js';
 export * from './repeat-every.js';

@@ -14,6 +14,8 @@ export const BUS_FAULTS = {
   fenced: 'kafka_fenced',
   /** Kafka refused a request for a reason a retry cannot fix (not retriable). */
   error: 'kafka_error',
+  /** A record larger than one produce request may carry: the broker would refuse it (not retriable). */
+  recordTooLarge: 'kafka_record_too_large',
 } as const;
 
 // Error classes kafkajs throws when it cannot reach or hear back from the cluster.

@@ -23,8 +23,9 @@
  *   exponential backoff. Nothing after it with the same key is handled first, and nothing is
  *   skipped; messages of other keys that a lane handled meanwhile are not committed, and are
  *   handled again on redelivery (as after a crash: the handlers' ids are deterministic).
- * - anything else (a bug, a poison message): `onFatal` builds the `internal_error` outputs for
- *   that message, they are produced in its place, and the loop moves on.
+ * - anything else (a bug, a poison message, an output larger than Kafka takes): `onFatal` builds
+ *   the `internal_error` outputs for that message, they are produced in its place, and the loop
+ *   moves on. Outputs that are large only together go in several requests of one transaction.
  * - a transaction that fails: it is aborted, the producer is replaced (which also finishes any
  *   transaction the broker still holds open for it), and the partition is rewound to the group's
  *   committed offset, so a commit that did land is not handled twice.
@@ -46,6 +47,7 @@ import type { Codec } from './codec.js';
 import { FETCH_DEFAULTS } from './config.js';
 import { Fault, isRetriable } from './fault.js';
 import { BUS_FAULTS, membershipLost } from './kafka-fault.js';
+import { MAX_REQUEST_RECORD_BYTES, recordBytes } from './record-size.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-backoff.js';
 
 /** One consumed message as a handler sees it. */
@@ -263,6 +265,20 @@ function record(
   return headers === undefined
     ? { topic: out.topic, key: out.key, value }
     : { topic: out.topic, key: out.key, value, headers };
+}
+
+/**
+ * `r`, if the broker can take it; else a fault that is not retriable, so that its message gets the
+ * onFatal outputs: sent, it would fail its transaction, and every transaction after it, for good.
+ */
+function fitting(r: OutRecord): OutRecord {
+  const bytes = recordBytes(r);
+  if (bytes <= MAX_REQUEST_RECORD_BYTES) return r;
+  throw new Fault(
+    BUS_FAULTS.recordTooLarge,
+    `a record of ${String(bytes)} bytes for ${r.topic} is larger than Kafka takes (${String(MAX_REQUEST_RECORD_BYTES)})`,
+    { retriable: false },
+  );
 }
 
 function plusOne(offset: string): string {
@@ -613,10 +629,10 @@ class Loop {
   }
 
   private async encodeOne(out: Outgoing): Promise<OutRecord> {
-    if ('raw' in out) return record(out, out.raw, out.headers);
+    if ('raw' in out) return fitting(record(out, out.raw, out.headers));
     const value = await this.o.codec.encode(out.subject ?? `${out.topic}-value`, out.value);
     const headers = out.sign === undefined ? out.headers : { ...out.headers, ...out.sign(value) };
-    return record(out, value, headers);
+    return fitting(record(out, value, headers));
   }
 
   /**
