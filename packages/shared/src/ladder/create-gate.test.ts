@@ -37,13 +37,13 @@ describe('createGate', () => {
   it('lets a deployment raise the ceilings so that its tools may declare more', () => {
     const gate = createGate(
       deployment({
-        tools: [tool({ timeoutMs: 60_000, result: { maxBytes: 1 << 20 } })],
-        ceilings: { toolTimeoutMs: 120_000, resultBytes: 1 << 20 },
+        tools: [tool({ timeoutMs: 60_000, result: { maxBytes: 1 << 17 } })],
+        ceilings: { toolTimeoutMs: 120_000, resultBytes: 1 << 17 },
       }),
     );
     expect(gate.registry.get('search')).toMatchObject({
       timeoutMs: 60_000,
-      resultMaxBytes: 1 << 20,
+      resultMaxBytes: 1 << 17,
     });
   });
 

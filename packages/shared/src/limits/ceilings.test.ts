@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import {
   CeilingsConfigError,
   DEFAULT_CEILINGS,
+  MAX_ARGUMENT_BYTES,
+  MAX_RESULT_BYTES,
   resolveCeilings,
   type Ceilings,
 } from './ceilings.js';
@@ -55,20 +57,30 @@ describe('resolveCeilings', () => {
       callsPerRunn: 5,
     });
     expect(problems).toEqual([
-      'argumentBytes must be an integer from 1 to 9007199254740991, got 0',
+      'argumentBytes must be an integer from 1 to 262144 (larger arguments would not fit a Kafka record), got 0',
       'maxDepth must be an integer from 1 to 9007199254740991, got 2.5',
       'repairAttempts must be an integer from 0 to 9007199254740991, got -1',
       'callsPerRun must be an integer from 1 to 9007199254740991, got "50"',
       'callsPerTenantPerSecond must be an integer from 1 to 9007199254740991, got NaN',
-      'resultBytes must be an integer from 1 to 9007199254740991, got Infinity',
-      'toolTimeoutMs must be an integer from 1 to 2147483647, got 2147483648',
+      'resultBytes must be an integer from 1 to 131072 (a larger output, escaped, would not fit a Kafka record), got Infinity',
+      "toolTimeoutMs must be an integer from 1 to 2147483647 (the longest delay Node's timers honour), got 2147483648",
       '"callsPerRunn" is not a ceiling',
     ]);
   });
 
   it('refuses an explicit undefined rather than silently using the default', () => {
-    expect(problemsOf({ resultBytes: undefined })).toEqual([
-      'resultBytes must be an integer from 1 to 9007199254740991, got undefined',
+    expect(problemsOf({ maxDepth: undefined })).toEqual([
+      'maxDepth must be an integer from 1 to 9007199254740991, got undefined',
+    ]);
+  });
+
+  it('keeps the byte ceilings within what one Kafka record carries, and says so', () => {
+    expect(
+      resolveCeilings({ argumentBytes: MAX_ARGUMENT_BYTES, resultBytes: MAX_RESULT_BYTES }),
+    ).toMatchObject({ argumentBytes: 256 * 1024, resultBytes: 128 * 1024 });
+    expect(problemsOf({ argumentBytes: MAX_ARGUMENT_BYTES + 1, resultBytes: 1 << 20 })).toEqual([
+      'argumentBytes must be an integer from 1 to 262144 (larger arguments would not fit a Kafka record), got 262145',
+      'resultBytes must be an integer from 1 to 131072 (a larger output, escaped, would not fit a Kafka record), got 1048576',
     ]);
   });
 

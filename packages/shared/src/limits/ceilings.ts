@@ -2,7 +2,7 @@ import { DEFAULT_REPAIR_BUDGET } from '../repair/repairable-stages.js';
 
 /** The gate's ceilings (DESIGN §7): configurable, enforced, audited. Counts are per call. */
 export interface Ceilings {
-  /** UTF-8 bytes of a call's arguments text. Default 16 KiB. */
+  /** UTF-8 bytes of a call's arguments text. Default 16 KiB, at most {@link MAX_ARGUMENT_BYTES}. */
   readonly argumentBytes: number;
   /** Nesting depth of a call's arguments. Default 32. */
   readonly maxDepth: number;
@@ -13,8 +13,9 @@ export interface Ceilings {
   /** Tool calls one tenant may make per second. Default 100. */
   readonly callsPerTenantPerSecond: number;
   /**
-   * UTF-8 bytes of a tool's serialized output shown to the model. Default 64 KiB. A tool's own
-   * `result.maxBytes` defaults to it and may not exceed it (refused at start-up).
+   * UTF-8 bytes of a tool's serialized output shown to the model. Default 64 KiB, at most
+   * {@link MAX_RESULT_BYTES}. A tool's own `result.maxBytes` defaults to it and may not exceed it
+   * (refused at start-up).
    */
   readonly resultBytes: number;
   /**
@@ -38,14 +39,26 @@ export const DEFAULT_CEILINGS: Ceilings = Object.freeze({
 /** Largest delay Node's timers honour; a longer `setTimeout` fires at once (with a warning). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/*
+ * Every message the gate writes about a call must fit in one Kafka record, which the platform
+ * keeps under 1,000,000 bytes (Kafka's default `message.max.bytes` is 1 MiB): a larger one could
+ * never be sent, and its call would end in an internal error, or, for an output, with no answer.
+ * Arguments travel once in an envelope, a command and a confirmation request; an output travels
+ * in the observation as a JSON string, where escaping can make a byte six (`\u0001`).
+ */
+/** The largest `argumentBytes` a deployment may set: 256 KiB. */
+export const MAX_ARGUMENT_BYTES = 256 * 1024;
+/** The largest `resultBytes` a deployment may set: 128 KiB, six times which still fits a record. */
+export const MAX_RESULT_BYTES = 128 * 1024;
+
 /** The smallest and largest value each ceiling accepts. */
 const BOUNDS: Readonly<Record<keyof Ceilings, readonly [min: number, max: number]>> = {
-  argumentBytes: [1, Number.MAX_SAFE_INTEGER],
+  argumentBytes: [1, MAX_ARGUMENT_BYTES],
   maxDepth: [1, Number.MAX_SAFE_INTEGER],
   repairAttempts: [0, Number.MAX_SAFE_INTEGER],
   callsPerRun: [1, Number.MAX_SAFE_INTEGER],
   callsPerTenantPerSecond: [1, Number.MAX_SAFE_INTEGER],
-  resultBytes: [1, Number.MAX_SAFE_INTEGER],
+  resultBytes: [1, MAX_RESULT_BYTES],
   toolTimeoutMs: [1, MAX_TIMER_MS],
 };
 
@@ -71,7 +84,9 @@ export class CeilingsConfigError extends Error {
 /**
  * Validates ceilings given as partial input over {@link DEFAULT_CEILINGS} and returns them frozen.
  * Every value must be a safe integer of at least 1, except `repairAttempts`, which may be 0 to turn
- * repair off; `toolTimeoutMs` is at most 2^31−1, the longest delay Node's timers honour. Unknown
+ * repair off; `toolTimeoutMs` is at most 2^31−1, the longest delay Node's timers honour;
+ * `argumentBytes` and `resultBytes` are at most {@link MAX_ARGUMENT_BYTES} and
+ * {@link MAX_RESULT_BYTES}, so that what the gate writes about a call fits a Kafka record. Unknown
  * keys (a misspelt ceiling would otherwise be silently ignored) and `undefined` values are problems.
  *
  * Throws rather than returning a decision: a bad ceiling is a start-up configuration fault, not a
@@ -91,9 +106,17 @@ function fieldProblems(input: Partial<Ceilings>): string[] {
     const value: unknown = input[name];
     const [min, max] = BOUNDS[name];
     const ok = Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= max;
-    return ok ? [] : [`${name} must be an integer from ${min} to ${max}, got ${show(value)}`];
+    const why = Object.hasOwn(WHY_AT_MOST, name) ? ` (${WHY_AT_MOST[name] ?? ''})` : '';
+    return ok ? [] : [`${name} must be an integer from ${min} to ${max}${why}, got ${show(value)}`];
   });
 }
+
+/** Why a ceiling has the upper bound it has, where that is not plain. */
+const WHY_AT_MOST: Partial<Record<keyof Ceilings, string>> = {
+  argumentBytes: 'larger arguments would not fit a Kafka record',
+  resultBytes: 'a larger output, escaped, would not fit a Kafka record',
+  toolTimeoutMs: "the longest delay Node's timers honour",
+};
 
 function unknownKeys(input: object): string[] {
   return Object.keys(input)
