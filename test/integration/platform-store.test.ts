@@ -297,23 +297,23 @@ describe('pending commands', () => {
     const [due, later] = [`cmd-${uid()}`, `cmd-${uid()}`];
     await store.putPendingCommand(pending(due), NOW - 10);
     await store.putPendingCommand(pending(later), NOW + 60_000);
-    const claimed = await store.claimExpiredCommands(NOW, 1000, 1000);
+    const claimed = (await store.claimExpiredCommands(NOW, 1000, 1000)).claimed;
     expect(claimed.map((p) => p.commandId)).toContain(due);
     expect(claimed.map((p) => p.commandId)).not.toContain(later);
-    const again = await store.claimExpiredCommands(NOW + 999, 1000, 1000);
+    const again = (await store.claimExpiredCommands(NOW + 999, 1000, 1000)).claimed;
     expect(again.map((p) => p.commandId)).not.toContain(due);
   });
 
   it('claims an unfinished command again once its lease has run out', async () => {
     const id = `cmd-${uid()}`;
     await store.putPendingCommand(pending(id), NOW - 10);
-    expect((await store.claimExpiredCommands(NOW, 1000, 1000)).map((p) => p.commandId)).toContain(
-      id,
-    );
-    const redelivered = await store.claimExpiredCommands(NOW + 1000, 1000, 1000);
+    expect(
+      (await store.claimExpiredCommands(NOW, 1000, 1000)).claimed.map((p) => p.commandId),
+    ).toContain(id);
+    const redelivered = (await store.claimExpiredCommands(NOW + 1000, 1000, 1000)).claimed;
     expect(redelivered).toContainEqual(pending(id));
     expect(await store.finishExpiredCommand(id)).toBe(true);
-    const afterFinish = await store.claimExpiredCommands(NOW + 10_000, 1000, 1000);
+    const afterFinish = (await store.claimExpiredCommands(NOW + 10_000, 1000, 1000)).claimed;
     expect(afterFinish.map((p) => p.commandId)).not.toContain(id);
     expect(await admin.exists(store.keys.pendingCommand(id))).toBe(0);
   });
@@ -331,7 +331,7 @@ describe('pending commands', () => {
     const id = `cmd-${uid()}`;
     await store.putPendingCommand(pending(id), NOW - 10);
     expect(await store.takePendingCommand(id, 'result')).toEqual(pending(id));
-    const later = await store.claimExpiredCommands(NOW + 5000, 1000, 1000);
+    const later = (await store.claimExpiredCommands(NOW + 5000, 1000, 1000)).claimed;
     expect(later.map((p) => p.commandId)).not.toContain(id);
     expect(await deadlineOf(id)).toBeNull();
     expect(await store.finishExpiredCommand(id)).toBe(false);
@@ -344,12 +344,12 @@ describe('pending commands', () => {
     await store.putPendingCommand(pending(id), NOW - 10);
     await store.claimExpiredCommands(NOW, 1000, 1000);
     expect(await store.takePendingCommand(id, 'result')).toEqual(pending(id));
-    const hidden = await store.claimExpiredCommands(NOW + 999, 1000, 1000);
+    const hidden = (await store.claimExpiredCommands(NOW + 999, 1000, 1000)).claimed;
     expect(hidden.map((p) => p.commandId)).not.toContain(id);
-    const again = await store.claimExpiredCommands(NOW + 1000, 1000, 1000);
+    const again = (await store.claimExpiredCommands(NOW + 1000, 1000, 1000)).claimed;
     expect(again).toContainEqual(pending(id));
     expect(await store.finishExpiredCommand(id)).toBe(true);
-    const afterFinish = await store.claimExpiredCommands(NOW + 10_000, 1000, 1000);
+    const afterFinish = (await store.claimExpiredCommands(NOW + 10_000, 1000, 1000)).claimed;
     expect(afterFinish.map((p) => p.commandId)).not.toContain(id);
     // The result's take stands: the same taker still gets the command, nobody else does.
     expect(await store.takePendingCommand(id, 'result')).toEqual(pending(id));
@@ -377,9 +377,27 @@ describe('pending commands', () => {
   it('drops an index entry whose command is gone instead of claiming it forever', async () => {
     const id = `cmd-${uid()}`;
     await admin.zadd(store.keys.deadlines, NOW - 10, id);
-    const claimed = await store.claimExpiredCommands(NOW, 1000, 1000);
+    const claimed = (await store.claimExpiredCommands(NOW, 1000, 1000)).claimed;
     expect(claimed.map((p) => p.commandId)).not.toContain(id);
     expect(await deadlineOf(id)).toBeNull();
+  });
+
+  it('reports a command it cannot read, drops it from the index, and claims the rest of its batch', async () => {
+    // A pending command written in another shape (a rolling upgrade) or damaged: before, it failed
+    // every sweep it was claimed in, after every lease, and the commands beside it were never ended.
+    const [bad, good] = [`cmd-${uid()}`, `cmd-${uid()}`];
+    await store.putPendingCommand(pending(good), NOW - 10);
+    await admin.hset(store.keys.pendingCommand(bad), 'json', '{"commandId":"not this shape"}');
+    await admin.zadd(store.keys.deadlines, NOW - 20, bad);
+    const claim = await store.claimExpiredCommands(NOW, 1000, 1000);
+    expect(claim.claimed).toContainEqual(pending(good));
+    const unreadable = claim.unreadable.find((u) => u.member === bad);
+    expect(unreadable?.problem).toMatch(/pending command/);
+    expect(await deadlineOf(bad)).toBeNull();
+    expect(await deadlineOf(good)).toBe(String(NOW + 1000));
+    // Its JSON stays for a person to read until its TTL.
+    expect(await admin.hget(store.keys.pendingCommand(bad), 'json')).toContain('not this shape');
+    await admin.del(store.keys.pendingCommand(bad));
   });
 
   describe('taken and settled in one step', () => {
@@ -439,7 +457,7 @@ describe('pending commands', () => {
 
     it('takes a swept command without settling it, and shows the sweep', async () => {
       const p = await issue(`cmd-${uid()}`);
-      expect(await store.claimExpiredCommands(NOW, 1000, 1000)).toContainEqual(p);
+      expect((await store.claimExpiredCommands(NOW, 1000, 1000)).claimed).toContainEqual(p);
       const unknown: IdempotencyRecord = { ...claimOf(p), state: 'unknown' };
       const sweep = `sweep:${p.commandId}`;
       await store.settleRecord('acme', p.idempotencyKey, unknown, RETENTION, sweep);
@@ -480,7 +498,7 @@ describe('pending commands', () => {
   it('claims no more than the limit at once', async () => {
     const ids = [uid(), uid(), uid()].map((u) => `cmd-${u}`);
     for (const id of ids) await store.putPendingCommand(pending(id), 1000);
-    expect(await store.claimExpiredCommands(1000, 1000, 2)).toHaveLength(2);
+    expect((await store.claimExpiredCommands(1000, 1000, 2)).claimed).toHaveLength(2);
   });
 });
 
@@ -599,7 +617,7 @@ describe('pending confirmations', () => {
     const [expired, waiting] = [`conf-${uid()}`, `conf-${uid()}`];
     await store.parkConfirmation(pending(expired, 'acme', -1), 1, PARKER);
     await store.parkConfirmation(pending(waiting), TTL, PARKER);
-    const claimed = await store.claimExpiredConfirmations(NOW, 1000, 1000);
+    const claimed = (await store.claimExpiredConfirmations(NOW, 1000, 1000)).claimed;
     expect(claimed).toContainEqual(pending(expired, 'acme', -1));
     expect(claimed.map((p) => p.confirmationId)).not.toContain(waiting);
     expect(await store.takeConfirmation('acme', expired, 'approval')).toBeUndefined();
@@ -612,14 +630,29 @@ describe('pending confirmations', () => {
     const id = `conf-${uid()}`;
     await store.parkConfirmation(pending(id, 'acme', -1), 1, PARKER);
     await store.claimExpiredConfirmations(NOW, 1000, 1000);
-    const hidden = await store.claimExpiredConfirmations(NOW + 999, 1000, 1000);
+    const hidden = (await store.claimExpiredConfirmations(NOW + 999, 1000, 1000)).claimed;
     expect(hidden.map((p) => p.confirmationId)).not.toContain(id);
-    const redelivered = await store.claimExpiredConfirmations(NOW + 1000, 1000, 1000);
+    const redelivered = (await store.claimExpiredConfirmations(NOW + 1000, 1000, 1000)).claimed;
     expect(redelivered.map((p) => p.confirmationId)).toContain(id);
     expect(await store.finishExpiredConfirmation('acme', id)).toBe(true);
-    const later = await store.claimExpiredConfirmations(NOW + 60_000, 1000, 1000);
+    const later = (await store.claimExpiredConfirmations(NOW + 60_000, 1000, 1000)).claimed;
     expect(later.map((p) => p.confirmationId)).not.toContain(id);
     expect(await store.parkConfirmation(pending(id, 'acme', -1), 1, PARKER)).toBeUndefined();
+  });
+
+  it('reports a confirmation it cannot read, drops it from the index, and sweeps the rest', async () => {
+    const [bad, good] = [`conf-${uid()}`, `conf-${uid()}`];
+    await store.parkConfirmation(pending(bad, 'acme', -1), 1, PARKER);
+    await store.parkConfirmation(pending(good, 'acme', -1), 1, PARKER);
+    await admin.hset(store.keys.confirmation('acme', bad), 'json', 'not json at all');
+    const claim = await store.claimExpiredConfirmations(NOW, 1000, 1000);
+    expect(claim.claimed).toContainEqual(pending(good, 'acme', -1));
+    expect(claim.claimed.map((p) => p.confirmationId)).not.toContain(bad);
+    const member = store.keys.confirmationMember('acme', bad);
+    expect(claim.unreadable.map((u) => u.member)).toContain(member);
+    expect(await admin.zscore(store.keys.confirmationExpiry, member)).toBeNull();
+    const later = await store.claimExpiredConfirmations(NOW + 60_000, 1000, 1000);
+    expect(later.unreadable.map((u) => u.member)).not.toContain(member);
   });
 
   it('lets either the approval or the sweeper have an expired confirmation, never both', async () => {
@@ -632,7 +665,7 @@ describe('pending confirmations', () => {
     ]);
     for (const [i, id] of ids.entries()) {
       const byApproval = taken[i] !== undefined;
-      const bySweeper = swept.some((p) => p.confirmationId === id);
+      const bySweeper = swept.claimed.some((p) => p.confirmationId === id);
       expect(byApproval !== bySweeper, `${id}: approval ${byApproval}, sweeper ${bySweeper}`).toBe(
         true,
       );

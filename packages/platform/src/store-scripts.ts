@@ -147,8 +147,9 @@ return {1, settled[1], settled[2]}`,
  * becomes due again. A swept command stays claimable after a result took it: the sweep may have
  * settled its record as unknown, and then the sweep, not the late result, owes the terminal
  * observation (its settler token answers "settled" again). Index entries of commands that are
- * gone, or taken by a result before any sweep claimed them, are dropped. Returns the pending
- * JSONs. KEYS: deadlines. ARGV: now ms, lease end ms, limit, pending-key prefix.
+ * gone, or taken by a result before any sweep claimed them, are dropped. Returns each claimed
+ * command's id and pending JSON, one after the other (`{id, json, id, json, …}`).
+ * KEYS: deadlines. ARGV: now ms, lease end ms, limit, pending-key prefix.
  */
 export const CLAIM_EXPIRED_COMMANDS = script(
   'claim_expired_commands',
@@ -159,6 +160,7 @@ for _, id in ipairs(ids) do
   if found[1] and (found[3] or not found[2]) then
     redis.call('HSET', ARGV[4] .. id, 'swept', '1')
     redis.call('ZADD', KEYS[1], ARGV[2], id)
+    out[#out + 1] = id
     out[#out + 1] = found[1]
   else
     redis.call('ZREM', KEYS[1], id)
@@ -228,8 +230,9 @@ return json`,
 /**
  * Claims up to `limit` confirmations whose expiry (or earlier lease) has passed: each becomes
  * `swept` (no approval can take it any more), leaves its tenant index and is re-scored to the lease
- * end. Entries that are gone, taken or finished are dropped. Returns the pending JSONs.
- * KEYS: expiry. ARGV: now ms, lease end ms, limit, key prefix.
+ * end. Entries that are gone, taken or finished are dropped. Returns each claimed entry's index
+ * member and pending JSON, one after the other. KEYS: expiry. ARGV: now ms, lease end ms, limit,
+ * key prefix.
  */
 export const CLAIM_EXPIRED_CONFIRMATIONS = script(
   'claim_expired_confirmations',
@@ -244,6 +247,7 @@ for _, member in ipairs(members) do
     redis.call('HSET', key, 'state', 'swept')
     redis.call('ZREM', ARGV[4] .. 'conf-by-tenant:' .. tag, id)
     redis.call('ZADD', KEYS[1], ARGV[2], member)
+    out[#out + 1] = member
     out[#out + 1] = found[1]
   else
     redis.call('ZREM', KEYS[1], member)

@@ -160,6 +160,17 @@ export type LedgerPut =
 /** The result of a compare-and-set on an object. */
 export type CompareAndSetResult = ResolvedObject | 'conflict' | 'not_found';
 
+/**
+ * What a sweep claimed: the entries it can end, and those whose JSON the gate cannot read (written
+ * by another version, or damaged). These leave the index at once, so that they do not come back
+ * after every lease and fail each sweep they are in; their JSON stays until its TTL, for a person.
+ */
+export interface ExpiredClaim<T> {
+  readonly claimed: readonly T[];
+  /** Each unreadable entry's index member (a command id; a confirmation's tag and id) and why. */
+  readonly unreadable: readonly { readonly member: string; readonly problem: string }[];
+}
+
 /** The logger calls the store makes (a pino logger fits). */
 export interface StoreLogger {
   info(fields: object, message: string): void;
@@ -284,7 +295,11 @@ export interface Store {
    * until `nowMs + leaseMs`: finish them before the lease ends or they are claimed again, even
    * when a result took one meanwhile (the sweep may have settled it, and then owes its outcome).
    */
-  claimExpiredCommands(nowMs: number, leaseMs: number, limit: number): Promise<PendingCommand[]>;
+  claimExpiredCommands(
+    nowMs: number,
+    leaseMs: number,
+    limit: number,
+  ): Promise<ExpiredClaim<PendingCommand>>;
   /**
    * Ends a claimed command. Unless a result took it meanwhile, its JSON is deleted, or kept
    * `retainMs` so that a late result can still be matched (take it with
@@ -336,7 +351,7 @@ export interface Store {
     nowMs: number,
     leaseMs: number,
     limit: number,
-  ): Promise<PendingConfirmation[]>;
+  ): Promise<ExpiredClaim<PendingConfirmation>>;
   /**
    * Ends a claimed confirmation: it becomes `finished` and stays until its TTL, so a redelivered
    * message cannot park it again. True when it was still indexed.
@@ -754,10 +769,6 @@ function settlementOf(reply: unknown, key: string): Settlement {
 
 function commandOperations(conn: Connection, keys: StoreKeys, lingerMs: number) {
   checkCount('take linger (ms)', lingerMs, 1);
-  const decodeAll = (reply: unknown) =>
-    strings(reply, keys.deadlines).map((text) =>
-      decode(text, 'pending command', keys.deadlines, isPendingCommand),
-    );
   return {
     async putPendingCommand(pending: PendingCommand, deadlineMs: number) {
       checkCount('deadline (ms)', deadlineMs, 0);
@@ -805,7 +816,8 @@ function commandOperations(conn: Connection, keys: StoreKeys, lingerMs: number) 
     },
     async claimExpiredCommands(nowMs: number, leaseMs: number, limit: number) {
       const args = claimArgs(nowMs, leaseMs, limit, keys.pendingCommand(''));
-      return decodeAll(await conn.script(scripts.CLAIM_EXPIRED_COMMANDS, [keys.deadlines], args));
+      const reply = await conn.script(scripts.CLAIM_EXPIRED_COMMANDS, [keys.deadlines], args);
+      return readClaim(conn, keys.deadlines, reply, 'pending command', isPendingCommand);
     },
     async finishExpiredCommand(commandId: string, options: { readonly retainMs?: number } = {}) {
       const retainMs = options.retainMs ?? 0;
@@ -819,6 +831,42 @@ function commandOperations(conn: Connection, keys: StoreKeys, lingerMs: number) 
       return reply === 1;
     },
   };
+}
+
+/**
+ * Reads a claim script's `{member, json, …}` reply from `index`. An entry whose JSON is not a `what`
+ * leaves the index here (one more round trip, only then) and is reported rather than thrown: one
+ * such entry would otherwise fail every sweep it is claimed in, and hold back the rest of its batch.
+ */
+async function readClaim<T>(
+  conn: Connection,
+  index: string,
+  reply: unknown,
+  what: string,
+  isT: (v: unknown) => v is T,
+): Promise<ExpiredClaim<T>> {
+  const flat = strings(reply, index);
+  if (flat.length % 2 !== 0) throw corrupt('claim reply', index);
+  const claimed: T[] = [];
+  const unreadable: { member: string; problem: string }[] = [];
+  for (let i = 0; i < flat.length; i += 2) {
+    const member = flat[i] as string;
+    try {
+      claimed.push(decode(flat[i + 1] as string, what, `${index} (${member})`, isT));
+    } catch (error) {
+      unreadable.push({ member, problem: problemOf(error) });
+    }
+  }
+  if (unreadable.length > 0) {
+    const members = unreadable.map((u) => u.member);
+    await conn.run('drop_unreadable', (r) => r.zrem(index, ...members));
+  }
+  return { claimed, unreadable };
+}
+
+function problemOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  return error.cause instanceof Error ? `${error.message} (${error.cause.message})` : error.message;
 }
 
 function claimArgs(nowMs: number, leaseMs: number, limit: number, prefix: string) {
@@ -884,9 +932,7 @@ function confirmationOperations(conn: Connection, keys: StoreKeys, graceMs: numb
       const args = claimArgs(nowMs, leaseMs, limit, keys.prefix);
       const index = keys.confirmationExpiry;
       const reply = await conn.script(scripts.CLAIM_EXPIRED_CONFIRMATIONS, [index], args);
-      return strings(reply, index).map((text) =>
-        decode(text, 'confirmation', index, isPendingConfirmation),
-      );
+      return readClaim(conn, index, reply, 'confirmation', isPendingConfirmation);
     },
     async finishExpiredConfirmation(tenant: string, id: string) {
       const args = [id, keys.confirmationMember(tenant, id)];

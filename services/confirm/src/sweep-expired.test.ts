@@ -44,7 +44,8 @@ function sweeperAt(nowMs: number, sent: Outgoing[][] | 'crash') {
   return createExpirySweeper({
     store,
     outputs,
-    metrics: { decision: () => undefined },
+    metrics: { decision: () => undefined, fault: () => undefined },
+    logger: { error: () => undefined },
     now: () => new Date(nowMs),
     leaseMs: LEASE,
     produce: (outgoing) => {
@@ -106,5 +107,34 @@ describe('the expiry sweeper', () => {
 
     const later: Outgoing[][] = [];
     expect(await sweeperAt(claimedAt + 100 * LEASE, later).sweepOnce()).toBe(0);
+  });
+
+  it('answers the rest of its batch when one expired confirmation cannot be read', async () => {
+    await store.parkConfirmation(pending('conf_bad'), 60_000, 'authorized@0:3');
+    await store.parkConfirmation(pending('conf_beside_bad'), 60_000, 'authorized@0:4');
+    const redis = redisClient();
+    await redis
+      .hset(store.keys.confirmation('acme', 'conf_bad'), 'json', '{"confirmationId":1}')
+      .finally(() => redis.disconnect());
+    const errors: object[] = [];
+    const faults: string[] = [];
+    const sent: Outgoing[][] = [];
+    const sweeper = createExpirySweeper({
+      store,
+      outputs,
+      metrics: { decision: () => undefined, fault: (code) => void faults.push(code) },
+      logger: { error: (fields: object) => void errors.push(fields) },
+      now: () => new Date(EXPIRES + 1000),
+      leaseMs: LEASE,
+      produce: (outgoing) => Promise.resolve(void sent.push([...outgoing])),
+    });
+    expect(await sweeper.sweepOnce()).toBe(1);
+    const answered = sent.flat().map((o) => (o as { value: { proposalId?: string } }).value);
+    expect(answered.map((v) => v.proposalId)).toEqual(['p-conf_beside_bad', 'p-conf_beside_bad']);
+    expect(errors).toEqual([
+      expect.objectContaining({ member: store.keys.confirmationMember('acme', 'conf_bad') }),
+    ]);
+    expect(faults).toEqual(['store_corrupt']);
+    expect((await store.readConfirmation('acme', 'conf_beside_bad'))?.state).toBe('finished');
   });
 });

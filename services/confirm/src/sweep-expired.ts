@@ -4,7 +4,14 @@
  * no longer be taken by an approval, and one whose outputs were never published (a crash, Kafka
  * down) becomes claimable again when its lease runs out, so it is answered late rather than never.
  */
-import type { GateOutputs, Metrics, Outgoing, Store } from '@toolgate/platform';
+import {
+  STORE_FAULTS,
+  type GateOutputs,
+  type Logger,
+  type Metrics,
+  type Outgoing,
+  type Store,
+} from '@toolgate/platform';
 import {
   auditEvent,
   auditFactsOfPending,
@@ -22,7 +29,9 @@ export const DEFAULT_SWEEP_LIMIT = 100;
 export interface ExpirySweeperOptions {
   readonly store: Store;
   readonly outputs: GateOutputs;
-  readonly metrics: Pick<Metrics, 'decision'>;
+  readonly metrics: Pick<Metrics, 'decision' | 'fault'>;
+  /** Told of a claimed confirmation that cannot be read (it leaves the index unanswered). */
+  readonly logger: Pick<Logger, 'error'>;
   readonly now: () => Date;
   /** Produces in one Kafka transaction (the stage loop's `produceTransactional`). */
   readonly produce: (outgoing: readonly Outgoing[]) => Promise<void>;
@@ -50,7 +59,15 @@ export function createExpirySweeper(options: ExpirySweeperOptions): ExpirySweepe
   return {
     async sweepOnce() {
       const now = options.now();
-      const claimed = await store.claimExpiredConfirmations(now.getTime(), leaseMs, limit);
+      const claim = await store.claimExpiredConfirmations(now.getTime(), leaseMs, limit);
+      for (const { member, problem } of claim.unreadable) {
+        metrics.fault(STORE_FAULTS.corrupt, false);
+        options.logger.error(
+          { member, problem },
+          'an expired confirmation cannot be read; it left the expiry index and gets no expired observation',
+        );
+      }
+      const { claimed } = claim;
       if (claimed.length === 0) return 0;
       await options.produce(claimed.flatMap((p) => expiredOutputs(p, outputs, now)));
       for (const p of claimed) {

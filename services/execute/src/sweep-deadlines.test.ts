@@ -152,7 +152,7 @@ describe('the deadline sweeper and a result in its lease', () => {
     const claimedAt = DEADLINE + 1000;
     // A sweep claimed it and died before settling; the result then settles and publishes.
     const claimed = await store.claimExpiredCommands(claimedAt, LEASE, 100);
-    expect(claimed.map((c) => c.commandId)).toContain(p.commandId);
+    expect(claimed.claimed.map((c) => c.commandId)).toContain(p.commandId);
     const handle = createResultHandler(
       depsAt(claimedAt + 500),
       createMessageChecker(),
@@ -167,5 +167,28 @@ describe('the deadline sweeper and a result in its lease', () => {
     await sweepAt(claimedAt + LEASE, sent);
     expect(sent).toEqual([]);
     expect(await sweepAt(claimedAt + 10 * LEASE, sent)).toBe(0);
+  });
+
+  it('ends the rest of its batch when one expired command cannot be read', async () => {
+    const p = await issue('cmd-beside-unreadable');
+    const bad = 'cmd-unreadable';
+    const redis = redisClient();
+    try {
+      await redis.hset(store.keys.pendingCommand(bad), 'json', '{"commandId":"other shape"}');
+      await redis.zadd(store.keys.deadlines, DEADLINE - 1, bad);
+      const sweptAt = DEADLINE + 1000;
+      const sent: Outgoing[][] = [];
+      expect(await sweepAt(sweptAt, sent)).toBe(2);
+      expect(sent.map(published)).toEqual([
+        ['observation unknown_outcome', 'audit unknown_outcome'],
+      ]);
+      expect((await store.getRecord(p.tenant, p.idempotencyKey))?.state).toBe('unknown');
+      // The unreadable one left the index: later sweeps neither fail on it nor count it.
+      expect(await redis.zscore(store.keys.deadlines, bad)).toBeNull();
+      expect(await sweepAt(sweptAt + 10 * LEASE, sent)).toBe(0);
+    } finally {
+      await redis.del(store.keys.pendingCommand(bad));
+      redis.disconnect();
+    }
   });
 });

@@ -8,7 +8,13 @@
  * is published once it commits. A late result that finds the record settled by a sweep only
  * records its outcome (keeping the sweep's mark) and leaves the terminal observation to the sweep.
  */
-import { Fault, type Outgoing, type PendingCommand, type StageDeps } from '@toolgate/platform';
+import {
+  Fault,
+  STORE_FAULTS,
+  type Outgoing,
+  type PendingCommand,
+  type StageDeps,
+} from '@toolgate/platform';
 import {
   auditEvent,
   IDEMPOTENCY_RETENTION_SECONDS,
@@ -94,17 +100,26 @@ export function startDeadlineSweeper(options: DeadlineSweeperOptions): DeadlineS
   };
 }
 
-/** One sweep; resolves with how many commands it claimed (exported for tests). */
+/** One sweep; resolves with how many commands it claimed, readable or not (exported for tests). */
 export async function sweepOnce(options: DeadlineSweeperOptions): Promise<number> {
   const { deps } = options;
   const now = deps.now();
   const lease = options.leaseMs ?? SWEEP_LEASE_MS;
-  const claimed = await deps.store.claimExpiredCommands(
+  const claim = await deps.store.claimExpiredCommands(
     now.getTime(),
     lease,
     options.batch ?? SWEEP_BATCH,
   );
-  if (claimed.length === 0) return 0;
+  for (const { member, problem } of claim.unreadable) {
+    deps.metrics.fault(STORE_FAULTS.corrupt, false);
+    deps.logger.error(
+      { commandId: member, problem },
+      'an expired command cannot be read; it left the deadline index and gets no unknown_outcome',
+    );
+  }
+  const { claimed } = claim;
+  const count = claimed.length + claim.unreadable.length;
+  if (claimed.length === 0) return count;
   const outgoing: Outgoing[] = [];
   for (const pending of claimed) outgoing.push(...(await settleUnknown(deps, pending, now)));
   if (outgoing.length > 0) await options.produce(outgoing);
@@ -112,7 +127,7 @@ export async function sweepOnce(options: DeadlineSweeperOptions): Promise<number
     await deps.store.finishExpiredCommand(pending.commandId, { retainMs: LATE_RESULT_RETAIN_MS });
     options.inFlight.forget(pending.commandId);
   }
-  return claimed.length;
+  return count;
 }
 
 /** Settles one expired command as unknown; its outputs when this sweep settled it. */
