@@ -15,7 +15,7 @@ import {
   type AgentClient,
 } from '@toolgate/agent-client';
 import { classifyBytes } from '@toolgate/platform';
-import type { Observation } from '@toolgate/shared';
+import { MAX_PROPOSAL_ID_CHARS, type Observation } from '@toolgate/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { USERS } from '../../examples/billing/data.js';
 import * as validate from '../../services/validate/src/service.js';
@@ -159,6 +159,16 @@ describe('the agent client', () => {
     });
     const observation = await client.call(proposal!, { session: 'not-a-token', timeoutMs: 30_000 });
     expect(said(observation)).toBe('rejected authentication/invalid_session');
+  });
+
+  it('refuses to send a proposal whose ids are longer than the gate takes', async () => {
+    const [proposal] = fromActionText('{"action": "search", "arguments": {"query": "x"}}', {
+      runId: `run-${'r'.repeat(MAX_PROPOSAL_ID_CHARS)}`,
+      requestId: 'q'.repeat(MAX_PROPOSAL_ID_CHARS + 1),
+    });
+    await expect(client.submit(proposal!)).rejects.toThrow(
+      new RangeError(`runId, requestId longer than ${MAX_PROPOSAL_ID_CHARS} characters`),
+    );
   });
 
   it('gives up waiting with a typed error that names the proposal', async () => {

@@ -15,7 +15,13 @@ import {
   type Codec,
   type GateTopics,
 } from '@toolgate/platform';
-import { MESSAGE_SCHEMAS, SESSION_HEADER, type Observation, type Proposal } from '@toolgate/shared';
+import {
+  MAX_PROPOSAL_ID_CHARS,
+  MESSAGE_SCHEMAS,
+  SESSION_HEADER,
+  type Observation,
+  type Proposal,
+} from '@toolgate/shared';
 import { AGENT_CLIENT_ERRORS, AgentClientError } from './agent-client-error.js';
 import { clientSettings, type AgentClientOptions, type ClientSettings } from './client-settings.js';
 import { startObservationFeed, type ObservationFeed } from './observation-feed.js';
@@ -130,9 +136,18 @@ class Client implements AgentClient {
 
   async submit(proposal: Proposal, options: SubmitOptions = {}): Promise<{ proposalId: string }> {
     if (this.closing !== undefined) throw closedError();
-    const { proposalId, runId } = proposal;
+    const { proposalId, runId, requestId } = proposal;
     if (!isText(proposalId) || !isText(runId)) {
       throw new TypeError('a proposal needs a non-empty proposalId and runId');
+    }
+    // The gate refuses longer ids, and only quarantines a record whose ids are far longer, with
+    // no answer to wait for: said here, before anything is sent.
+    const long = Object.entries({ proposalId, runId, requestId }).filter(
+      ([, id]) => typeof id === 'string' && id.length > MAX_PROPOSAL_ID_CHARS,
+    );
+    if (long.length > 0) {
+      const names = long.map(([name]) => name).join(', ');
+      throw new RangeError(`${names} longer than ${MAX_PROPOSAL_ID_CHARS} characters`);
     }
     const token = await this.tokenFor(options);
     const value = this.settings.plainJson

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INTEGRITY_HEADER } from '@toolgate/shared';
+import { INTEGRITY_HEADER, MAX_ANSWERED_ID_CHARS, MAX_PROPOSAL_ID_CHARS } from '@toolgate/shared';
 import { USERS } from '../../../examples/billing/data.js';
 import { anthropic, mcp, openaiChat } from '../../../examples/billing/fixtures/proposals.js';
 import {
@@ -164,5 +164,60 @@ describe('the validate stage on Kafka', () => {
         r.value['tenant'] === 'acme',
     );
     expect(h.seen('validated').filter((r) => r.value['runId'] === 'run-3')).toEqual([]);
+  });
+
+  it('refuses a proposal whose id is too long, and only quarantines one whose id is too long to answer under', async () => {
+    const alice = await h.session(USERS.alice);
+    const longRun = `run-4-${'r'.repeat(MAX_PROPOSAL_ID_CHARS)}`;
+    // Half a megabyte: an answer would carry it as the observation's key and in its value.
+    const hugeRun = `run-5-${'r'.repeat(500_000)}`;
+    const tooLong = openaiChat({ proposalId: 'p-long', runId: longRun }, 'search', { query: 'x' });
+    const huge = openaiChat({ proposalId: 'p-huge', runId: hugeRun }, 'search', { query: 'x' });
+    const hugeBytes = Buffer.from(JSON.stringify(huge));
+    await h.send('proposals', 'run-4', tooLong, sessionHeaders(alice));
+    await h.send('proposals', 'run-5', hugeBytes, sessionHeaders(alice));
+
+    const [refused] = await h.waitFor(
+      'observations',
+      'p-long refused',
+      (r) => r.value['proposalId'] === 'p-long',
+    );
+    expect(refused!.value).toMatchObject({
+      runId: longRun,
+      outcome: 'rejected',
+      stage: 'representation',
+      code: 'invalid_proposal',
+      message: expect.stringContaining(
+        `runId must be at most ${MAX_PROPOSAL_ID_CHARS} characters`,
+      ) as unknown,
+    });
+    await h.waitFor(
+      'quarantine',
+      'the record with the huge runId',
+      (r) => r.raw?.equals(hugeBytes) === true,
+    );
+    const [audited] = await h.waitFor(
+      'audit',
+      'the quarantine audit of the huge runId',
+      (r) =>
+        r.value['kind'] === 'quarantined' &&
+        r.value['raw'] !== undefined &&
+        (r.value['raw'] as { bytes: number }).bytes === hugeBytes.length,
+    );
+    expect(audited!.value['internalDetail']).toContain(
+      `longer than the ${MAX_ANSWERED_ID_CHARS} characters an answer may repeat: runId`,
+    );
+    // Sent after both, on the same partition: once it is answered, nothing else is on its way.
+    await h.send(
+      'proposals',
+      'run-5',
+      openaiChat({ proposalId: 'p-after', runId: 'run-5' }, 'search', '{"query":'),
+      sessionHeaders(alice),
+    );
+    await h.waitFor('observations', 'p-after answered', (r) => r.value['proposalId'] === 'p-after');
+    expect(h.seen('observations').filter((r) => r.value['proposalId'] === 'p-huge')).toEqual([]);
+    expect(h.seen('validated').filter((r) => /^run-[45]/.test(String(r.value['runId'])))).toEqual(
+      [],
+    );
   });
 });

@@ -3,7 +3,8 @@ import { DEFAULT_PARSE_LIMITS } from '../representation/index.js';
 import { createToolRegistry, defineTool } from '../tools/index.js';
 import type { Proposal } from '../types.js';
 import {
-  MAX_UNPARSED_ID_CHARS,
+  envelopeIds,
+  MAX_ANSWERED_ID_CHARS,
   refuseUnparsedProposal,
   validateProposal,
 } from './validate-proposal.js';
@@ -69,6 +70,20 @@ describe('validateProposal', () => {
       'invalid_proposal',
       undefined,
     ]);
+  });
+});
+
+describe('envelopeIds', () => {
+  const ids = { proposalId: 'p-1', runId: 'run-1', requestId: 'req-1' };
+
+  it('reads ids up to the longest an answer may repeat, and names the ids that are longer', () => {
+    const at = 'r'.repeat(MAX_ANSWERED_ID_CHARS);
+    expect(envelopeIds({ ...ids, runId: at })).toEqual({ ok: true, value: { ...ids, runId: at } });
+    const d = envelopeIds({ ...ids, runId: `${at}r`, requestId: 'q'.repeat(500_000) });
+    expect(d).toMatchObject({ ok: false, stage: 'representation', code: 'invalid_proposal' });
+    expect(d.ok ? '' : d.internalDetail).toBe(
+      `longer than the ${MAX_ANSWERED_ID_CHARS} characters an answer may repeat: runId (4097), requestId (500000)`,
+    );
   });
 });
 
@@ -143,7 +158,7 @@ describe('refuseUnparsedProposal', () => {
     ['a record whose runId is not a string', record('{"a":1,"a":2}', { runId: 7 })],
     [
       'a record whose proposalId is too long',
-      record('{"a":1,"a":2}', { proposalId: 'p'.repeat(MAX_UNPARSED_ID_CHARS + 1) }),
+      record('{"a":1,"a":2}', { proposalId: 'p'.repeat(MAX_ANSWERED_ID_CHARS + 1) }),
     ],
     [
       'a record whose proposalId holds a lone surrogate',
@@ -154,7 +169,7 @@ describe('refuseUnparsedProposal', () => {
   });
 
   it('reads an id of exactly the longest length', () => {
-    const proposalId = 'p'.repeat(MAX_UNPARSED_ID_CHARS);
+    const proposalId = 'p'.repeat(MAX_ANSWERED_ID_CHARS);
     expect(answer(record('{"a":1,"a":2}', { proposalId }))?.ids.proposalId).toBe(proposalId);
   });
 

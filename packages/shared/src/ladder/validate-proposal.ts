@@ -31,22 +31,41 @@ export interface ValidateFacts {
 }
 
 /**
+ * Longest id the gate answers under, in UTF-16 code units. A proposal may carry ids of at most
+ * MAX_PROPOSAL_ID_CHARS and is refused with a longer one, but that refusal, like every message
+ * about the call, repeats the ids: a record whose id is longer still is only quarantined and
+ * audited, since an answer carrying it could outgrow a Kafka record (a half-megabyte `runId`, as
+ * the observation's key and in its value, does).
+ */
+export const MAX_ANSWERED_ID_CHARS = 4096;
+
+const ID_FIELDS = ['proposalId', 'runId', 'requestId'] as const;
+
+/**
  * Reads only the ids of a proposal envelope, so that even a proposal refused before it is
- * decoded gets its terminal answer under the right id.
+ * decoded gets its terminal answer under the right id: non-empty strings of at most
+ * {@link MAX_ANSWERED_ID_CHARS}.
  */
 export function envelopeIds(input: unknown): Decision<EnvelopeIds, 'representation'> {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     return rejectRepresentation('invalid_proposal', undefined, 'proposal is not a JSON object');
   }
   const o = input as Record<string, unknown>;
-  const missing = ['proposalId', 'runId', 'requestId'].filter(
-    (k) => typeof o[k] !== 'string' || o[k] === '',
-  );
+  const missing = ID_FIELDS.filter((k) => typeof o[k] !== 'string' || o[k] === '');
   if (missing.length > 0) {
     return rejectRepresentation(
       'invalid_proposal',
       undefined,
       `missing or empty: ${missing.join(', ')}`,
+    );
+  }
+  const long = ID_FIELDS.filter((k) => (o[k] as string).length > MAX_ANSWERED_ID_CHARS);
+  if (long.length > 0) {
+    const sizes = long.map((k) => `${k} (${(o[k] as string).length})`).join(', ');
+    return rejectRepresentation(
+      'invalid_proposal',
+      undefined,
+      `longer than the ${MAX_ANSWERED_ID_CHARS} characters an answer may repeat: ${sizes}`,
     );
   }
   return accept({
@@ -55,9 +74,6 @@ export function envelopeIds(input: unknown): Decision<EnvelopeIds, 'representati
     requestId: o['requestId'] as string,
   });
 }
-
-/** Longest id read from a record the bounded parser refused; ids agents make are far shorter. */
-export const MAX_UNPARSED_ID_CHARS = 256;
 
 /** The answer owed to a proposal record the bounded parser refused as a whole. */
 export interface UnparsedProposalRefusal {
@@ -78,7 +94,7 @@ export interface UnparsedProposalRefusal {
  * Undefined (nothing to answer: the bytes are only quarantined) when the bounded parser accepts
  * the text, when it is over the byte ceiling (never read further), when a lenient `JSON.parse`
  * refuses it too (not JSON, or cut short), or when an id is missing, empty, longer than
- * {@link MAX_UNPARSED_ID_CHARS} or holds a lone surrogate (it could not be written back). Where
+ * {@link MAX_ANSWERED_ID_CHARS} or holds a lone surrogate (it could not be written back). Where
  * the text names an id twice, the last is read, as the sender's own JSON library would.
  */
 export function refuseUnparsedProposal(
@@ -90,7 +106,7 @@ export function refuseUnparsedProposal(
   const lenient = parseLeniently(text);
   if (lenient === undefined) return undefined;
   const ids = envelopeIds(lenient.value);
-  if (!ids.ok || !Object.values(ids.value).every(isWritableId)) return undefined;
+  if (!ids.ok || Object.values(ids.value).some(hasLoneSurrogate)) return undefined;
   return {
     ids: ids.value,
     refusal: refuseUnread(lenient.value, recordRefusal(strict), facts.repairBudget),
@@ -106,8 +122,8 @@ function parseLeniently(text: string): { readonly value: unknown } | undefined {
   }
 }
 
-function isWritableId(id: string): boolean {
-  return id.length <= MAX_UNPARSED_ID_CHARS && !/\p{Surrogate}/u.test(id);
+function hasLoneSurrogate(id: string): boolean {
+  return /\p{Surrogate}/u.test(id);
 }
 
 /**

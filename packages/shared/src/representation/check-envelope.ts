@@ -10,6 +10,13 @@ import { quoteKey } from './refusals.js';
 
 const reject = rejecterFor('representation');
 
+/**
+ * Longest `proposalId`, `runId`, `requestId`, `repairOf` or call id a proposal may carry, in
+ * UTF-16 code units. Ids travel in every message about the call (keys, envelopes, observations,
+ * audit events, Redis keys), so they are bounded like arguments; agents' ids are far shorter.
+ */
+export const MAX_PROPOSAL_ID_CHARS = 256;
+
 const FIELDS: ReadonlySet<string> = new Set([
   'proposalId',
   'runId',
@@ -27,9 +34,9 @@ const FIELDS: ReadonlySet<string> = new Set([
  * string the gate does not know.
  */
 export function checkEnvelope(input: unknown): Decision<Proposal, 'representation'> {
-  if (!isRecord(input)) return invalid(['the proposal must be a JSON object']);
+  if (!isRecord(input)) return invalidProposal(['the proposal must be a JSON object']);
   const problems = envelopeProblems(input);
-  if (problems.length > 0) return invalid(problems);
+  if (problems.length > 0) return invalidProposal(problems);
   const format = own(input, 'format') as string;
   if (!isProposalFormat(format)) {
     return reject(
@@ -53,7 +60,9 @@ export function checkEnvelope(input: unknown): Decision<Proposal, 'representatio
 function envelopeProblems(input: Readonly<Record<string, unknown>>): string[] {
   const problems: string[] = [];
   for (const field of ['proposalId', 'runId', 'requestId']) {
-    if (!isNonEmptyString(own(input, field))) problems.push(`${field} must be a non-empty string`);
+    const id = own(input, field);
+    if (!isNonEmptyString(id)) problems.push(`${field} must be a non-empty string`);
+    else if (id.length > MAX_PROPOSAL_ID_CHARS) problems.push(idTooLong(field));
   }
   if (typeof own(input, 'format') !== 'string') problems.push('format must be a string');
   const finishReason = own(input, 'finishReason');
@@ -67,6 +76,8 @@ function envelopeProblems(input: Readonly<Record<string, unknown>>): string[] {
   const repairOf = own(input, 'repairOf');
   if (repairOf != null && !isNonEmptyString(repairOf)) {
     problems.push('repairOf must be a non-empty string or null');
+  } else if (typeof repairOf === 'string' && repairOf.length > MAX_PROPOSAL_ID_CHARS) {
+    problems.push(idTooLong('repairOf'));
   }
   if (own(input, 'call') === undefined) problems.push('call is required');
   const unknown = Object.keys(input).filter((key) => !FIELDS.has(key));
@@ -75,11 +86,17 @@ function envelopeProblems(input: Readonly<Record<string, unknown>>): string[] {
   return problems;
 }
 
+/** The problem of an id longer than {@link MAX_PROPOSAL_ID_CHARS}. */
+export function idTooLong(field: string): string {
+  return `${field} must be at most ${MAX_PROPOSAL_ID_CHARS} characters`;
+}
+
 function isProposalFormat(format: string): format is ProposalFormat {
   return (PROPOSAL_FORMATS as readonly string[]).includes(format);
 }
 
-function invalid(problems: readonly string[]) {
+/** `invalid_proposal`, naming every problem of the envelope. */
+export function invalidProposal(problems: readonly string[]) {
   const list = problems.join('; ');
   return reject('invalid_proposal', `The proposal envelope is malformed: ${list}.`, list);
 }

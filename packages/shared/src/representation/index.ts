@@ -6,6 +6,7 @@
 export { DEFAULT_PARSE_LIMITS, type ParseLimits } from './parse-limits.js';
 export { parseJsonBounded } from './parse-json-bounded.js';
 export { normalizeProposal, type NormalizedProposal } from './normalize-proposal.js';
+export { MAX_PROPOSAL_ID_CHARS } from './check-envelope.js';
 export { parseCall } from './parse-call.js';
 export { completionOf } from './completion-of.js';
 export { FORBIDDEN_KEYS } from './json-reader.js';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MAX_PROPOSAL_ID_CHARS } from './check-envelope.js';
 import { normalizeProposal } from './normalize-proposal.js';
 import { DEFAULT_PARSE_LIMITS } from './parse-limits.js';
 
@@ -67,6 +68,32 @@ describe('normalizeProposal', () => {
     for (const part of ['proposalId', 'runId', 'requestId', 'attempt', '"tenant"']) {
       expect(message).toContain(part);
     }
+  });
+
+  it('refuses an id longer than MAX_PROPOSAL_ID_CHARS, naming it, and takes one of exactly that length', () => {
+    const at = 'i'.repeat(MAX_PROPOSAL_ID_CHARS);
+    const over = `${at}i`;
+    const anthropic = (id: string) => ({
+      ...good,
+      format: 'anthropic',
+      call: { type: 'tool_use', id, name: 'search', input: {} },
+    });
+    const inputs = {
+      proposalId: { ...good, proposalId: over },
+      runId: { ...good, runId: over },
+      requestId: { ...good, requestId: over },
+      repairOf: { ...good, repairOf: over },
+      'the call id': anthropic(over),
+    };
+    for (const [field, input] of Object.entries(inputs)) {
+      const d = normalizeProposal(input, L);
+      expect(d, field).toMatchObject({ ok: false, code: 'invalid_proposal', disposition: 'deny' });
+      expect(d.ok ? '' : d.publicMessage, field).toContain(
+        `${field} must be at most ${MAX_PROPOSAL_ID_CHARS} characters`,
+      );
+    }
+    const longest = { ...anthropic(at), proposalId: at, runId: at, requestId: at, repairOf: at };
+    expect(codeOf(longest)).toBe('ok');
   });
 
   it('refuses a format the gate does not know as unsupported_format, listing the known ones', () => {

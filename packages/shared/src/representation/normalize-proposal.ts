@@ -2,7 +2,12 @@
 import { accept, type Decision } from '../decision.js';
 import type { NormalizedCall, Proposal, ProposalFormat } from '../types.js';
 import type { NormalizerInput } from './call-shape.js';
-import { checkEnvelope } from './check-envelope.js';
+import {
+  checkEnvelope,
+  idTooLong,
+  invalidProposal,
+  MAX_PROPOSAL_ID_CHARS,
+} from './check-envelope.js';
 import { completionOf } from './completion-of.js';
 import { normalizeActionJson } from './normalize-action-json.js';
 import { normalizeAnthropic } from './normalize-anthropic.js';
@@ -31,11 +36,13 @@ const NORMALIZERS: Readonly<
 /**
  * Checks the envelope (DESIGN §9: `proposalId`, `runId`, `requestId` non-empty strings; `format`
  * one of PROPOSAL_FORMATS; `attempt` a non-negative integer, default 0; `repairOf` a non-empty
- * string or null; `finishReason` a string or null; `call` present; no other field) and refuses
- * with `invalid_proposal` or `unsupported_format`; then runs the format's normalizer, which maps
- * the finish word and refuses a malformed payload with `unsupported_format` (`malformed_call` for
- * the bare action text, which the model wrote). For `action-json` the text is parsed here, within
- * `limits`. Tool names are not checked (the schema rung does). Never throws.
+ * string or null; `finishReason` a string or null; `call` present; no other field; ids at most
+ * MAX_PROPOSAL_ID_CHARS) and refuses with `invalid_proposal` or `unsupported_format`; then runs the
+ * format's normalizer, which maps the finish word and refuses a malformed payload with
+ * `unsupported_format` (`malformed_call` for the bare action text, which the model wrote), and
+ * refuses a call id longer than the envelope's ids may be with `invalid_proposal`. For
+ * `action-json` the text is parsed here, within `limits`. Tool names are not checked (the schema
+ * rung does). Never throws.
  */
 export function normalizeProposal(
   input: unknown,
@@ -57,5 +64,8 @@ function normalizeChecked(
     proposalId: proposal.proposalId,
     limits,
   });
-  return call.ok ? accept({ proposal, call: call.value }) : call;
+  if (!call.ok) return call;
+  if (call.value.callId.length > MAX_PROPOSAL_ID_CHARS)
+    return invalidProposal([idTooLong('the call id')]);
+  return accept({ proposal, call: call.value });
 }
