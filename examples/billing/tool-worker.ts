@@ -32,6 +32,8 @@ async function main(): Promise<void> {
       name: config.workerName ?? 'billing',
       tools,
       logger,
+      // Consuming nothing more: exit non-zero, so that whatever runs the process starts it again.
+      onCrash: (error) => void lifecycle.stop('tool worker stopped on its own', error),
     });
     lifecycle.onStop('tool worker', () => worker.stop());
   } catch (error) {

@@ -410,3 +410,56 @@ describe('startToolWorker: a restart before the offset was committed', () => {
     }
   });
 });
+
+describe('startToolWorker: a worker that cannot run as configured', () => {
+  it('refuses an option out of its range before it connects to anything', async () => {
+    const started = startToolWorker({
+      env: { ...workerEnv(ns), TOOLGATE_KAFKA_BROKERS: '127.0.0.1:1' },
+      tools: TOOLS,
+      maxOutputBytes: 1_000_000,
+      ledgerTtlSeconds: 60,
+    });
+    await expect(started).rejects.toThrow(
+      new RangeError(
+        'tool worker options: maxOutputBytes must be an integer, 1 to 524288 (got 1000000); ' +
+          'ledgerTtlSeconds must be an integer, at least 86400 (got 60)',
+      ),
+    );
+  });
+});
+
+describe('startToolWorker: a worker that stops on its own', () => {
+  it('tells onCrash once, and is no longer ready, when another instance fences its producer', async () => {
+    const crashes: Error[] = [];
+    const instanceId = `${ns.id}-fenced`;
+    const fenced = await startToolWorker({
+      env: workerEnv(ns, { TOOLGATE_INSTANCE_ID: instanceId }),
+      name: 'fenced',
+      tools: { fencing: () => Promise.resolve(toolOk({})) },
+      logger: SILENT_LOGGER,
+      onCrash: (error) => crashes.push(error),
+    });
+    const bus = createBus({
+      brokers: [...stackAddresses().kafkaBrokers],
+      clientId: `${ns.id}-usurper`,
+      logger: SILENT_LOGGER,
+    });
+    // A second instance with the same name and instance id, as a restarted pod with the same
+    // name: the first one's next transaction finds its producer fenced.
+    const usurper = bus.producer({ transactionalId: `${fenced.groupId}.${instanceId}` });
+    try {
+      await eventually(60_000, 'the worker to join its group', () =>
+        Promise.resolve(fenced.ready()),
+      );
+      await usurper.connect();
+      await harness.produceRaw('fencing', Buffer.from('{"not":"a command"}'));
+      await eventually(30_000, 'onCrash to be told', () => Promise.resolve(crashes.length > 0));
+    } finally {
+      await usurper.disconnect();
+      await fenced.stop();
+      await bus.close();
+    }
+    expect(crashes).toEqual([expect.objectContaining({ code: 'kafka_fenced' })]);
+    expect(fenced.ready()).toBe(false);
+  });
+});

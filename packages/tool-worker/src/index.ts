@@ -12,3 +12,4 @@ export * from './tool-handler.js';
 export * from './tool-results.js';
 export * from './worker-config.js';
 export * from './worker-errors.js';
+export * from './worker-options.js';

@@ -32,6 +32,7 @@ import { createCommandHandler } from './handle-command.js';
 import type { ToolHandlers } from './tool-handler.js';
 import { DEFAULT_MAX_OUTPUT_BYTES, resultFor, workerError } from './tool-results.js';
 import { loadWorkerConfig, workerGroup, workerName, type WorkerConfig } from './worker-config.js';
+import { workerOptionProblems } from './worker-options.js';
 
 /** The name of the worker in logs (`stage` field) and metrics. */
 export const WORKER_STAGE = 'tool-worker';
@@ -69,7 +70,7 @@ export interface ToolWorkerOptions {
   readonly connections?: WorkerConnections;
   /** How long an aborted handler may take to settle, in ms. Default 1000. */
   readonly abortGraceMs?: number;
-  /** Ceiling on a result's output, in bytes of JSON. Default 256 KiB. */
+  /** Ceiling on a result's output, in bytes of JSON. Default 256 KiB, at most 512 KiB. */
   readonly maxOutputBytes?: number;
   /**
    * Commands per transaction. Default 1: a result is published as soon as its handler is done;
@@ -84,6 +85,13 @@ export interface ToolWorkerOptions {
   readonly sessionTimeoutMs?: number;
   /** Backoff while Redis or the registry is down (the stage loop's default when unset). */
   readonly retry?: RetryPolicy;
+  /**
+   * Called once if the worker stops on its own: its consumer crashed for good, or another
+   * instance with the same name and instance id fenced its producer. It consumes nothing more
+   * (`ready()` is false) and logs why; a process that runs only this worker should exit, so that
+   * its supervisor starts it again (the example's worker does). Default: only the log line.
+   */
+  readonly onCrash?: (error: Error) => void;
 }
 
 /** What the ledger knows of one idempotency key. */
@@ -127,12 +135,15 @@ export interface ToolWorker {
  * consumes (see {@link ToolWorker.ready} for the group join).
  *
  * @throws ConfigError for bad configuration; TypeError for no tools or a tool name that cannot
- *   name a topic; a Fault when Kafka, the registry or Redis cannot be reached (after closing what
- *   it opened).
+ *   name a topic; RangeError naming every numeric option out of its range (see
+ *   {@link workerOptionProblems}), before anything is opened; a Fault when Kafka, the registry
+ *   or Redis cannot be reached (after closing what it opened).
  */
 export async function startToolWorker(options: ToolWorkerOptions): Promise<ToolWorker> {
   const tools = Object.keys(options.tools);
   if (tools.length === 0) throw new TypeError('a tool worker needs at least one tool handler');
+  const problems = workerOptionProblems(options);
+  if (problems.length > 0) throw new RangeError(`tool worker options: ${problems.join('; ')}`);
   const config = options.config ?? loadWorkerConfig(options.env ?? {});
   const name = workerName(tools, options.name ?? config.workerName);
   const logger =
@@ -244,6 +255,7 @@ function startLoop(options: ToolWorkerOptions, facts: LoopFacts): Promise<StageL
       ? {}
       : { sessionTimeoutMs: options.sessionTimeoutMs }),
     ...(options.retry === undefined ? {} : { retry: options.retry }),
+    ...(options.onCrash === undefined ? {} : { onCrash: options.onCrash }),
   });
 }
 
