@@ -32,10 +32,29 @@ export interface GateOutputs {
   confirmationRequest(tenant: string, value: unknown): EncodedOutgoing;
   /**
    * Undecodable bytes, kept as they came with their headers, never executed; headers that carry a
-   * credential ({@link CREDENTIAL_HEADERS}) are left out.
+   * credential ({@link CREDENTIAL_HEADERS}) are left out, and a record larger than a quarantine
+   * record may be is kept cut (see {@link MAX_QUARANTINE_VALUE_BYTES}).
    */
   quarantine(raw: Buffer, headers: Readonly<Record<string, string>>): RawOutgoing;
 }
+
+/**
+ * The most bytes of a quarantined value: 512 KiB. The broker takes records up to its
+ * `message.max.bytes` (1 MiB by default), more than one produce request of the gate may carry
+ * (1,000,000 bytes), so a record that came larger is kept as its first 512 KiB, with
+ * {@link QUARANTINE_VALUE_BYTES_HEADER} giving its whole length; its audit event has the hash and
+ * size of the whole.
+ */
+export const MAX_QUARANTINE_VALUE_BYTES = 512 * 1024;
+
+/** The most bytes of the headers a quarantine record keeps (names and values): 64 KiB. */
+export const MAX_QUARANTINE_HEADER_BYTES = 64 * 1024;
+
+/** On a quarantine record whose value was cut: the length of the whole value, in bytes. */
+export const QUARANTINE_VALUE_BYTES_HEADER = 'toolgate-quarantine-value-bytes';
+
+/** On a quarantine record whose headers were over their bound: how many were left out. */
+export const QUARANTINE_HEADERS_DROPPED_HEADER = 'toolgate-quarantine-headers-dropped';
 
 /**
  * Headers that carry a credential, in lower case: never copied into a record the gate writes. The
@@ -80,8 +99,25 @@ export function createGateOutputs(topics: GateTopics, integrityKey: string): Gat
     quarantine: (raw, headers) => ({
       topic: topics.quarantine,
       key: null,
-      raw,
-      headers: withoutCredentials(headers),
+      raw:
+        raw.length > MAX_QUARANTINE_VALUE_BYTES ? raw.subarray(0, MAX_QUARANTINE_VALUE_BYTES) : raw,
+      headers: {
+        ...keptHeaders(withoutCredentials(headers)),
+        ...(raw.length > MAX_QUARANTINE_VALUE_BYTES
+          ? { [QUARANTINE_VALUE_BYTES_HEADER]: String(raw.length) }
+          : {}),
+      },
     }),
   };
+}
+
+/** `headers`, or none and a count of them when together they are over their bound. */
+function keptHeaders(headers: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
+  const entries = Object.entries(headers);
+  const bytes = entries.reduce(
+    (sum, [name, value]) => sum + Buffer.byteLength(name) + Buffer.byteLength(value),
+    0,
+  );
+  if (bytes <= MAX_QUARANTINE_HEADER_BYTES) return headers;
+  return { [QUARANTINE_HEADERS_DROPPED_HEADER]: String(entries.length) };
 }

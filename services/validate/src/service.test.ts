@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_QUARANTINE_VALUE_BYTES, QUARANTINE_VALUE_BYTES_HEADER } from '@toolgate/platform';
 import { INTEGRITY_HEADER, MAX_ANSWERED_ID_CHARS, MAX_PROPOSAL_ID_CHARS } from '@toolgate/shared';
 import { USERS } from '../../../examples/billing/data.js';
 import { anthropic, mcp, openaiChat } from '../../../examples/billing/fixtures/proposals.js';
@@ -218,6 +219,27 @@ describe('the validate stage on Kafka', () => {
     expect(h.seen('observations').filter((r) => r.value['proposalId'] === 'p-huge')).toEqual([]);
     expect(h.seen('validated').filter((r) => /^run-[45]/.test(String(r.value['runId'])))).toEqual(
       [],
+    );
+  });
+
+  it('quarantines a record larger than one request may carry as its first bytes, and audits the whole', async () => {
+    // Not UTF-8, and as large as the broker takes: more than one produce request of the gate.
+    const raw = Buffer.alloc(1_040_000, 0xff);
+    raw.writeUInt32BE(0x7261775f, 0); // "raw_", to find it by
+    await h.send('proposals', 'run-6', raw, { traceparent: 'big' });
+    const [kept] = await h.waitFor(
+      'quarantine',
+      'the large record, kept',
+      (r) => r.headers['traceparent'] === 'big',
+    );
+    expect(kept!.headers[QUARANTINE_VALUE_BYTES_HEADER]).toBe('1040000');
+    expect(kept!.raw?.equals(raw.subarray(0, MAX_QUARANTINE_VALUE_BYTES))).toBe(true);
+    await h.waitFor(
+      'audit',
+      'the quarantine audit of the whole record',
+      (r) =>
+        r.value['kind'] === 'quarantined' &&
+        (r.value['raw'] as { bytes?: number } | undefined)?.bytes === raw.length,
     );
   });
 });
