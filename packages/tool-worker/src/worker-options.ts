@@ -1,13 +1,14 @@
 /**
  * The numeric options of a tool worker, checked before it connects: a value out of range would
  * otherwise surface later, on a command, as a result too large for one Kafka record, a ledger that
- * forgets a key while Kafka can still redeliver its command, or a worker that never batches.
+ * forgets a key while Kafka can still redeliver its command, or a batch size or grace the loop
+ * cannot use.
  */
 
 /**
  * The largest `maxOutputBytes` a worker takes: 512 KiB of output JSON. With its ids and error
  * text a result record then stays well inside one produce request (1,000,000 bytes of records);
- * a larger output would be refused by the broker after the tool had already run. The gate shows
+ * a larger output could not be published, after the tool had already run. The gate shows
  * the model at most `resultBytes` (at most 128 KiB) of it in any case.
  */
 export const MAX_OUTPUT_BYTES_CEILING = 512 * 1024;
