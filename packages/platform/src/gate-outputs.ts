@@ -96,18 +96,23 @@ export function createGateOutputs(topics: GateTopics, integrityKey: string): Gat
       subject: `${topics.command(c.tool)}-value`,
     }),
     confirmationRequest: (tenant, value) => ({ topic: topics.confirmations, key: tenant, value }),
-    quarantine: (raw, headers) => ({
-      topic: topics.quarantine,
-      key: null,
-      raw:
-        raw.length > MAX_QUARANTINE_VALUE_BYTES ? raw.subarray(0, MAX_QUARANTINE_VALUE_BYTES) : raw,
-      headers: {
-        ...keptHeaders(withoutCredentials(headers)),
-        ...(raw.length > MAX_QUARANTINE_VALUE_BYTES
-          ? { [QUARANTINE_VALUE_BYTES_HEADER]: String(raw.length) }
-          : {}),
-      },
-    }),
+    quarantine: (raw, headers) => quarantineRecord(topics.quarantine, raw, headers),
+  };
+}
+
+/** The quarantine record of `raw`: cut to its bound, headers kept within theirs, no credential. */
+function quarantineRecord(
+  topic: string,
+  raw: Buffer,
+  headers: Readonly<Record<string, string>>,
+): RawOutgoing {
+  const kept = keptHeaders(withoutCredentials(headers));
+  if (raw.length <= MAX_QUARANTINE_VALUE_BYTES) return { topic, key: null, raw, headers: kept };
+  return {
+    topic,
+    key: null,
+    raw: raw.subarray(0, MAX_QUARANTINE_VALUE_BYTES),
+    headers: { ...kept, [QUARANTINE_VALUE_BYTES_HEADER]: String(raw.length) },
   };
 }
 

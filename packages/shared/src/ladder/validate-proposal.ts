@@ -10,7 +10,7 @@ import {
   parseJsonBounded,
   type ParseLimits,
 } from '../representation/index.js';
-import { checkEnvelope } from '../representation/check-envelope.js';
+import { checkEnvelope, ENVELOPE_ID_FIELDS } from '../representation/check-envelope.js';
 import { checkSchema, checkSemantics, type ToolRegistry } from '../tools/index.js';
 import { checkRepairBudget, planRepair } from '../repair/index.js';
 import {
@@ -39,8 +39,6 @@ export interface ValidateFacts {
  */
 export const MAX_ANSWERED_ID_CHARS = 4096;
 
-const ID_FIELDS = ['proposalId', 'runId', 'requestId'] as const;
-
 /**
  * Reads only the ids of a proposal envelope, so that even a proposal refused before it is
  * decoded gets its terminal answer under the right id: non-empty strings of at most
@@ -51,7 +49,7 @@ export function envelopeIds(input: unknown): Decision<EnvelopeIds, 'representati
     return rejectRepresentation('invalid_proposal', undefined, 'proposal is not a JSON object');
   }
   const o = input as Record<string, unknown>;
-  const missing = ID_FIELDS.filter((k) => typeof o[k] !== 'string' || o[k] === '');
+  const missing = ENVELOPE_ID_FIELDS.filter((k) => typeof o[k] !== 'string' || o[k] === '');
   if (missing.length > 0) {
     return rejectRepresentation(
       'invalid_proposal',
@@ -59,7 +57,7 @@ export function envelopeIds(input: unknown): Decision<EnvelopeIds, 'representati
       `missing or empty: ${missing.join(', ')}`,
     );
   }
-  const long = ID_FIELDS.filter((k) => (o[k] as string).length > MAX_ANSWERED_ID_CHARS);
+  const long = ENVELOPE_ID_FIELDS.filter((k) => (o[k] as string).length > MAX_ANSWERED_ID_CHARS);
   if (long.length > 0) {
     const sizes = long.map((k) => `${k} (${(o[k] as string).length})`).join(', ');
     return rejectRepresentation(

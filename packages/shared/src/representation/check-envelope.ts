@@ -17,6 +17,9 @@ const reject = rejecterFor('representation');
  */
 export const MAX_PROPOSAL_ID_CHARS = 256;
 
+/** The envelope's ids, which every answer about the proposal repeats. */
+export const ENVELOPE_ID_FIELDS = ['proposalId', 'runId', 'requestId'] as const;
+
 const FIELDS: ReadonlySet<string> = new Set([
   'proposalId',
   'runId',
@@ -59,7 +62,7 @@ export function checkEnvelope(input: unknown): Decision<Proposal, 'representatio
 
 function envelopeProblems(input: Readonly<Record<string, unknown>>): string[] {
   const problems: string[] = [];
-  for (const field of ['proposalId', 'runId', 'requestId']) {
+  for (const field of ENVELOPE_ID_FIELDS) {
     const id = own(input, field);
     if (!isNonEmptyString(id)) problems.push(`${field} must be a non-empty string`);
     else if (id.length > MAX_PROPOSAL_ID_CHARS) problems.push(idTooLong(field));
