@@ -68,3 +68,13 @@ export function stopOnSignal(stop: () => Promise<void>): void {
   process.on('SIGTERM', handler);
   process.on('SIGINT', handler);
 }
+
+/**
+ * Ends the process with 1, saying why in its log, when its loop stopped on its own (a fenced
+ * producer, a consumer kafkajs will not restart): the benchmark then stops and names this child,
+ * where a process left up and consuming nothing would have every later proposal counted lost.
+ */
+export function exitOnCrash(error: Error): void {
+  process.stderr.write(`stopped on its own: ${error.stack ?? error.message}\n`);
+  process.exit(1);
+}

@@ -79,6 +79,31 @@ export function createChildren(logDir: string): Children {
   };
 }
 
+const exitedError = (what: string, child: Child, how: string) =>
+  new Error(`${what}: ${child.name} exited (${how}); see ${child.log}`);
+
+/** Rejects naming `what`, the first of `children` that has exited, its exit code and its log. */
+export async function assertRunning(what: string, children: readonly Child[]): Promise<void> {
+  const gone = children.find((c) => c.hasExited());
+  if (gone !== undefined) throw exitedError(what, gone, await gone.exited);
+}
+
+/**
+ * Runs `work` while all of `children` run: rejects as soon as one exits, naming `what`, the child,
+ * its exit code and its log, without waiting for `work` (which the caller then abandons).
+ */
+export async function whileRunning<T>(
+  what: string,
+  children: readonly Child[],
+  work: () => Promise<T>,
+): Promise<T> {
+  await assertRunning(what, children);
+  const died = Promise.race(
+    children.map((c) => c.exited.then((how) => exitedError(what, c, how))),
+  ).then((error) => Promise.reject(error));
+  return Promise.race([work(), died]);
+}
+
 /** Resolves once `probe` answers true; rejects naming `what` and the log after `ms`. */
 export async function waitUntil(
   what: string,
@@ -88,8 +113,7 @@ export async function waitUntil(
 ): Promise<void> {
   const deadline = Date.now() + ms;
   for (;;) {
-    if (child.hasExited())
-      throw new Error(`${what}: ${child.name} exited (${await child.exited}); see ${child.log}`);
+    await assertRunning(what, [child]);
     if (await probe().catch(() => false)) return;
     if (Date.now() > deadline)
       throw new Error(`${what}: ${child.name} not ready after ${ms} ms; see ${child.log}`);

@@ -24,7 +24,7 @@ import { dropSubjects } from '../../test/support/registry-cleanup.js';
 import { buildMix, type UserName } from '../core/build-mix.js';
 import { median } from '../core/stats.js';
 import type { BenchOptions } from './bench-options.js';
-import { createChildren, type Child, type Children } from './children.js';
+import { createChildren, whileRunning, type Child, type Children } from './children.js';
 import {
   calibrateMachine,
   formatCalibration,
@@ -362,17 +362,24 @@ async function runPhases(
   scrape?: StageScrape,
 ): Promise<RunRecord[]> {
   const systems: SystemName[] = ['onehop', 'relay', 'gate'];
+  // A process that stopped would have every later proposal of its system counted lost: stop there.
+  const watched = <T>(what: string, work: () => Promise<T>) =>
+    whileRunning(what, [...measured.relay, ...measured.gate], work);
   progress(
     `warm-up: ${options.warmupMs / 1000} s per system at 20/s, then ${options.saturationMs / 1000} s as fast as it goes`,
   );
   for (const system of systems)
-    await driver.openLoop(system, `warm-${system}`, 20, options.warmupMs);
+    await watched(`warm-up of the ${system}`, () =>
+      driver.openLoop(system, `warm-${system}`, 20, options.warmupMs),
+    );
   // A broker just started is still compiling its hot paths, and so are the stages: without a
   // burst at full load first, the first repetition was the slowest in nearly every run (relay
   // 340, 538, 591/s in one), so the median favoured whichever system ran later. The burst
   // narrows that and does not remove it (bench/pipeline/README.md).
   for (const system of systems)
-    await driver.saturate(system, `warmsat-${system}`, options.saturationMs, options.window);
+    await watched(`warm-up burst of the ${system}`, () =>
+      driver.saturate(system, `warmsat-${system}`, options.saturationMs, options.window),
+    );
   const runs: RunRecord[] = [];
   for (let rep = 0; rep < options.reps; rep += 1) {
     // Alternate the order, so a slow moment of the machine does not always fall on one system.
@@ -387,15 +394,11 @@ async function runPhases(
       ];
       let before = new Map<string, ProcSample>();
       let costs: ProcessCost[] = [];
-      const result = await driver.saturate(
-        system,
-        `sat${rep}-${system}`,
-        options.saturationMs,
-        window,
-        {
+      const result = await watched(`saturation rep ${rep + 1} of the ${system}`, () =>
+        driver.saturate(system, `sat${rep}-${system}`, options.saturationMs, window, {
           atStart: () => (before = sampleAll(processes)),
           atEnd: (completed) => (costs = costsBetween(before, sampleAll(processes), completed)),
-        },
+        }),
       );
       progress(`  → ${result.throughput.toFixed(0)} proposals/s, ${result.lost} lost`);
       runs.push(record(system, 'saturation', rep, result, { costs }));
@@ -416,7 +419,9 @@ async function runPhases(
           `open loop ${percent}% (${rate.toFixed(0)}/s) rep ${rep + 1}/${options.reps}: ${system}`,
         );
         const open = () =>
-          driver.openLoop(system, `o${percent}r${rep}-${system}`, rate, options.openMs);
+          watched(`open loop ${percent}% rep ${rep + 1} of the ${system}`, () =>
+            driver.openLoop(system, `o${percent}r${rep}-${system}`, rate, options.openMs),
+          );
         const result =
           scrape !== undefined && system === 'gate'
             ? await scraped(scrape.ports, moved, progress, open)
@@ -511,7 +516,13 @@ async function dropGroups(kafka: Kafka, prefix: string): Promise<void> {
   try {
     const { groups } = await admin.listGroups();
     const mine = groups.map((g) => g.groupId).filter((g) => g.startsWith(prefix));
-    if (mine.length > 0) await admin.deleteGroups(mine);
+    if (mine.length > 0)
+      await admin.deleteGroups(mine).catch((error: unknown) => {
+        throw new Error(
+          `consumer groups ${prefix}* left behind (a killed child stays a member until its session times out; they hold only offsets): ${String(error)}`,
+          { cause: error },
+        );
+      });
   } finally {
     await admin.disconnect();
   }

@@ -5,7 +5,7 @@
  * transaction: 500, as a gate stage (the worker's default of 1 caps it near 40 commands/s).
  */
 import { startToolWorker, toolOk, type ToolHandlers } from '@toolgate/tool-worker';
-import { announceReady, readChildConfig, stopOnSignal } from './child-config.js';
+import { announceReady, exitOnCrash, readChildConfig, stopOnSignal } from './child-config.js';
 
 /** Commands per transaction: the stage loop's own default. */
 export const WORKER_BATCH = 500;
@@ -20,6 +20,7 @@ async function main(): Promise<void> {
     tools: handlers,
     name: 'bench',
     maxBatchMessages: WORKER_BATCH,
+    onCrash: exitOnCrash,
   });
   announceReady(child, () => worker.ready());
   stopOnSignal(() => worker.stop());

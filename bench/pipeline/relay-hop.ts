@@ -20,7 +20,13 @@ import {
   type Outgoing,
 } from '@toolgate/platform';
 import { MESSAGE_SCHEMAS, observationForResult, type ToolResult } from '@toolgate/shared';
-import { announceReady, readChildConfig, stopOnSignal, type RelayRole } from './child-config.js';
+import {
+  announceReady,
+  exitOnCrash,
+  readChildConfig,
+  stopOnSignal,
+  type RelayRole,
+} from './child-config.js';
 
 /** Permissive schema of the relay's internal topics: any JSON object (the registry needs a draft). */
 const ANY_OBJECT = {
@@ -128,6 +134,7 @@ async function main(): Promise<void> {
     instanceId: config.instanceId,
     ...fetchOptions(config),
     handle: (msg) => Promise.resolve([route.forward(msg)]),
+    onCrash: exitOnCrash,
     ...(process.env['BENCH_TRACE'] === '1'
       ? {
           metrics: {

@@ -76,6 +76,11 @@ const worker = await startToolWorker({
   logger: SILENT_LOGGER,
   // The killed process stays a group member until its session times out; keep that short.
   sessionTimeoutMs: 6_000,
+  // Exit 1 at once, saying why, rather than leave the test waiting for a kill that cannot come.
+  onCrash: (error) => {
+    process.stderr.write(`tool worker child stopped on its own: ${error.stack ?? error.message}\n`);
+    process.exit(1);
+  },
 });
 
 const announce = setInterval(() => {

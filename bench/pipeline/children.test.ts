@@ -1,0 +1,60 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { assertRunning, createChildren, whileRunning, type Children } from './children.js';
+
+let children: Children | undefined;
+afterEach(async () => {
+  await children?.stopAll(1_000);
+  children = undefined;
+});
+
+const start = (name: string, script: string) => {
+  children ??= createChildren(mkdtempSync(join(tmpdir(), 'bench-children-')));
+  return children.start({ name, args: ['-e', script], env: {} });
+};
+
+describe('assertRunning', () => {
+  it('names the child that exited, its exit code and its log', async () => {
+    const alive = start('hop1', 'setInterval(() => {}, 1000)');
+    const gone = start('gate-execute', 'process.exit(3)');
+    await gone.exited;
+    await expect(assertRunning('open loop 50% rep 2', [alive, gone])).rejects.toThrow(
+      `open loop 50% rep 2: gate-execute exited (3); see ${gone.log}`,
+    );
+  });
+
+  it('resolves while every child runs', async () => {
+    const alive = start('hop2', 'setInterval(() => {}, 1000)');
+    await expect(assertRunning('saturation rep 1', [alive])).resolves.toBeUndefined();
+  });
+});
+
+describe('whileRunning', () => {
+  it('rejects as soon as a child exits, without waiting for the work', async () => {
+    const alive = start('relay-hop1', 'setInterval(() => {}, 1000)');
+    const dying = start('gate-worker', 'setTimeout(() => process.exit(1), 200)');
+    const never = new Promise<number>(() => undefined);
+    await expect(
+      whileRunning('saturation rep 1 of the gate', [alive, dying], () => never),
+    ).rejects.toThrow(`saturation rep 1 of the gate: gate-worker exited (1); see ${dying.log}`);
+  });
+
+  it('answers what the work answers while every child runs', async () => {
+    const alive = start('relay-hop2', 'setInterval(() => {}, 1000)');
+    await expect(whileRunning('warm-up', [alive], () => Promise.resolve(42))).resolves.toBe(42);
+  });
+
+  it('does not start the work once a child has exited', async () => {
+    const gone = start('gate-validate', 'process.exit(2)');
+    await gone.exited;
+    let started = false;
+    const work = () => {
+      started = true;
+      return Promise.resolve(0);
+    };
+    await expect(whileRunning('open loop 25% rep 1', [gone], work)).rejects.toThrow('exited (2)');
+    expect(started).toBe(false);
+  });
+});
