@@ -169,6 +169,33 @@ describe('the deadline sweeper and a result in its lease', () => {
     expect(await sweepAt(claimedAt + 10 * LEASE, sent)).toBe(0);
   });
 
+  it('ends the rest of its batch when the record of one expired command cannot be read', async () => {
+    const good = await issue('cmd-beside-bad-record');
+    const bad = await issue('cmd-bad-record');
+    const redis = redisClient();
+    try {
+      const badRecord = store.keys.idempotency(bad.tenant, bad.idempotencyKey);
+      await redis.set(badRecord, 'not a record the gate wrote', 'EX', MIN_RECORD_TTL_SECONDS);
+      const sweptAt = DEADLINE + 1000;
+      const sent: Outgoing[][] = [];
+      expect(await sweepAt(sweptAt, sent)).toBe(2);
+      expect(sent.map(published)).toEqual([
+        ['observation unknown_outcome', 'audit unknown_outcome'],
+      ]);
+      const [observation] = sent[0] ?? [];
+      expect(observation && 'value' in observation ? observation.value : undefined).toMatchObject({
+        proposalId: good.proposalId,
+      });
+      expect((await store.getRecord(good.tenant, good.idempotencyKey))?.state).toBe('unknown');
+      // The command whose record cannot be settled left the index: no later sweep fails on it.
+      expect(await redis.zscore(store.keys.deadlines, bad.commandId)).toBeNull();
+      expect(await sweepAt(sweptAt + 10 * LEASE, sent)).toBe(0);
+      expect(sent).toHaveLength(1);
+    } finally {
+      redis.disconnect();
+    }
+  });
+
   it('ends the rest of its batch when one expired command cannot be read', async () => {
     const p = await issue('cmd-beside-unreadable');
     const bad = 'cmd-unreadable';

@@ -10,6 +10,7 @@
  */
 import {
   Fault,
+  isRetriable,
   STORE_FAULTS,
   type Outgoing,
   type PendingCommand,
@@ -121,13 +122,37 @@ export async function sweepOnce(options: DeadlineSweeperOptions): Promise<number
   const count = claimed.length + claim.unreadable.length;
   if (claimed.length === 0) return count;
   const outgoing: Outgoing[] = [];
-  for (const pending of claimed) outgoing.push(...(await settleUnknown(deps, pending, now)));
+  for (const pending of claimed) outgoing.push(...(await settleOrSkip(deps, pending, now)));
   if (outgoing.length > 0) await options.produce(outgoing);
   for (const pending of claimed) {
     await deps.store.finishExpiredCommand(pending.commandId, { retainMs: LATE_RESULT_RETAIN_MS });
     options.inFlight.forget(pending.commandId);
   }
   return count;
+}
+
+/**
+ * {@link settleUnknown}, except that a command whose record cannot be settled for a reason that a
+ * retry cannot fix (a record the gate did not write) is reported and gets no outputs: it leaves the
+ * index with the rest of the batch, rather than fail every sweep it is in and hold back the others'
+ * terminal observations. A retriable fault (Redis down) still fails the sweep, to be tried again.
+ */
+async function settleOrSkip(
+  deps: SweepDeps,
+  p: PendingCommand,
+  now: Date,
+): Promise<readonly Outgoing[]> {
+  try {
+    return await settleUnknown(deps, p, now);
+  } catch (error) {
+    if (isRetriable(error)) throw error;
+    deps.metrics.fault(error instanceof Fault ? error.code : 'internal_error', false);
+    deps.logger.error(
+      { commandId: p.commandId, proposalId: p.proposalId, err: describe(error) },
+      'an expired command cannot be settled; it leaves the deadline index and gets no unknown_outcome',
+    );
+    return [];
+  }
 }
 
 /** Settles one expired command as unknown; its outputs when this sweep settled it. */
@@ -169,6 +194,12 @@ function reportFault(deps: SweepDeps, error: unknown): void {
   const code = error instanceof Fault ? error.code : 'internal_error';
   const retriable = error instanceof Fault && error.retriable;
   deps.metrics.fault(code, retriable);
-  const err = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  deps.logger.warn({ code, retriable, err }, 'deadline sweep failed; trying again next tick');
+  deps.logger.warn(
+    { code, retriable, err: describe(error) },
+    'deadline sweep failed; trying again next tick',
+  );
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
