@@ -17,14 +17,20 @@ import {
   type PendingCommand,
   type Store,
 } from '@toolgate/platform';
-import { createGate, createMessageChecker, type ToolResult } from '@toolgate/shared';
+import {
+  createGate,
+  createMessageChecker,
+  IDEMPOTENCY_RETENTION_SECONDS,
+  MAX_TOOL_TIMEOUT_MS,
+  type ToolResult,
+} from '@toolgate/shared';
 import deployment from '../../../examples/billing/toolgate.config.js';
 import { dropNamespace, testNamespace } from '../../../test/support/namespace.js';
 import { pendingCommand } from '../../../test/support/pending-command.js';
 import { redisClient, stackAddresses } from '../../../test/support/stack.js';
 import { CommandsInFlight } from './commands-in-flight.js';
 import { createResultHandler } from './handle-result.js';
-import { sweepOnce } from './sweep-deadlines.js';
+import { LATE_RESULT_RETAIN_MS, sweepOnce } from './sweep-deadlines.js';
 
 const ns = testNamespace('execute-sweep');
 const outputs = createGateOutputs(gateTopics(`${ns.id}.`), 'k'.repeat(32));
@@ -167,6 +173,40 @@ describe('the deadline sweeper and a result in its lease', () => {
     await sweepAt(claimedAt + LEASE, sent);
     expect(sent).toEqual([]);
     expect(await sweepAt(claimedAt + 10 * LEASE, sent)).toBe(0);
+  });
+
+  it('keeps a command of the longest timeout the ceilings allow, and its record, past its deadline', async () => {
+    const issuedAt = Date.now();
+    const deadline = issuedAt + MAX_TOOL_TIMEOUT_MS;
+    const p = pendingCommand('cmd-longest-timeout', deadline);
+    const claim = {
+      digest: p.digest,
+      state: 'claimed',
+      token: p.token,
+      commandId: p.commandId,
+    } as const;
+    const retention = IDEMPOTENCY_RETENTION_SECONDS;
+    const claimed = await store.claimWithPending(
+      p.tenant,
+      p.idempotencyKey,
+      claim,
+      retention,
+      p,
+      deadline,
+    );
+    expect(claimed).toEqual({ claimed: true });
+    const redis = redisClient();
+    try {
+      // Both must still be there when the sweeper ends the command, and for a late result after.
+      const needed = deadline + LATE_RESULT_RETAIN_MS - issuedAt;
+      expect(await redis.pttl(store.keys.pendingCommand(p.commandId))).toBeGreaterThan(needed);
+      const record = store.keys.idempotency(p.tenant, p.idempotencyKey);
+      expect(await redis.pttl(record)).toBeGreaterThan(needed);
+    } finally {
+      // Due long before the other tests' clock: out of their sweeps.
+      await store.finishExpiredCommand(p.commandId);
+      redis.disconnect();
+    }
   });
 
   it('ends the rest of its batch when the record of one expired command cannot be read', async () => {

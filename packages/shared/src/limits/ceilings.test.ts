@@ -4,6 +4,7 @@ import {
   DEFAULT_CEILINGS,
   MAX_ARGUMENT_BYTES,
   MAX_RESULT_BYTES,
+  MAX_TOOL_TIMEOUT_MS,
   resolveCeilings,
   type Ceilings,
 } from './ceilings.js';
@@ -63,7 +64,7 @@ describe('resolveCeilings', () => {
       'callsPerRun must be an integer from 1 to 9007199254740991, got "50"',
       'callsPerTenantPerSecond must be an integer from 1 to 9007199254740991, got NaN',
       'resultBytes must be an integer from 1 to 131072 (a larger output, escaped, would not fit a Kafka record), got Infinity',
-      "toolTimeoutMs must be an integer from 1 to 2147483647 (the longest delay Node's timers honour), got 2147483648",
+      'toolTimeoutMs must be an integer from 1 to 86400000 (a command must end well before its idempotency record and pending command expire), got 2147483648',
       '"callsPerRunn" is not a ceiling',
     ]);
   });
@@ -81,6 +82,14 @@ describe('resolveCeilings', () => {
     expect(problemsOf({ argumentBytes: MAX_ARGUMENT_BYTES + 1, resultBytes: 1 << 20 })).toEqual([
       'argumentBytes must be an integer from 1 to 262144 (larger arguments would not fit a Kafka record), got 262145',
       'resultBytes must be an integer from 1 to 131072 (a larger output, escaped, would not fit a Kafka record), got 1048576',
+    ]);
+  });
+
+  it('refuses a tool timeout that would outlast what the gate keeps of a command', () => {
+    expect(resolveCeilings({ toolTimeoutMs: MAX_TOOL_TIMEOUT_MS }).toolTimeoutMs).toBe(86_400_000);
+    // Eight days: the pending command and the idempotency record (7 days) would expire first.
+    expect(problemsOf({ toolTimeoutMs: 8 * 86_400_000 })).toEqual([
+      'toolTimeoutMs must be an integer from 1 to 86400000 (a command must end well before its idempotency record and pending command expire), got 691200000',
     ]);
   });
 

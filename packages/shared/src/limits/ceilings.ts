@@ -19,8 +19,9 @@ export interface Ceilings {
    */
   readonly resultBytes: number;
   /**
-   * Milliseconds a tool may take before its outcome is unknown. Default 10 s. A tool's own
-   * `timeoutMs` defaults to it and may not exceed it (refused at start-up).
+   * Milliseconds a tool may take before its outcome is unknown. Default 10 s, at most
+   * {@link MAX_TOOL_TIMEOUT_MS}. A tool's own `timeoutMs` defaults to it and may not exceed it
+   * (refused at start-up).
    */
   readonly toolTimeoutMs: number;
 }
@@ -36,8 +37,14 @@ export const DEFAULT_CEILINGS: Ceilings = Object.freeze({
   toolTimeoutMs: 10_000,
 });
 
-/** Largest delay Node's timers honour; a longer `setTimeout` fires at once (with a warning). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+/**
+ * The largest `toolTimeoutMs` a deployment may set: one day. A command's deadline must fall within
+ * the 24 h its commands topic keeps it, and well within the 7 days its idempotency record and its
+ * pending command are kept in Redis: a command still waiting when they expire would get no unknown
+ * outcome, could not be matched to its result, and a retry of its call would claim the key again
+ * and publish a second command. (It is also below the longest delay Node's timers honour.)
+ */
+export const MAX_TOOL_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 
 /*
  * Every message the gate writes about a call must fit in one Kafka record, which the platform
@@ -59,7 +66,7 @@ const BOUNDS: Readonly<Record<keyof Ceilings, readonly [min: number, max: number
   callsPerRun: [1, Number.MAX_SAFE_INTEGER],
   callsPerTenantPerSecond: [1, Number.MAX_SAFE_INTEGER],
   resultBytes: [1, MAX_RESULT_BYTES],
-  toolTimeoutMs: [1, MAX_TIMER_MS],
+  toolTimeoutMs: [1, MAX_TOOL_TIMEOUT_MS],
 };
 
 /**
@@ -84,7 +91,8 @@ export class CeilingsConfigError extends Error {
 /**
  * Validates ceilings given as partial input over {@link DEFAULT_CEILINGS} and returns them frozen.
  * Every value must be a safe integer of at least 1, except `repairAttempts`, which may be 0 to turn
- * repair off; `toolTimeoutMs` is at most 2^31−1, the longest delay Node's timers honour;
+ * repair off; `toolTimeoutMs` is at most {@link MAX_TOOL_TIMEOUT_MS} (one day), so that a command
+ * ends before the gate forgets it;
  * `argumentBytes` and `resultBytes` are at most {@link MAX_ARGUMENT_BYTES} and
  * {@link MAX_RESULT_BYTES}, so that what the gate writes about a call fits a Kafka record. Unknown
  * keys (a misspelt ceiling would otherwise be silently ignored) and `undefined` values are problems.
@@ -115,7 +123,7 @@ function fieldProblems(input: Partial<Ceilings>): string[] {
 const WHY_AT_MOST: Partial<Record<keyof Ceilings, string>> = {
   argumentBytes: 'larger arguments would not fit a Kafka record',
   resultBytes: 'a larger output, escaped, would not fit a Kafka record',
-  toolTimeoutMs: "the longest delay Node's timers honour",
+  toolTimeoutMs: 'a command must end well before its idempotency record and pending command expire',
 };
 
 function unknownKeys(input: object): string[] {
