@@ -75,6 +75,11 @@ export interface PendingCommand {
   readonly deadline: string;
   /** ISO-8601 instant the command was issued, so a re-issue after a crash rebuilds the same bytes. */
   readonly issuedAt?: string;
+  /**
+   * The message that claimed the key (`<topic>@<partition>:<offset>`): only that message, read
+   * again, re-issues the command; another record with the same proposal's ids publishes nothing.
+   */
+  readonly claimedBy?: string;
 }
 
 /** Where a parked confirmation stands: see {@link Store.parkConfirmation} and the takes. */

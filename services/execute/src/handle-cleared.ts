@@ -38,7 +38,7 @@ import {
   type Tool,
 } from '@toolgate/shared';
 import type { CommandsInFlight } from './commands-in-flight.js';
-import { pendingCommandOf, sourceOf } from './pending-command.js';
+import { messageToken, pendingCommandOf, sourceOf } from './pending-command.js';
 
 /** One cleared envelope being handled: what it is, where its answers go, and when. */
 interface Case {
@@ -68,7 +68,9 @@ export function createClearedHandler(
     if (!tool.ok) return refused(deps, at, tool);
     const { key, digest } = identityOf(c);
     const fresh = buildCommand(c, key, commandTiming(c, tool.value, now));
-    const { decided, record } = await decideKey(deps, inFlight, c, fresh, digest, release);
+    const claimedBy = messageToken(msg);
+    const claiming = { c, command: fresh, digest, claimedBy };
+    const { decided, record } = await decideKey(deps, inFlight, claiming, release);
     const keyed = { ...at, facts: { ...at.facts, idempotencyKey: key } };
     if (!decided.ok) return refused(deps, keyed, refusal(decided));
     const action = decided.value;
@@ -76,8 +78,17 @@ export function createClearedHandler(
       case 'claim':
         // decideKey stored the pending command with the claim.
         return issued(deps, keyed, fresh);
-      case 'proceed':
-        return issued(deps, keyed, await restorePending(deps, c, tool.value, fresh, digest));
+      case 'proceed': {
+        const again = await restorePending(deps, claiming, tool.value);
+        if (again !== undefined) return issued(deps, keyed, again);
+        // Another record with this proposal's ids (an agent sent it twice) while its command
+        // runs: the command is out, and the proposal's terminal observation will come with it.
+        deps.logger.warn(
+          { proposalId: c.proposalId, commandId: fresh.commandId, source: claimedBy },
+          'a proposal read again from another record while its call runs; nothing to publish',
+        );
+        return [];
+      }
       case 'replay':
         return replayed(deps, keyed, action.outcome, record?.commandId);
       case 'settled':
@@ -139,6 +150,15 @@ function commandTiming(c: ClearedEnvelope, tool: Tool, now: Date) {
   };
 }
 
+/** A claim of an envelope's key: the command, its digest, and the message that claims it. */
+interface Claiming {
+  readonly c: ClearedEnvelope;
+  readonly command: Command;
+  readonly digest: string;
+  /** The message's coordinates ({@link messageToken}). */
+  readonly claimedBy: string;
+}
+
 /**
  * Claims the key and stores the pending command in one round trip when the key is free (the
  * usual case: a fresh call; the pending command is kept in `inFlight` too); else decides on the
@@ -148,9 +168,7 @@ function commandTiming(c: ClearedEnvelope, tool: Tool, now: Date) {
 async function decideKey(
   deps: StageDeps,
   inFlight: CommandsInFlight,
-  c: ClearedEnvelope,
-  command: Command,
-  digest: string,
+  { c, command, digest, claimedBy }: Claiming,
   release: () => void,
 ): Promise<{
   decided: Decision<IdempotencyAction, 'idempotency'>;
@@ -159,7 +177,7 @@ async function decideKey(
   const { tenant } = c.context;
   const token = c.proposalId;
   const claim = { digest, state: 'claimed', token, commandId: command.commandId } as const;
-  const pending = pendingCommandOf(command, token, digest);
+  const pending = pendingCommandOf(command, token, digest, claimedBy);
   const claiming = deps.store.claimWithPending(
     tenant,
     command.idempotencyKey,
@@ -178,13 +196,9 @@ async function decideKey(
 }
 
 /** Stores the pending command of a fresh claim, its deadline indexed for the sweeper. */
-async function storePending(
-  deps: StageDeps,
-  c: ClearedEnvelope,
-  command: Command,
-  digest: string,
-): Promise<Command> {
-  const pending = pendingCommandOf(command, c.proposalId, digest);
+async function storePending(deps: StageDeps, claiming: Claiming): Promise<Command> {
+  const { c, command, digest, claimedBy } = claiming;
+  const pending = pendingCommandOf(command, c.proposalId, digest, claimedBy);
   await deps.store.putPendingCommand(pending, Date.parse(command.deadline));
   return command;
 }
@@ -192,16 +206,17 @@ async function storePending(
 /**
  * My own open claim (a redelivery after a crash): if the pending command was stored before the
  * crash, the command is rebuilt from it, so it is the same command; else it is stored now.
+ * Undefined when another message claimed it: the same proposal sent twice, whose command is out.
  */
 async function restorePending(
   deps: StageDeps,
-  c: ClearedEnvelope,
+  claiming: Claiming,
   tool: Tool,
-  fresh: Command,
-  digest: string,
-): Promise<Command> {
+): Promise<Command | undefined> {
+  const { c, command: fresh, claimedBy } = claiming;
   const stored = await deps.store.peekPendingCommand(fresh.commandId);
-  if (stored === undefined) return storePending(deps, c, fresh, digest);
+  if (stored === undefined) return storePending(deps, claiming);
+  if (stored.claimedBy !== undefined && stored.claimedBy !== claimedBy) return undefined;
   return buildCommand(c, fresh.idempotencyKey, timingOf(c, tool, stored));
 }
 

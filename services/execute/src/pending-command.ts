@@ -6,8 +6,16 @@
 import type { Incoming, PendingCommand } from '@toolgate/platform';
 import type { AuditFacts, Command, MessageSource, ObservationIds } from '@toolgate/shared';
 
-/** The pending command of `command`, claimed under `token` with the command digest `digest`. */
-export function pendingCommandOf(command: Command, token: string, digest: string): PendingCommand {
+/**
+ * The pending command of `command`, claimed under `token` with the command digest `digest` by the
+ * message at `claimedBy` (its {@link messageToken}).
+ */
+export function pendingCommandOf(
+  command: Command,
+  token: string,
+  digest: string,
+  claimedBy: string,
+): PendingCommand {
   const { subject, tenant, proposalId, runId, requestId, callId } = command.context;
   return {
     commandId: command.commandId,
@@ -23,6 +31,7 @@ export function pendingCommandOf(command: Command, token: string, digest: string
     digest,
     deadline: command.deadline,
     issuedAt: command.issuedAt,
+    claimedBy,
   };
 }
 

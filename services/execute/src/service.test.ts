@@ -356,6 +356,28 @@ describe('the execute stage on Kafka: idempotency', () => {
   });
 });
 
+describe('the execute stage on Kafka: a proposal sent again', () => {
+  it('publishes no second command when a proposal arrives again under its id while its call runs', async () => {
+    worker.plan('run-again', (c) =>
+      c.args['query'] === 'next' ? { status: 'ok', output: { snippets: ['next'] } } : undefined,
+    );
+    const ids = (proposalId: string): ProposalIds => ({ proposalId, runId: 'run-again' });
+    const first = await feeder.feed(alice, openaiChat(ids('p-again'), 'search', { query: 'a' }));
+    const [command] = await worker.waitFor('run-again');
+    // The agent sent the same proposal twice: a second record on cleared with the same ids.
+    await feeder.send(first);
+    // The run's next call, on the same partition: once it has ended, the copy was handled.
+    await feeder.feed(alice, openaiChat(ids('p-again-next'), 'search', { query: 'next' }));
+    expect(await terminalOf(h, 'p-again-next')).toMatchObject({ outcome: 'result' });
+
+    expect(await commandsOf(first)).toHaveLength(1);
+    expect(auditsOf('p-again', 'command_issued')).toHaveLength(1);
+    await worker.answer(command!, { status: 'ok', output: { snippets: ['a'] } });
+    expect(await terminalOf(h, 'p-again')).toMatchObject({ outcome: 'result' });
+    expect(await terminalsOf('run-again')).toHaveLength(2);
+  });
+});
+
 describe('the execute stage on Kafka: deadlines', () => {
   it('ends a silent tool with an unknown outcome, records its late result, and replays that to a retry', async () => {
     worker.plan('run-late', () => undefined);
