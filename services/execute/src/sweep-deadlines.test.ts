@@ -209,7 +209,7 @@ describe('the deadline sweeper and a result in its lease', () => {
     }
   });
 
-  it('ends the rest of its batch when the record of one expired command cannot be read', async () => {
+  it('ends every command of its batch as unknown when the record of one cannot be read', async () => {
     const good = await issue('cmd-beside-bad-record');
     const bad = await issue('cmd-bad-record');
     const redis = redisClient();
@@ -219,15 +219,24 @@ describe('the deadline sweeper and a result in its lease', () => {
       const sweptAt = DEADLINE + 1000;
       const sent: Outgoing[][] = [];
       expect(await sweepAt(sweptAt, sent)).toBe(2);
-      expect(sent.map(published)).toEqual([
-        ['observation unknown_outcome', 'audit unknown_outcome'],
-      ]);
-      const [observation] = sent[0] ?? [];
-      expect(observation && 'value' in observation ? observation.value : undefined).toMatchObject({
-        proposalId: good.proposalId,
-      });
+      expect(sent).toHaveLength(1);
+      const values = (sent[0] ?? []).map((o) =>
+        'value' in o ? (o.value as Record<string, unknown>) : {},
+      );
+      const observations = values.filter((v) => 'outcome' in v && !('kind' in v));
+      expect(observations.map((o) => o['proposalId']).sort()).toEqual(
+        [good.proposalId, bad.proposalId].sort(),
+      );
+      expect(observations.map((o) => o['outcome'])).toEqual(['unknown_outcome', 'unknown_outcome']);
+      const audits = values.filter((v) => v['kind'] === 'unknown_outcome');
+      expect(audits.map((a) => a['proposalId']).sort()).toEqual(
+        [good.proposalId, bad.proposalId].sort(),
+      );
+      const badAudit = audits.find((a) => a['proposalId'] === bad.proposalId);
+      expect(badAudit?.['internalDetail']).toMatch(/idempotency record could not be settled/);
       expect((await store.getRecord(good.tenant, good.idempotencyKey))?.state).toBe('unknown');
-      // The command whose record cannot be settled left the index: no later sweep fails on it.
+      // The record the gate did not write is left as it is, and no later sweep fails on it.
+      expect(await redis.get(badRecord)).toBe('not a record the gate wrote');
       expect(await redis.zscore(store.keys.deadlines, bad.commandId)).toBeNull();
       expect(await sweepAt(sweptAt + 10 * LEASE, sent)).toBe(0);
       expect(sent).toHaveLength(1);

@@ -122,7 +122,7 @@ export async function sweepOnce(options: DeadlineSweeperOptions): Promise<number
   const count = claimed.length + claim.unreadable.length;
   if (claimed.length === 0) return count;
   const outgoing: Outgoing[] = [];
-  for (const pending of claimed) outgoing.push(...(await settleOrSkip(deps, pending, now)));
+  for (const pending of claimed) outgoing.push(...(await settleOrEnd(deps, pending, now)));
   if (outgoing.length > 0) await options.produce(outgoing);
   for (const pending of claimed) {
     await deps.store.finishExpiredCommand(pending.commandId, { retainMs: LATE_RESULT_RETAIN_MS });
@@ -132,12 +132,14 @@ export async function sweepOnce(options: DeadlineSweeperOptions): Promise<number
 }
 
 /**
- * {@link settleUnknown}, except that a command whose record cannot be settled for a reason that a
- * retry cannot fix (a record the gate did not write) is reported and gets no outputs: it leaves the
- * index with the rest of the batch, rather than fail every sweep it is in and hold back the others'
- * terminal observations. A retriable fault (Redis down) still fails the sweep, to be tried again.
+ * {@link settleUnknown}; when the record cannot be settled for a reason a retry cannot fix (a
+ * record the gate did not write), the command still ends as unknown, unsettled: its observation
+ * and audit event go out with the rest of the batch, rather than the command failing every sweep
+ * it is in and holding back the others' terminal observations. No result can have ended it: the
+ * result's own settlement reads the same record. A retriable fault (Redis down) still fails the
+ * sweep, to be tried again.
  */
-async function settleOrSkip(
+async function settleOrEnd(
   deps: SweepDeps,
   p: PendingCommand,
   now: Date,
@@ -147,11 +149,12 @@ async function settleOrSkip(
   } catch (error) {
     if (isRetriable(error)) throw error;
     deps.metrics.fault(error instanceof Fault ? error.code : 'internal_error', false);
+    const detail = `its idempotency record could not be settled: ${describe(error)}`;
     deps.logger.error(
       { commandId: p.commandId, proposalId: p.proposalId, err: describe(error) },
-      'an expired command cannot be settled; it leaves the deadline index and gets no unknown_outcome',
+      'an expired command ends as unknown, and its idempotency record is left as it is',
     );
-    return [];
+    return unknownOutputs(deps, p, now, detail);
   }
 }
 
@@ -161,13 +164,12 @@ async function settleUnknown(
   p: PendingCommand,
   now: Date,
 ): Promise<readonly Outgoing[]> {
-  const observation = observationForUnknown(observationIdsOfPending(p), now);
   const record: IdempotencyRecord = {
     digest: p.digest,
     state: 'unknown',
     token: p.token,
     commandId: p.commandId,
-    outcome: storedOutcomeOf(observation),
+    outcome: storedOutcomeOf(unknownObservation(p, now)),
   };
   const { settled } = await deps.store.settleRecord(
     p.tenant,
@@ -178,15 +180,29 @@ async function settleUnknown(
   );
   // Not settled: a result ended the command first and published its terminal observation.
   if (!settled) return [];
+  return unknownOutputs(deps, p, now);
+}
+
+const unknownObservation = (p: PendingCommand, now: Date) =>
+  observationForUnknown(observationIdsOfPending(p), now);
+
+/** The terminal observation and audit event of a command that ended as unknown. */
+function unknownOutputs(
+  deps: SweepDeps,
+  p: PendingCommand,
+  now: Date,
+  internalDetail?: string,
+): readonly Outgoing[] {
   deps.metrics.decision({
     disposition: 'deny',
     stage: 'execution',
     code: 'timeout_outcome_unknown',
   });
   const facts = auditFactsOfPendingCommand(p);
+  const detail = internalDetail === undefined ? {} : { internalDetail };
   return [
-    deps.outputs.observation(observation),
-    deps.outputs.audit(auditEvent({ kind: 'unknown_outcome', ...facts }, now)),
+    deps.outputs.observation(unknownObservation(p, now)),
+    deps.outputs.audit(auditEvent({ kind: 'unknown_outcome', ...facts, ...detail }, now)),
   ];
 }
 
