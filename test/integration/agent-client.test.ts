@@ -203,6 +203,29 @@ describe('the agent client', () => {
     }
   });
 
+  it('refuses to send plain JSON that the gate could only quarantine, instead of waiting out the timeout', async () => {
+    const plain = await createAgentClient({
+      ...inNamespace(),
+      session: await h.session(USERS.alice),
+      plainJson: true,
+    });
+    try {
+      const [proposal] = fromActionText('{"action": "search", "arguments": {"query": "x"}}', {
+        runId: 'run-plain-ids',
+        requestId: 'req-plain-ids',
+      });
+      const withoutRequest = { ...proposal!, requestId: '' };
+      const failed = async (p: typeof proposal) =>
+        plain.call(p!, { timeoutMs: 10_000 }).catch((e: unknown) => e);
+      expect(await failed(withoutRequest)).toBeInstanceOf(TypeError);
+      // An id cut to a length inside an emoji ends in a lone surrogate.
+      const cut = { ...proposal!, proposalId: `p-${'\u{1F600}'.repeat(2)}`.slice(0, 3) };
+      expect(await failed(cut)).toBeInstanceOf(RangeError);
+    } finally {
+      await plain.close();
+    }
+  });
+
   it('fails at start with a retriable registry fault when the registry is down', async () => {
     const error: unknown = await createAgentClient({
       ...inNamespace(),

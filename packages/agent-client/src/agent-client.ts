@@ -48,7 +48,9 @@ export interface AgentClient {
    *
    * @throws AgentClientError `missing_session` when there is no token to send, `client_closed`
    * after {@link AgentClient.close}; a Fault when Kafka or the registry cannot be reached, or
-   * (`invalid_message`) when the proposal breaks the proposals schema.
+   * (`invalid_message`) when the proposal breaks the proposals schema. Before anything is sent:
+   * TypeError without a non-empty `proposalId`, `runId` and `requestId`, RangeError when one is
+   * longer than the gate takes or holds a lone surrogate (the gate could not answer under it).
    */
   submit(proposal: Proposal, options?: SubmitOptions): Promise<{ readonly proposalId: string }>;
   /**
@@ -137,18 +139,19 @@ class Client implements AgentClient {
   async submit(proposal: Proposal, options: SubmitOptions = {}): Promise<{ proposalId: string }> {
     if (this.closing !== undefined) throw closedError();
     const { proposalId, runId, requestId } = proposal;
-    if (!isText(proposalId) || !isText(runId)) {
-      throw new TypeError('a proposal needs a non-empty proposalId and runId');
+    // The gate answers under these three ids: a record without one, with one far longer than it
+    // takes, or with one that is not well-formed text (a lone surrogate, as cutting an id inside
+    // an emoji leaves) is only quarantined, with no answer to wait for. Plain JSON reaches the
+    // gate unchecked, so it is said here, before anything is sent.
+    if (!isText(proposalId) || !isText(runId) || !isText(requestId)) {
+      throw new TypeError('a proposal needs a non-empty proposalId, runId and requestId');
     }
-    // The gate refuses longer ids, and only quarantines a record whose ids are far longer, with
-    // no answer to wait for: said here, before anything is sent.
-    const long = Object.entries({ proposalId, runId, requestId }).filter(
-      ([, id]) => typeof id === 'string' && id.length > MAX_PROPOSAL_ID_CHARS,
-    );
-    if (long.length > 0) {
-      const names = long.map(([name]) => name).join(', ');
-      throw new RangeError(`${names} longer than ${MAX_PROPOSAL_ID_CHARS} characters`);
-    }
+    const ids = { proposalId, runId, requestId };
+    const long = idsWhere(ids, (id) => id.length > MAX_PROPOSAL_ID_CHARS);
+    if (long !== '')
+      throw new RangeError(`${long} longer than ${MAX_PROPOSAL_ID_CHARS} characters`);
+    const broken = idsWhere(ids, (id) => LONE_SURROGATE.test(id));
+    if (broken !== '') throw new RangeError(`${broken} not well-formed text (a lone surrogate)`);
     const token = await this.tokenFor(options);
     const value = this.settings.plainJson
       ? Buffer.from(JSON.stringify(proposal), 'utf8')
@@ -203,6 +206,16 @@ class Client implements AgentClient {
   private subject(): string {
     return `${this.topics.proposals}-value`;
   }
+}
+
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
+/** The names of the ids for which `test` holds, comma-separated; empty when none. */
+function idsWhere(ids: Readonly<Record<string, string>>, test: (id: string) => boolean): string {
+  return Object.entries(ids)
+    .filter(([, id]) => test(id))
+    .map(([name]) => name)
+    .join(', ');
 }
 
 function isText(value: unknown): value is string {
