@@ -61,6 +61,15 @@ describe('clientSettings', () => {
     ]);
   });
 
+  it('refuses a join timeout longer than Node timers honour, which would give up at once', () => {
+    expect(() => clientSettings({ session: 'tok', joinTimeoutMs: 2 ** 31 })).toThrow(
+      /^invalid agent client options: joinTimeoutMs must be at most 2147483647$/,
+    );
+    expect(clientSettings({ session: 'tok', joinTimeoutMs: 2 ** 31 - 1 }).joinTimeoutMs).toBe(
+      2 ** 31 - 1,
+    );
+  });
+
   it('accepts a function as the session source', () => {
     const fresh = () => Promise.resolve('tok');
     expect(clientSettings({ session: fresh }).session).toBe(fresh);

@@ -5,7 +5,7 @@
  */
 import { CONFIG_VARIABLES, ENV_PREFIX, type AdapterLogger, type Env } from '@toolgate/platform';
 import { ConfigError } from '@toolgate/shared';
-import { DEFAULT_BUFFER_LIMIT } from './observation-router.js';
+import { DEFAULT_BUFFER_LIMIT, MAX_OBSERVATION_TIMEOUT_MS } from './observation-router.js';
 
 /** A session token, or a function that returns a fresh one (called once per submission). */
 export type SessionSource = string | (() => Promise<string>);
@@ -36,7 +36,10 @@ export interface AgentClientOptions {
   readonly plainJson?: boolean;
   /** Submitted proposals remembered until their observation is awaited. Default 1000. */
   readonly bufferLimit?: number;
-  /** How long start-up waits for the consumer to join its group, in ms. Default 30 000. */
+  /**
+   * How long start-up waits for the consumer to join its group, in ms. Default 30 000, at most
+   * 2^31−1 (the longest delay Node's timers honour).
+   */
   readonly joinTimeoutMs?: number;
 }
 
@@ -109,6 +112,8 @@ function problemsOf(s: ClientSettings): string[] {
   if (!isPositiveInteger(s.bufferLimit)) problems.push('bufferLimit must be a positive integer');
   if (!isPositiveInteger(s.joinTimeoutMs))
     problems.push('joinTimeoutMs must be a positive integer');
+  else if (s.joinTimeoutMs > MAX_OBSERVATION_TIMEOUT_MS)
+    problems.push(`joinTimeoutMs must be at most ${MAX_OBSERVATION_TIMEOUT_MS}`);
   return problems;
 }
 

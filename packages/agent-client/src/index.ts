@@ -16,6 +16,7 @@ export * from './is-observation.js';
 export {
   DEFAULT_BUFFER_LIMIT,
   DEFAULT_OBSERVATION_TIMEOUT_MS,
+  MAX_OBSERVATION_TIMEOUT_MS,
   type AwaitOptions,
 } from './observation-router.js';
 export type { ProposalAdapter, ProposalIds } from './proposal-ids.js';

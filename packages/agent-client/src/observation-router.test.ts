@@ -1,7 +1,11 @@
 import type { Observation } from '@toolgate/shared';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ObservationTimeoutError } from './agent-client-error.js';
-import { createObservationRouter, DEFAULT_OBSERVATION_TIMEOUT_MS } from './observation-router.js';
+import {
+  createObservationRouter,
+  DEFAULT_OBSERVATION_TIMEOUT_MS,
+  MAX_OBSERVATION_TIMEOUT_MS,
+} from './observation-router.js';
 
 const silent = {
   debug: () => undefined,
@@ -149,6 +153,17 @@ describe('createObservationRouter', () => {
       await expect(router.wait('p-1', { timeoutMs })).rejects.toBeInstanceOf(RangeError);
     },
   );
+
+  it('refuses a timeout longer than Node timers honour instead of giving up at once', async () => {
+    vi.useRealTimers();
+    const router = createObservationRouter({ logger: silent });
+    for (const timeoutMs of [MAX_OBSERVATION_TIMEOUT_MS + 1, Number.MAX_SAFE_INTEGER]) {
+      await expect(router.wait('p-1', { timeoutMs })).rejects.toBeInstanceOf(RangeError);
+    }
+    const longest = router.wait('p-1', { timeoutMs: MAX_OBSERVATION_TIMEOUT_MS });
+    router.deliver(observation('p-1'));
+    expect(await longest).toEqual(observation('p-1'));
+  });
 
   it('refuses a buffer bound that is not a positive integer', () => {
     expect(() => createObservationRouter({ logger: silent, bufferLimit: 0 })).toThrow(RangeError);

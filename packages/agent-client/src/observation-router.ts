@@ -12,6 +12,12 @@ import { isTerminal } from './is-observation.js';
 /** How long {@link ObservationRouter.wait} waits by default, in milliseconds. */
 export const DEFAULT_OBSERVATION_TIMEOUT_MS = 30_000;
 
+/**
+ * The longest wait, in milliseconds: 2^31−1 (about 24.8 days), the longest delay Node's timers
+ * honour. A longer one would fire at once, so it is refused instead of ending the wait at once.
+ */
+export const MAX_OBSERVATION_TIMEOUT_MS = 2 ** 31 - 1;
+
 /** How many submitted proposals' observations are kept until awaited, by default. */
 export const DEFAULT_BUFFER_LIMIT = 1_000;
 
@@ -19,7 +25,8 @@ export const DEFAULT_BUFFER_LIMIT = 1_000;
 export interface AwaitOptions {
   /**
    * How long to wait for the terminal observation, in milliseconds; default
-   * {@link DEFAULT_OBSERVATION_TIMEOUT_MS}. A call that needs a person's approval can take minutes.
+   * {@link DEFAULT_OBSERVATION_TIMEOUT_MS}, at most {@link MAX_OBSERVATION_TIMEOUT_MS}. A call that
+   * needs a person's approval can take minutes.
    */
   readonly timeoutMs?: number;
   /**
@@ -115,8 +122,9 @@ class Router implements ObservationRouter {
   wait(proposalId: string, options: AwaitOptions = {}): Promise<Observation> {
     const { timeoutMs = DEFAULT_OBSERVATION_TIMEOUT_MS, onPending } = options;
     if (this.failure !== undefined) return Promise.reject(this.failure);
-    if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
-      return Promise.reject(new RangeError(`timeoutMs must be positive, not ${timeoutMs}`));
+    if (!(timeoutMs > 0 && timeoutMs <= MAX_OBSERVATION_TIMEOUT_MS)) {
+      const bound = `positive and at most ${MAX_OBSERVATION_TIMEOUT_MS}`;
+      return Promise.reject(new RangeError(`timeoutMs must be ${bound}, not ${timeoutMs}`));
     }
     const entry = this.kept.get(proposalId);
     if (entry?.terminal !== undefined) {
