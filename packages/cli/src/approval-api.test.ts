@@ -1,5 +1,8 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { EXIT } from './cli-error.js';
+import { runCaptured } from './run-cli.test-support.js';
 import { approvalApiOf, DEFAULT_CONFIRMATION_URL, httpFailure } from './approval-api.js';
 
 describe('httpFailure', () => {
@@ -47,5 +50,24 @@ describe('approvalApiOf', () => {
     );
     expect(() => approvalApiOf({ as: 't', url: 'ftp://x' }, {})).toThrow(/not an http\(s\) URL/);
     expect(() => approvalApiOf({ as: 't', url: 'nope' }, {})).toThrow(/not an http\(s\) URL/);
+  });
+});
+
+describe('toolgate pending against an API that breaks off its answer', () => {
+  it('exits 3 with one line, not 1 with a stack trace', async () => {
+    const server = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': '64' });
+      response.write('{"tenant":"acme",', () => response.socket?.destroy());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const run = await runCaptured(['pending', '--url', url, '--as', 't']);
+      expect(run.err).not.toContain('unexpected error');
+      expect(run.err).toMatch(/^toolgate pending: list pending confirmations: .+\n$/);
+      expect(run.code).toBe(EXIT.unavailable);
+    } finally {
+      server.close();
+    }
   });
 });

@@ -136,10 +136,22 @@ async function call(
       { cause },
     );
   }
-  const text = await response.text();
-  const parsed = parseBody(text);
+  const parsed = parseBody(await bodyOf(response, what, api));
   if (response.status >= 200 && response.status < 300) return parsed;
   throw httpFailure(what, response.status, parsed);
+}
+
+/** The answer's body; an answer cut off (connection lost, the timeout) is as good as none. */
+async function bodyOf(response: Response, what: string, api: ApprovalApi): Promise<string> {
+  try {
+    return await response.text();
+  } catch (cause) {
+    throw new CliError(
+      `${what}: the approval API at ${api.url} broke off its answer (${reasonOf(cause)})`,
+      EXIT.unavailable,
+      { cause },
+    );
+  }
 }
 
 function parseBody(text: string): unknown {
