@@ -14,6 +14,14 @@ describe('parseSince', () => {
     expect(parseSince('250ms', NOW)).toBe(NOW - 250);
   });
 
+  it('starts a window that reaches back before 1970 at the epoch, a time a Date can hold', () => {
+    for (const long of ['20600d', '200000000d', `${'9'.repeat(400)}s`]) {
+      const since = parseSince(long, NOW);
+      expect(since, long).toBe(0);
+      expect(new Date(since).toISOString(), long).toBe('1970-01-01T00:00:00.000Z');
+    }
+  });
+
   it('reads ISO-8601 instants', () => {
     expect(parseSince('2026-03-01T11:00:00Z', NOW)).toBe(NOW - 3_600_000);
     expect(parseSince('2026-03-01T12:30:00+01:00', NOW)).toBe(NOW - 1_800_000);

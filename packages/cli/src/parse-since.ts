@@ -8,7 +8,8 @@ const ISO_INSTANT =
   /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 
 /**
- * The start of a window, in ms since the epoch: `now` minus a duration, or the instant given.
+ * The start of a window, in ms since the epoch: `now` minus a duration (at the earliest the
+ * epoch itself), or the instant given.
  *
  * @throws CliError (usage) naming the accepted forms, for anything else or an instant after `now`.
  */
@@ -17,7 +18,9 @@ export function parseSince(text: string, now: number): number {
   const duration = DURATION.exec(trimmed);
   if (duration !== null) {
     const ms = Number(duration[1]) * UNIT_MS[duration[2] as keyof typeof UNIT_MS];
-    return now - ms;
+    // A window reaching back before 1970 (or an endless one, `1e400` digits long) starts at the
+    // epoch: every record kept. Left as it is, it would be no time a Date can hold.
+    return Math.max(0, now - ms);
   }
   const instant = ISO_INSTANT.test(trimmed) ? Date.parse(trimmed) : Number.NaN;
   if (Number.isNaN(instant)) {
