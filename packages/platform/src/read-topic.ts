@@ -137,6 +137,18 @@ export interface Following {
   stop(): Promise<void>;
 }
 
+/** Options of {@link followTopic}. */
+export interface FollowTopicOptions extends ReadTopicOptions {
+  /** Where to start, ms since the epoch. Default: the call. */
+  readonly sinceMs?: number;
+  /**
+   * Told, once, when reading fails after kafkajs's retries (Kafka or the registry cannot be
+   * read); the reader does not go on by itself. Without it, kafkajs restarts the consumer when
+   * the fault is retriable, silently, and a fault that is not leaves it stopped.
+   */
+  readonly onFailure?: (error: Fault) => void;
+}
+
 /**
  * Reads every committed record of `topic` written from `sinceMs` (default: the call) on, until
  * stopped. Records written after the call are never missed: the start offsets are taken before
@@ -145,7 +157,7 @@ export interface Following {
 export async function followTopic(
   bus: Bus,
   codec: Codec,
-  options: ReadTopicOptions & { readonly sinceMs?: number },
+  options: FollowTopicOptions,
 ): Promise<Following> {
   const { topic } = options;
   const starts =
@@ -158,6 +170,14 @@ export async function followTopic(
   });
   await consumer.connect();
   consumer.onGroupJoin(() => seekAll(consumer, starts));
+  const { onFailure } = options;
+  if (onFailure !== undefined) {
+    let told = false;
+    consumer.onCrash((fault) => {
+      if (!told) onFailure(ownFault(fault));
+      told = true;
+    });
+  }
   await consumer.subscribe([topic]);
   await consumer.run(async (batch) => {
     for (const m of batch.messages) {
@@ -166,6 +186,19 @@ export async function followTopic(
     if (batch.messages.length > 0) batch.resolveOffset(batch.lastOffset());
   });
   return { stop: () => consumer.disconnect() };
+}
+
+/**
+ * The fault a crash is about: the one a record's handling threw (the registry could not be read),
+ * which kafkajs wraps once its retries are spent, else the crash's own.
+ */
+function ownFault(crash: Fault): Fault {
+  let e: unknown = crash.cause;
+  for (let depth = 0; depth < 8 && typeof e === 'object' && e !== null; depth += 1) {
+    if (e instanceof Fault) return e;
+    e = (e as { readonly cause?: unknown }).cause;
+  }
+  return crash;
 }
 
 function throwawayGroup(prefix = ''): string {

@@ -2,7 +2,7 @@
  * `toolgate tail <topic>`: every record of a gate topic from now on (or from `--since`), decoded,
  * one JSON line each, until Ctrl-C or `--max` records.
  */
-import { followTopic, type ReadRecord } from '@toolgate/platform';
+import { followTopic, type Following, type ReadRecord } from '@toolgate/platform';
 import { CliError, EXIT } from '../cli-error.js';
 import { optionalString, type Command } from '../command.js';
 import { cliErrorOf } from '../fault-exit.js';
@@ -39,9 +39,14 @@ export const tailCommand: Command = {
     const topic = resolveTopic(name, reader.topicPrefix);
     let printed = 0;
     let enough: () => void = () => undefined;
-    const done = new Promise<void>((resolve) => (enough = resolve));
+    let failed: (error: Error) => void = () => undefined;
+    const done = new Promise<void>((resolve, reject) => {
+      enough = resolve;
+      failed = reject;
+    });
+    let following: Following | undefined;
     try {
-      const following = await followTopic(reader.bus, reader.codec, {
+      following = await followTopic(reader.bus, reader.codec, {
         topic,
         groupPrefix: reader.groupPrefix,
         ...(sinceMs === undefined ? {} : { sinceMs }),
@@ -51,6 +56,9 @@ export const tailCommand: Command = {
           printed += 1;
           if (max !== undefined && printed >= max) enough();
         },
+        // Kafka or the registry could not be read, after kafkajs's retries: said and ended, not
+        // waited out in silence.
+        onFailure: failed,
       });
       const signal = io.stopSignal?.();
       signal?.addEventListener('abort', enough, { once: true });
@@ -58,6 +66,7 @@ export const tailCommand: Command = {
       await done;
       await following.stop();
     } catch (error) {
+      await following?.stop().catch(() => undefined);
       throw cliErrorOf(error, `tail ${topic}`, topic);
     } finally {
       await reader.close();
