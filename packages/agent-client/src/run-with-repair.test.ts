@@ -5,6 +5,7 @@ import {
   observationForPending,
   observationForRefusal,
   observationForResult,
+  rejecterFor,
   validateProposal,
   type Observation,
   type Proposal,
@@ -166,6 +167,36 @@ describe('runWithRepair', () => {
     });
     expect(seen.map((o) => [o.code, o.disposition])).toEqual([['truncated', 'retry']]);
     expect(asked).toEqual([]);
+  });
+
+  it('never sends an authorization refusal back to the model, whatever repair it carries', async () => {
+    const at = { proposalId: 'p-first', runId: ids.runId, requestId: ids.requestId };
+    const notAuthorized = observationForRefusal(
+      at,
+      { ok: false, rejected: rejecterFor('authorization')('not_authorized', undefined, 'policy') },
+      NOW,
+    );
+    const offers: Observation[] = [
+      { ...notAuthorized, repair: { attempt: 1, remaining: 1, prompt: 'Ask for another tenant.' } },
+      {
+        ...notAuthorized,
+        disposition: 'repair',
+        repair: { attempt: 1, remaining: 1, prompt: 'x' },
+      },
+    ];
+    for (const offer of offers) {
+      const { model, asked } = scriptedModel(FIXED);
+      const client: RepairClient = { call: () => Promise.resolve(offer) };
+      const seen = await runWithRepair({
+        client,
+        model,
+        first: MALFORMED,
+        adapter: fromActionText,
+        ids,
+      });
+      expect(seen).toEqual([offer]);
+      expect(asked).toEqual([]);
+    }
   });
 
   it("keeps to a budget smaller than the gate's, leaving the offer untaken", async () => {

@@ -5,7 +5,12 @@
  * spent. The gate keeps the budget too: it refuses `attempt > budget` as
  * `limits/repair_budget_exhausted` whatever a client does.
  */
-import { DEFAULT_REPAIR_BUDGET, type Observation, type Proposal } from '@toolgate/shared';
+import {
+  DEFAULT_REPAIR_BUDGET,
+  isRepairableStage,
+  type Observation,
+  type Proposal,
+} from '@toolgate/shared';
 import type { AgentClient, CallOptions } from './agent-client.js';
 import type { ProposalAdapter, ProposalIds } from './proposal-ids.js';
 
@@ -34,8 +39,9 @@ export interface RepairLoopOptions<R> {
 }
 
 /**
- * Submits every call of `first` in turn and follows each through its corrections. A refused call
- * whose observation offers a repair, with `attempt < budget`, is sent back to `model`; the first
+ * Submits every call of `first` in turn and follows each through its corrections. A call refused
+ * for repair at a rung whose refusals may be reworded (representation, schema, semantics) whose
+ * observation offers a repair, with `attempt < budget`, is sent back to `model`; the first
  * call of its reply is submitted with a new proposalId, the same runId and requestId,
  * `repairOf` = the refused proposalId and `attempt` + 1. A call ends when its observation offers
  * no repair, when the budget is spent, or when the model's reply holds no call.
@@ -69,10 +75,23 @@ async function follow<R>(
     const observation = await options.client.call(proposal, callOptions);
     seen.push(observation);
     const attempt = proposal.attempt ?? 0;
-    if (observation.repair === undefined || attempt >= budget) return;
-    const reply = await options.model(observation.repair.prompt, attempt + 1);
+    const prompt = repairPrompt(observation);
+    if (prompt === undefined || attempt >= budget) return;
+    const reply = await options.model(prompt, attempt + 1);
     proposal = correction(reply, proposal, options);
   }
+}
+
+/**
+ * The correction prompt of a refusal for repair at a rung whose refusals may be reworded; else
+ * undefined. The gate offers nothing else, and the loop does not take on trust an offer that says
+ * otherwise: rewording must never change what the runtime permits (DESIGN §1), so an authorization
+ * or precondition refusal, or a passed call, goes back to no model whatever it carries.
+ */
+function repairPrompt(o: Observation): string | undefined {
+  const repairable = o.stage !== undefined && isRepairableStage(o.stage);
+  const refusedForRepair = o.outcome === 'rejected' && o.disposition === 'repair';
+  return repairable && refusedForRepair ? o.repair?.prompt : undefined;
 }
 
 /** The first call of the model's reply, linked to `refused`; undefined when it holds none. */
