@@ -31,7 +31,10 @@ export interface Deployment {
   readonly objects?: () => ObjectStore;
   /** Overrides of the default ceilings (DESIGN §7). */
   readonly ceilings?: Partial<Ceilings>;
-  /** How long a pending confirmation waits for a person, in seconds. Default 1800. */
+  /**
+   * How long a pending confirmation waits for a person, in whole seconds from 1 to 604800 (7
+   * days); anything else is refused at start. Default 1800.
+   */
   readonly confirmationTtlSeconds?: number;
 }
 

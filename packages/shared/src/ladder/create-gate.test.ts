@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../auth/index.js';
 import { CeilingsConfigError } from '../limits/index.js';
 import type { ToolSpec } from '../tool-spec.js';
 import { ToolDefinitionError } from '../tools/index.js';
@@ -60,5 +61,24 @@ describe('createGate', () => {
     expect(() => createGate(deployment({ ceilings: { toolTimeoutMs: 0 } }))).toThrow(
       CeilingsConfigError,
     );
+  });
+
+  it('refuses to start with a confirmation TTL that is not whole seconds from 1 to a week', () => {
+    const bad = [0, -60, 1.5, 0.0005, Number.NaN, Infinity, 30 * 60 * 1000, '1800', 10n];
+    for (const confirmationTtlSeconds of bad as number[]) {
+      expect(
+        () => createGate(deployment({ confirmationTtlSeconds })),
+        `${confirmationTtlSeconds}`,
+      ).toThrow(ConfigError);
+    }
+    expect(() => createGate(deployment({ confirmationTtlSeconds: 0 }))).toThrow(
+      /confirmationTtlSeconds must be an integer from 1 to 604800, got 0/,
+    );
+  });
+
+  it('takes a whole number of seconds up to a week as the confirmation TTL', () => {
+    for (const confirmationTtlSeconds of [1, 1800, 7 * 24 * 60 * 60]) {
+      expect(() => createGate(deployment({ confirmationTtlSeconds }))).not.toThrow();
+    }
   });
 });

@@ -3,8 +3,9 @@
  * parses policies and prepares the session verifier. Throws a configuration error (listing every problem)
  * at start-up; never later.
  */
-import { createSessionVerifier } from '../auth/index.js';
+import { ConfigError, createSessionVerifier } from '../auth/index.js';
 import { loadPolicySet } from '../authz/index.js';
+import { confirmationTtlProblems } from '../confirmation/index.js';
 import type { Deployment } from '../deployment.js';
 import { resolveCeilings } from '../limits/index.js';
 import { createToolRegistry } from '../tools/index.js';
@@ -21,6 +22,10 @@ export function createGate(
   deployment: Deployment,
   options: { readonly objects?: ObjectStore } = {},
 ): Gate {
+  // Read by the confirm stage only when a call needs a person: checked here, so that a bad value
+  // stops every process at start instead of failing each such call.
+  const ttlProblems = confirmationTtlProblems(deployment.confirmationTtlSeconds);
+  if (ttlProblems.length > 0) throw new ConfigError('deployment', ttlProblems);
   // Ceilings first: every tool is loaded under them (a tool's timeout and output ceiling).
   const ceilings = resolveCeilings(deployment.ceilings ?? {});
   return {
