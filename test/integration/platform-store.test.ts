@@ -655,6 +655,19 @@ describe('pending confirmations', () => {
     expect(later.unreadable.map((u) => u.member)).not.toContain(member);
   });
 
+  it('drops the tenant index entry of a confirmation that is gone, so it does not crowd the list', async () => {
+    const tenant = `t-${uid()}`;
+    const [lost, live] = [`conf-${uid()}`, `conf-${uid()}`];
+    await store.parkConfirmation(pending(lost, tenant, -1), 1, PARKER);
+    await store.parkConfirmation(pending(live, tenant), TTL, PARKER);
+    // Its JSON outlived the expiry by the grace and no sweep came meanwhile (the stage was down).
+    await admin.del(store.keys.confirmation(tenant, lost));
+    const claim = await store.claimExpiredConfirmations(NOW, 1000, 1000);
+    expect(claim.claimed.map((p) => p.confirmationId)).not.toContain(lost);
+    expect(await admin.zscore(store.keys.confirmationsByTenant(tenant), lost)).toBeNull();
+    expect((await store.listPending(tenant, 1)).map((p) => p.confirmationId)).toEqual([live]);
+  });
+
   it('lets either the approval or the sweeper have an expired confirmation, never both', async () => {
     const ids = Array.from({ length: 20 }, () => `conf-${uid()}`);
     for (const id of ids) await store.parkConfirmation(pending(id, 'acme', -1), 1, PARKER);

@@ -230,9 +230,10 @@ return json`,
 /**
  * Claims up to `limit` confirmations whose expiry (or earlier lease) has passed: each becomes
  * `swept` (no approval can take it any more), leaves its tenant index and is re-scored to the lease
- * end. Entries that are gone, taken or finished are dropped. Returns each claimed entry's index
- * member and pending JSON, one after the other. KEYS: expiry. ARGV: now ms, lease end ms, limit,
- * key prefix.
+ * end. Entries that are gone, taken or finished are dropped from both indexes: one whose JSON
+ * outlived its grace before a sweep came would otherwise stay in its tenant index for good, at
+ * the head of every listing. Returns each claimed entry's index member and pending JSON, one after
+ * the other. KEYS: expiry. ARGV: now ms, lease end ms, limit, key prefix.
  */
 export const CLAIM_EXPIRED_CONFIRMATIONS = script(
   'claim_expired_confirmations',
@@ -250,6 +251,7 @@ for _, member in ipairs(members) do
     out[#out + 1] = member
     out[#out + 1] = found[1]
   else
+    redis.call('ZREM', ARGV[4] .. 'conf-by-tenant:' .. tag, id)
     redis.call('ZREM', KEYS[1], member)
   end
 end
