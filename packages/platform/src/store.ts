@@ -321,7 +321,8 @@ export interface Store {
    * STORED confirmation when `parkerToken` parked it before and it still waits (the same message
    * delivered again after a crash: publish the same request again); undefined when it exists
    * otherwise (parked by another message, a duplicate, or decided: publish nothing). Use a token
-   * that is stable across redelivery: the message's coordinates.
+   * that is stable across redelivery and names no other message: the message's coordinates and a
+   * digest of its bytes.
    */
   parkConfirmation(
     pending: PendingConfirmation,
@@ -341,8 +342,8 @@ export interface Store {
   /**
    * Single use: the waiting confirmation for the one approval that takes it; the same
    * `takerToken` gets it again (a retry after a lost reply; use the approval message's
-   * coordinates); else undefined (decided, claimed by the expiry sweeper, unknown, or another
-   * tenant's).
+   * coordinates and a digest of its bytes and session); else undefined (decided, claimed by the
+   * expiry sweeper, unknown, or another tenant's).
    */
   takeConfirmation(
     tenant: string,

@@ -2,7 +2,7 @@
  * One authorized envelope: integrity → tool → confirmation plan. No person needed → the cleared
  * envelope. Needed → check the confirmation request the card makes (a card the confirmations
  * topic cannot carry refuses the call with `invalid_card`), park the pending confirmation in
- * Redis (once per message, by its coordinates), then publish the confirmation request (keyed by
+ * Redis (once per message, by its token), then publish the confirmation request (keyed by
  * tenant), the non-terminal `pending_confirmation` observation and its audit event. The stage
  * never waits for the person: approvals arrive later as events.
  */

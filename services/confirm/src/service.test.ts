@@ -471,6 +471,31 @@ describe('the confirm stage on Kafka', () => {
       expect(valueOf(second[0])).toMatchObject({ code: 'already_decided', outcome: null });
     });
 
+    it('does not let another record at the same coordinates finish a call a person rejected', async () => {
+      // alice rejects; the first delivery takes the confirmation (its transaction then fails).
+      const { request, id } = await parked(h, refund('p-offset-reuse', 'run-p-offset-reuse'));
+      const digest = request.value['digest'] as string;
+      const rejected: Approval = { confirmationId: id, decision: 'reject', digest };
+      const first = approvalAt(h, '7031', rejected, await h.session(USERS.alice));
+      const ended = await createApprovalHandler(stageDeps(h))(first);
+      expect(valueOf(ended[0])).toMatchObject({ code: 'rejected_by_human' });
+      // The approvals topic is recreated (or the cluster fails over to a mirror), so offsets
+      // restart, and a record that nobody signed lands at the same partition and offset.
+      const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+      const claims = { sub: 'mallory', tenant: 'acme', roles: ['approver'], aud: 'toolgate' };
+      const unsigned = `${b64({ alg: 'none' })}.${b64(claims)}.`;
+      const forged: Approval = { confirmationId: id, decision: 'approve', digest };
+      const out = await createApprovalHandler(stageDeps(h))(
+        approvalAt(h, '7031', forged, unsigned),
+      );
+      expect(out.map((o) => o.topic)).toEqual([h.topic('audit')]);
+      expect(valueOf(out[0])).toMatchObject({ code: 'invalid_session', outcome: null });
+      expect((await h.gate.runtime.store.readConfirmation('acme', id))?.state).toBe('taken');
+      // The record that took it, delivered again, still ends the call.
+      const again = await createApprovalHandler(stageDeps(h))(first);
+      expect(valueOf(again[0])).toMatchObject({ code: 'rejected_by_human' });
+    });
+
     it('clears the call after the session keys rotated meanwhile', async () => {
       const { msg } = await takenBy('p-resume-rotated', '7011');
       const rotated = createSessionVerifier({ secret: 'a-rotated-secret-that-signed-nothing-yet' });

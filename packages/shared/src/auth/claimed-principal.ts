@@ -3,8 +3,9 @@
  * expiry. The approvals consumer uses it for one thing: to find the confirmation that the very
  * message carrying the token took on an earlier delivery, so that it can finish it after the
  * token expired or the session keys rotated. The proof is the take, not the token: a
- * confirmation is taken by a message's coordinates only after a delivery of that message verified
- * its token, and the record at one offset never changes, so these are the bytes that verified.
+ * confirmation is taken by a message's token (its coordinates and a digest of its value and
+ * session header) only after a delivery of that message verified its session, so only the bytes
+ * that verified can find it again, even where offsets restart (a recreated topic, a mirror).
  */
 import { decodeJwt } from 'jose';
 import { principalFromClaims } from './principal-from-claims.js';
