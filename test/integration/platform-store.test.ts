@@ -613,6 +613,15 @@ describe('pending confirmations', () => {
     expect(await store.listPending(`t-${uid()}`, 10)).toEqual([]);
   });
 
+  it("lists the rest of a tenant's waiting confirmations when one of them cannot be read", async () => {
+    const tenant = `t-${uid()}`;
+    const [bad, good] = [`conf-${uid()}`, `conf-${uid()}`];
+    await store.parkConfirmation(pending(bad, tenant, 1000), 1000, PARKER);
+    await store.parkConfirmation(pending(good, tenant), TTL, PARKER);
+    await admin.hset(store.keys.confirmation(tenant, bad), 'json', 'not json at all');
+    expect((await store.listPending(tenant, 10)).map((p) => p.confirmationId)).toEqual([good]);
+  });
+
   it('sweeps only expired confirmations, which no approval can take any more', async () => {
     const [expired, waiting] = [`conf-${uid()}`, `conf-${uid()}`];
     await store.parkConfirmation(pending(expired, 'acme', -1), 1, PARKER);

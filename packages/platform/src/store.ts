@@ -350,7 +350,10 @@ export interface Store {
     confirmationId: string,
     takerToken: string,
   ): Promise<PendingConfirmation | undefined>;
-  /** Up to `limit` of the tenant's waiting confirmations, soonest expiry first. */
+  /**
+   * Up to `limit` of the tenant's waiting confirmations, soonest expiry first; one whose JSON
+   * cannot be read is left out.
+   */
   listPending(tenant: string, limit: number): Promise<PendingConfirmation[]>;
   /** Like {@link Store.claimExpiredCommands}; a claimed confirmation can no longer be taken. */
   claimExpiredConfirmations(
@@ -900,6 +903,13 @@ function confirmationOperations(conn: Connection, keys: StoreKeys, graceMs: numb
     const [json, state] = await conn.run('read_confirmation', (r) => r.hmget(k, 'json', 'state'));
     return state === 'waiting' ? read(json, k) : undefined;
   };
+  // One entry that cannot be read must not hide the rest from every approver of its tenant: a
+  // listing skips it; the expiry sweeper reports it and drops it from the indexes.
+  const listed = (k: string) =>
+    waiting(k).catch((error: unknown) => {
+      if (error instanceof Fault && error.code === STORE_FAULTS.corrupt) return undefined;
+      throw error;
+    });
   return {
     async parkConfirmation(pending: PendingConfirmation, ttlMs: number, parkerToken: string) {
       checkCount('confirmation TTL (ms)', ttlMs, 1);
@@ -931,7 +941,7 @@ function confirmationOperations(conn: Connection, keys: StoreKeys, graceMs: numb
       checkCount('limit', limit, 1, MAX_BATCH);
       const index = keys.confirmationsByTenant(tenant);
       const ids = await conn.run('list_pending', (r) => r.zrange(index, 0, limit - 1));
-      const found = await Promise.all(ids.map((id) => waiting(keys.confirmation(tenant, id))));
+      const found = await Promise.all(ids.map((id) => listed(keys.confirmation(tenant, id))));
       return found.filter((p): p is PendingConfirmation => p !== undefined);
     },
     async claimExpiredConfirmations(nowMs: number, leaseMs: number, limit: number) {
