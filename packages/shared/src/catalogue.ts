@@ -294,6 +294,11 @@ export const REJECTION_CODES = {
       'The same call is already being processed. Wait for its result.',
       'A concurrent duplicate; it resolves itself.',
     ),
+    replay_expired: spec(
+      'retry',
+      'The earlier outcome of this call is no longer kept. Propose the call again.',
+      'A retry of a finished call was authorized as a replay (no preconditions, no confirmation), and by execute its stored outcome was gone: its retention ended, or Redis lost its data. Nothing ran; proposed again, the call climbs every rung.',
+    ),
   },
   execution: {
     timeout_outcome_unknown: spec(

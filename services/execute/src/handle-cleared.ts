@@ -176,6 +176,16 @@ async function decideKey(
 }> {
   const { tenant } = c.context;
   const token = c.proposalId;
+  if (c.replay === true) {
+    // Authorized as a retry of a settled call, so its preconditions and confirmation were
+    // skipped: it may only replay the stored outcome, never claim the key.
+    const found = await deps.store.getRecord(tenant, command.idempotencyKey);
+    release();
+    return {
+      decided: decideIdempotency(found, digest, token, { replayOnly: true }),
+      record: found,
+    };
+  }
   const claim = { digest, state: 'claimed', token, commandId: command.commandId } as const;
   const pending = pendingCommandOf(command, token, digest, claimedBy);
   const claiming = deps.store.claimWithPending(

@@ -356,6 +356,38 @@ describe('the execute stage on Kafka: idempotency', () => {
   });
 });
 
+describe('the execute stage on Kafka: a retry whose stored outcome is gone', () => {
+  it('refuses a call authorized as a replay when its record is gone, and claims nothing', async () => {
+    const ids = (proposalId: string): ProposalIds => ({
+      proposalId,
+      runId: 'run-gone',
+      requestId: 'req-gone',
+      callId: 'call-gone',
+    });
+    const args = { invoice_id: 'inv_481', status: 'approved' };
+    const built = await feeder.build(alice, openaiChat(ids('p-gone-2'), 'approve_invoice', args));
+    // Authorize saw the first call's settled record, so it skipped preconditions and
+    // confirmation; by execute the record was gone (its retention ended, Redis lost its data).
+    const retry: ClearedEnvelope = { ...built, replay: true };
+    await feeder.send(retry);
+
+    const refused = await terminalOf(h, 'p-gone-2');
+    expect(refused).toMatchObject({
+      outcome: 'rejected',
+      stage: 'idempotency',
+      code: 'replay_expired',
+      disposition: 'retry',
+    });
+    expectNoLeak(refused, retry);
+    expect(await commandsOf(retry)).toEqual([]);
+    expect(auditsOf('p-gone-2', 'command_issued')).toEqual([]);
+    // Nothing claimed the key: the call proposed again climbs every rung and claims it then.
+    await feeder.feed(alice, openaiChat(ids('p-gone-3'), 'approve_invoice', args));
+    expect(await terminalOf(h, 'p-gone-3')).toMatchObject({ outcome: 'result' });
+    expect(await commandsOf(retry)).toHaveLength(1);
+  });
+});
+
 describe('the execute stage on Kafka: a proposal sent again', () => {
   it('publishes no second command when a proposal arrives again under its id while its call runs', async () => {
     worker.plan('run-again', (c) =>

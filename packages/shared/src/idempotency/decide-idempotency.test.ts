@@ -26,6 +26,24 @@ describe('decideIdempotency', () => {
     });
   });
 
+  it('never claims for a call authorized as a replay: no record left is replay_expired', () => {
+    const replayOnly = { replayOnly: true };
+    expect(decideIdempotency(undefined, 'd1', 'mine', replayOnly)).toMatchObject({
+      ok: false,
+      stage: 'idempotency',
+      code: 'replay_expired',
+      disposition: 'retry',
+    });
+    expect(decideIdempotency(record(), 'd1', 'mine', replayOnly)).toEqual({
+      ok: true,
+      value: { action: 'replay', outcome },
+    });
+    expect(decideIdempotency(claimed('theirs'), 'd1', 'mine', replayOnly)).toMatchObject({
+      ok: false,
+      code: 'in_flight',
+    });
+  });
+
   it('refuses a key reused for a different command as a conflict', () => {
     const d = decideIdempotency(record({ digest: 'd0' }), 'd1', 'mine');
     expect(d).toMatchObject({

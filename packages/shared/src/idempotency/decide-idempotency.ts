@@ -55,9 +55,19 @@ export type IdempotencyAction =
 /** Replayed when a finished record lost its outcome: the truthful answer is "we do not know". */
 const OUTCOME_LOST: StoredOutcome = { outcome: 'unknown_outcome', observation: {} };
 
+/** How the call reached the idempotency rung. */
+export interface IdempotencyOptions {
+  /**
+   * The call was authorized as a replay of a settled one (`AuthorizedProposal.replay`): its
+   * preconditions and confirmation were skipped because the record held its outcome. Without a
+   * record it must not claim the key, since that would run a command nothing confirmed.
+   */
+  readonly replayOnly?: boolean;
+}
+
 /**
  * The idempotency rung: what to do with a key, given the record found under it (or none).
- * In order: no record → `claim`; another digest → `conflict` (deny); my own token → `proceed`
+ * In order: no record → `claim`, or `replay_expired` (retry) for a call authorized as a replay; another digest → `conflict` (deny); my own token → `proceed`
  * while the record is `claimed`, `settled` once it is `done` or `unknown` (never a second command
  * for a call that ended); `done` or `unknown` → `replay` the stored outcome; claimed under another
  * token → `in_flight` (retry). A finished record without a stored outcome replays
@@ -71,7 +81,15 @@ export function decideIdempotency(
   record: IdempotencyRecord | undefined,
   digest: string,
   myToken: string,
+  options: IdempotencyOptions = {},
 ): Decision<IdempotencyAction, 'idempotency'> {
+  if (record === undefined && options.replayOnly === true) {
+    return reject(
+      'replay_expired',
+      undefined,
+      'authorized as a replay of a settled call, but the key holds no record any more',
+    );
+  }
   if (record === undefined) return accept({ action: 'claim' });
   if (record.digest !== digest) {
     return reject(

@@ -121,7 +121,9 @@ async function climb(
   if (plan.needed) return accept({ kind: 'confirm', card: plan.card, digest: plan.digest });
   const { key, digest } = identityOf(authorized.value);
   const token = `evaluate:${v.proposalId}`;
-  const decided = decideIdempotency(state.idempotency.get(key), digest, token);
+  const decided = decideIdempotency(state.idempotency.get(key), digest, token, {
+    replayOnly: authorized.value.replay === true,
+  });
   if (!decided.ok) return refusal(decided);
   // `settled`: the same proposal evaluated again after its call ended; it gets the stored command.
   if (decided.value.action === 'replay' || decided.value.action === 'settled') {
