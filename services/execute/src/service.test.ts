@@ -76,6 +76,16 @@ function expectNoLeak(observation: Record<string, unknown>, envelope?: ClearedEn
   if (envelope !== undefined) expect(message).not.toContain(identityOf(envelope).key.slice(0, 12));
 }
 
+/** The ids of one call's proposals: run, request and call named after `name`. */
+const callIdsOf =
+  (name: string) =>
+  (proposalId: string): ProposalIds => ({
+    proposalId,
+    runId: `run-${name}`,
+    requestId: `req-${name}`,
+    callId: `call-${name}`,
+  });
+
 const MARKED = /^<<<tool_output id=([0-9a-f]{16})>>>\n[\s\S]*\n<<<end_tool_output id=\1>>>$/;
 
 describe('the execute stage on Kafka: commands and results', () => {
@@ -268,12 +278,7 @@ describe('the execute stage on Kafka: idempotency', () => {
       status: 'ok',
       output: { invoice: 'inv_481', status: 'rejected' },
     }));
-    const ids = (proposalId: string): ProposalIds => ({
-      proposalId,
-      runId: 'run-dup',
-      requestId: 'req-dup',
-      callId: 'call-dup',
-    });
+    const ids = callIdsOf('dup');
     const args = { invoice_id: 'inv_481', status: 'rejected' };
     const first = await feeder.feed(alice, openaiChat(ids('p-dup-1'), 'approve_invoice', args));
     const original = await terminalOf(h, 'p-dup-1');
@@ -324,12 +329,7 @@ describe('the execute stage on Kafka: idempotency', () => {
 
   it('refuses a submission of the same call while the first is in flight, then ends the first', async () => {
     worker.plan('run-busy', () => undefined);
-    const ids = (proposalId: string): ProposalIds => ({
-      proposalId,
-      runId: 'run-busy',
-      requestId: 'req-busy',
-      callId: 'call-busy',
-    });
+    const ids = callIdsOf('busy');
     const args = { invoice_id: 'inv_482', status: 'rejected' };
     const first = await feeder.feed(alice, openaiChat(ids('p-busy-1'), 'approve_invoice', args));
     const [command] = await worker.waitFor('run-busy');
@@ -358,12 +358,7 @@ describe('the execute stage on Kafka: idempotency', () => {
 
 describe('the execute stage on Kafka: a retry whose stored outcome is gone', () => {
   it('refuses a call authorized as a replay when its record is gone, and claims nothing', async () => {
-    const ids = (proposalId: string): ProposalIds => ({
-      proposalId,
-      runId: 'run-gone',
-      requestId: 'req-gone',
-      callId: 'call-gone',
-    });
+    const ids = callIdsOf('gone');
     const args = { invoice_id: 'inv_481', status: 'approved' };
     const built = await feeder.build(alice, openaiChat(ids('p-gone-2'), 'approve_invoice', args));
     // Authorize saw the first call's settled record, so it skipped preconditions and
