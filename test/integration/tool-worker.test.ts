@@ -54,6 +54,10 @@ const logger = recordingLogger();
 /** Handler calls by command id, and the attempt each call was told. */
 const calls = new Map<string, number[]>();
 const sawAbort = new Set<string>();
+/** Changes made by handlers, by command id: what a retry must not be told did not happen. */
+const applied = new Set<string>();
+/** How far the worker's clock runs ahead of the real one, in ms. */
+let clockAheadMs = 0;
 
 const count = (c: Command, attempt: number) =>
   calls.set(c.commandId, [...(calls.get(c.commandId) ?? []), attempt]);
@@ -83,6 +87,23 @@ const TOOLS: ToolHandlers = {
     }
     return Promise.resolve(toolOk({ attempt }));
   },
+  applies_then_faults: (c, { attempt }) => {
+    count(c, attempt);
+    if (attempt > 1) return Promise.resolve(toolOk({ applied: applied.has(c.commandId) }));
+    applied.add(c.commandId);
+    // The change is made; the reply is lost, and the redelivery comes after the deadline.
+    clockAheadMs = Date.parse(c.deadline) - Date.now() + 60_000;
+    return Promise.reject(new Fault('redis_unavailable', 'injected', { retriable: true }));
+  },
+  faults_after_deadline: (c, { signal, attempt }) => {
+    count(c, attempt);
+    return new Promise((_, reject) => {
+      signal.addEventListener('abort', () => {
+        applied.add(c.commandId);
+        reject(new Fault('redis_unavailable', 'injected', { retriable: true }));
+      });
+    });
+  },
   broken: (c, { attempt }) => {
     count(c, attempt);
     return Promise.reject(new Error('boom: db at 10.0.0.7\n    at handler (/srv/tool.js:1:1)'));
@@ -100,6 +121,7 @@ beforeAll(async () => {
     logger,
     abortGraceMs: 300,
     retry: { initialMs: 50, maxMs: 200 },
+    now: () => new Date(Date.now() + clockAheadMs),
   });
   harness = await startCommandHarness(kafka, ns, [...Object.keys(TOOLS), 'restartable']);
   await eventually(60_000, 'the worker to join its group', () => Promise.resolve(worker.ready()));
@@ -199,15 +221,51 @@ describe('startToolWorker: deadlines', () => {
     expect(Date.parse(result?.completedAt ?? '')).toBeGreaterThanOrEqual(Date.parse(c.deadline));
   });
 
-  it('abandons a handler that ignores the abort after the grace, and moves on', async () => {
+  it('abandons a handler that ignores the abort after the grace, and says its effect is unknown', async () => {
     const c = command('stubborn', { deadline: new Date(Date.now() + 2_000).toISOString() });
     await produce(c);
     const [result] = await resultsOf(c.commandId);
-    expect(result).toMatchObject({ status: 'error', error: { code: 'deadline_exceeded' } });
+    expect(result).toMatchObject({
+      status: 'error',
+      error: { code: 'outcome_unknown', message: WORKER_ERRORS.outcome_unknown },
+    });
     const warned = logger.lines.filter((l) => l.fields['commandId'] === c.commandId);
     expect(warned.map((l) => l.message)).toContain(
       'the handler ignored the deadline and was abandoned; its effect is unknown',
     );
+  });
+
+  it('says the effect is unknown for a resumed command read past its deadline, not that it was not done', async () => {
+    const c = command('applies_then_faults', {
+      deadline: new Date(Date.now() + 30_000).toISOString(),
+    });
+    try {
+      await produce(c);
+      const [result] = await resultsOf(c.commandId);
+      expect(applied.has(c.commandId)).toBe(true);
+      expect(calls.get(c.commandId)).toEqual([1]);
+      expect(result).toMatchObject({
+        status: 'error',
+        error: { code: 'outcome_unknown', message: WORKER_ERRORS.outcome_unknown },
+      });
+      expect(await worker.outcome('acme', c.idempotencyKey)).toMatchObject({
+        state: 'done',
+        attempts: 2,
+        result,
+      });
+    } finally {
+      clockAheadMs = 0;
+    }
+  });
+
+  it('says the effect is unknown for a handler that faults after the deadline fired', async () => {
+    const c = command('faults_after_deadline', {
+      deadline: new Date(Date.now() + 2_000).toISOString(),
+    });
+    await produce(c);
+    const [result] = await resultsOf(c.commandId);
+    expect(applied.has(c.commandId)).toBe(true);
+    expect(result).toMatchObject({ status: 'error', error: { code: 'outcome_unknown' } });
   });
 });
 

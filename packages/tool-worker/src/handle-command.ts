@@ -111,7 +111,11 @@ async function settle(command: Command, deps: CommandHandlerDeps): Promise<ToolR
   }
 }
 
-/** Runs the handler unless the deadline has passed; never throws but a retriable Fault. */
+/**
+ * Runs the handler unless the deadline has passed; never throws but a retriable Fault. Past the
+ * deadline, `deadline_exceeded` says the change was not made, so it is answered only when that is
+ * known: a first delivery not run, or a handler that stopped at the signal; else `outcome_unknown`.
+ */
 async function execute(
   command: Command,
   attempt: number,
@@ -124,7 +128,8 @@ async function execute(
   const msLeft = deadline.getTime() - deps.now().getTime();
   if (msLeft <= 0) {
     logger.info({ ...log, deadline: command.deadline }, 'not running: past the deadline');
-    return workerError('deadline_exceeded');
+    // A resumed command's earlier delivery ran the handler: its change may have been made.
+    return workerError(attempt > 1 ? 'outcome_unknown' : 'deadline_exceeded');
   }
   const now = () => deps.now();
   const context = (signal: AbortSignal) => ({ signal, deadline, attempt, now });
@@ -151,6 +156,15 @@ function outcomeOf(
       return checked.outcome;
     }
     case 'threw':
+      if (end.aborted && isRetriable(end.error)) {
+        // Not a stop at the signal: a dependency failed, maybe after the change was made, and
+        // delivering it again past the deadline would not run the handler to find out.
+        logger.warn(
+          { ...log, err: describeError(end.error) },
+          'the handler faulted after the deadline; its effect is unknown',
+        );
+        return workerError('outcome_unknown');
+      }
       if (end.aborted) {
         logger.info(log, 'the handler stopped at the deadline');
         return workerError('deadline_exceeded');
@@ -161,7 +175,7 @@ function outcomeOf(
       return workerError('handler_error');
     case 'abandoned':
       logger.warn(log, 'the handler ignored the deadline and was abandoned; its effect is unknown');
-      return workerError('deadline_exceeded');
+      return workerError('outcome_unknown');
   }
 }
 

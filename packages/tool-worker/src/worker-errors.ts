@@ -7,8 +7,17 @@
 
 /** Worker error codes and their messages. */
 export const WORKER_ERRORS = {
-  /** Not run: the deadline had passed when the command was read; or aborted at the deadline. */
+  /**
+   * Not done: the deadline had passed when the command was first read, or the handler stopped at
+   * the deadline's signal (handlers check it right before their side effect).
+   */
   deadline_exceeded: 'The command was not completed before its deadline.',
+  /**
+   * Past the deadline, and nobody can say whether the change was made: an earlier delivery of the
+   * command ran the handler and recorded nothing (a crash, a retriable fault), or the handler
+   * ignored the signal and was abandoned, or it faulted after the signal fired.
+   */
+  outcome_unknown: 'The command may or may not have taken effect before its deadline.',
   /** The handler threw something other than a retriable fault: a bug in the tool. */
   handler_error: 'The tool failed while running the command.',
   /** The command broke the commands schema, or named another tool than its topic's. */
