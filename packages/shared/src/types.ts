@@ -133,6 +133,13 @@ export interface ToolResult {
   readonly completedAt: string;
 }
 
+/**
+ * The ToolResult error code by which a tool says it cannot tell whether the command took effect
+ * (resumed past its deadline, abandoned, failed after the deadline): the execute stage ends the
+ * call as `unknown_outcome`, as for a tool that never answered, never as a definite error.
+ */
+export const TOOL_OUTCOME_UNKNOWN = 'outcome_unknown';
+
 /** Observation outcomes; all but `pending_confirmation` are terminal. */
 export const OUTCOMES = [
   'result',

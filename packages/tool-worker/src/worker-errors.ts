@@ -2,8 +2,9 @@
  * The error codes a tool worker itself answers with (as opposed to a handler's own codes, such as
  * `stale_object`), each with the short message the ToolResult carries. They are codes of a
  * ToolResult's `error`, not rejection codes of the gate: the execute stage turns an error result
- * into its own `execution` refusal.
+ * into its own `execution` refusal, except `outcome_unknown`, which it ends as unknown.
  */
+import { TOOL_OUTCOME_UNKNOWN } from '@toolgate/shared';
 
 /** Worker error codes and their messages. */
 export const WORKER_ERRORS = {
@@ -17,7 +18,7 @@ export const WORKER_ERRORS = {
    * command ran the handler and recorded nothing (a crash, a retriable fault), or the handler
    * ignored the signal and was abandoned, or it faulted after the signal fired.
    */
-  outcome_unknown: 'The command may or may not have taken effect before its deadline.',
+  [TOOL_OUTCOME_UNKNOWN]: 'The command may or may not have taken effect before its deadline.',
   /** The handler threw something other than a retriable fault: a bug in the tool. */
   handler_error: 'The tool failed while running the command.',
   /** The command broke the commands schema, or named another tool than its topic's. */

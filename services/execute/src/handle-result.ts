@@ -21,8 +21,10 @@ import {
   observationForCheckedResult,
   observationForResult,
   observationForToolError,
+  observationForUnknown,
   rejecterFor,
   storedOutcomeOf,
+  TOOL_OUTCOME_UNKNOWN,
   type IdempotencyRecord,
   type MessageChecker,
   type Observation,
@@ -185,6 +187,12 @@ function endingOf(deps: ResultDeps, result: ToolResult, p: PendingCommand, now: 
   };
   if (result.status === 'error') {
     const error = result.error ?? { code: 'unknown', message: '' };
+    if (error.code === TOOL_OUTCOME_UNKNOWN) {
+      // The tool cannot say whether it acted: a definite error would be replayed to a retry.
+      const detail = `the tool cannot tell whether it acted: ${error.message}`;
+      const rejected = rejectExecution('timeout_outcome_unknown', undefined, detail);
+      return { observation: observationForUnknown(ids, now), rejected };
+    }
     const rejected = rejectExecution('tool_error', undefined, `${error.code}: ${error.message}`);
     // The tool's own words reach the model only through the result rung, like any output.
     const shown = checkResult(error.message, { maxBytes: tool.resultMaxBytes });

@@ -22,6 +22,7 @@ import {
   createMessageChecker,
   IDEMPOTENCY_RETENTION_SECONDS,
   MAX_TOOL_TIMEOUT_MS,
+  TOOL_OUTCOME_UNKNOWN,
   type ToolResult,
 } from '@toolgate/shared';
 import deployment from '../../../examples/billing/toolgate.config.js';
@@ -84,13 +85,13 @@ function sweepAt(nowMs: number, sent: Outgoing[][] | 'fail'): Promise<number> {
 }
 
 /** The tool's result for `p`, as read from the results topic at `offset`. */
-function resultFor(p: PendingCommand, offset: string): Incoming {
+function resultFor(p: PendingCommand, offset: string, code = 'deadline_exceeded'): Incoming {
   const value: ToolResult = {
     commandId: p.commandId,
     idempotencyKey: p.idempotencyKey,
     runId: p.runId,
     status: 'error',
-    error: { code: 'deadline_exceeded', message: 'gave up' },
+    error: { code, message: 'gave up' },
     completedAt: new Date(DEADLINE + 500).toISOString(),
   };
   return {
@@ -266,5 +267,32 @@ describe('the deadline sweeper and a result in its lease', () => {
       await redis.del(store.keys.pendingCommand(bad));
       redis.disconnect();
     }
+  });
+
+  it('ends a command whose tool cannot tell whether it acted as unknown, before or after a sweep', async () => {
+    const first = await issue('cmd-unknown-first');
+    const handle = createResultHandler(
+      depsAt(DEADLINE + 500),
+      createMessageChecker(),
+      new CommandsInFlight(),
+    );
+    const ended = await handle(resultFor(first, '9', TOOL_OUTCOME_UNKNOWN));
+    expect(published(ended)).toEqual(['observation unknown_outcome', 'audit result']);
+    const recorded = await store.getRecord(first.tenant, first.idempotencyKey);
+    expect(recorded?.outcome?.outcome).toBe('unknown_outcome');
+
+    // After the sweep told the agent "unknown", the late result keeps that on the record.
+    const swept = await issue('cmd-unknown-swept');
+    const sent: Outgoing[][] = [];
+    expect(await sweepAt(DEADLINE + 1000, sent)).toBeGreaterThanOrEqual(1);
+    const late = createResultHandler(
+      depsAt(DEADLINE + 2000),
+      createMessageChecker(),
+      new CommandsInFlight(),
+    );
+    const lateOut = await late(resultFor(swept, '10', TOOL_OUTCOME_UNKNOWN));
+    expect(published(lateOut)).toEqual(['audit late_result']);
+    const kept = await store.getRecord(swept.tenant, swept.idempotencyKey);
+    expect(kept?.outcome?.outcome).toBe('unknown_outcome');
   });
 });
