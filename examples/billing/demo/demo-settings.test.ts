@@ -31,4 +31,31 @@ describe('demoSettings', () => {
     expect(() => demoSettings([], { TOOLGATE_HTTP_PORT: '0' })).toThrow(/TOOLGATE_HTTP_PORT=0/);
     expect(() => demoSettings([], { TOOLGATE_HTTP_PORT: 'x' })).toThrow(ConfigError);
   });
+
+  it('talks to the stack where stack:up put it when its ports are moved', () => {
+    const s = demoSettings([], {
+      TOOLGATE_STACK_KAFKA_PORT: '19092',
+      TOOLGATE_STACK_REGISTRY_PORT: '18081',
+      TOOLGATE_STACK_REDIS_PORT: '16379',
+    });
+    expect(s.config.kafkaBrokers).toEqual(['127.0.0.1:19092']);
+    expect(s.config.schemaRegistryUrl).toBe('http://127.0.0.1:18081/apis/ccompat/v7');
+    expect(s.config.redisUrl).toBe('redis://127.0.0.1:16379');
+    expect(s.env['TOOLGATE_KAFKA_BROKERS']).toBe('127.0.0.1:19092');
+    expect(s.addressExports).toEqual([
+      'export TOOLGATE_KAFKA_BROKERS=127.0.0.1:19092',
+      'export TOOLGATE_SCHEMA_REGISTRY_URL=http://127.0.0.1:18081/apis/ccompat/v7',
+      'export TOOLGATE_REDIS_URL=redis://127.0.0.1:16379',
+    ]);
+    expect(demoSettings([], {}).addressExports).toEqual([]);
+  });
+
+  it('keeps addresses the caller gives, and refuses a stack port that is no port', () => {
+    const s = demoSettings([], {
+      TOOLGATE_STACK_KAFKA_PORT: '19092',
+      TOOLGATE_KAFKA_BROKERS: 'kafka-1:9092',
+    });
+    expect(s.config.kafkaBrokers).toEqual(['kafka-1:9092']);
+    expect(() => demoSettings([], { TOOLGATE_STACK_REDIS_PORT: 'ninety' })).toThrow(ConfigError);
+  });
 });

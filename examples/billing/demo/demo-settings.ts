@@ -10,6 +10,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { httpPortFor, loadConfig, type Config, type Env } from '@toolgate/platform';
 import { ConfigError } from '@toolgate/shared';
+import { loadStackConfig, type StackAddresses } from '../../../infra/stack-config.js';
+import { StackError } from '../../../infra/stack-error.js';
 import { EXAMPLE_SESSION_SECRET } from '../toolgate.config.js';
 
 /**
@@ -47,6 +49,11 @@ export interface DemoSettings {
   readonly logDir: string;
   /** The deployment file the stages load. */
   readonly deploymentFile: string;
+  /**
+   * `export` lines for the addresses the demo took from a stack moved off its default ports
+   * (TOOLGATE_STACK_*_PORT): the CLI in another terminal needs them too. Empty otherwise.
+   */
+  readonly addressExports: readonly string[];
 }
 
 /**
@@ -62,8 +69,10 @@ export function demoSettings(argv: readonly string[], env: Env): DemoSettings {
       `unknown argument(s) ${unknown.join(' ')}; the only option is --once`,
     ]);
   }
+  const filled = stackAddressesFor(env);
   const childEnv: Env = {
     ...env,
+    ...filled,
     TOOLGATE_INTEGRITY_KEY: nonEmpty(env['TOOLGATE_INTEGRITY_KEY']) ?? DEMO_INTEGRITY_KEY,
     TOOLGATE_LOG_LEVEL: nonEmpty(env['TOOLGATE_LOG_LEVEL']) ?? 'info',
   };
@@ -86,7 +95,42 @@ export function demoSettings(argv: readonly string[], env: Env): DemoSettings {
     approvalUrl: `http://${host}:${approvalPort}`,
     logDir: logDirOf(config.topicPrefix),
     deploymentFile: path.join(REPO_ROOT, 'examples/billing/demo/toolgate.demo.config.ts'),
+    addressExports: exportsOf(filled),
   };
+}
+
+/**
+ * The address variables `env` leaves unset, as `stack:up` reads the same `env`: `npm start` brings
+ * the stack up first, on the ports TOOLGATE_STACK_*_PORT may have moved it to, and the gate must
+ * talk to that stack rather than to whatever holds the default ports.
+ */
+function stackAddressesFor(env: Env): Record<string, string> {
+  let stack: Record<string, string>;
+  try {
+    stack = addressVariables(loadStackConfig(env, REPO_ROOT).addresses);
+  } catch (error) {
+    if (error instanceof StackError) throw new ConfigError('npm start', [error.reason]);
+    throw error;
+  }
+  return Object.fromEntries(
+    Object.entries(stack).filter(([variable]) => nonEmpty(env[variable]) === undefined),
+  );
+}
+
+function addressVariables(addresses: StackAddresses): Record<string, string> {
+  return {
+    TOOLGATE_KAFKA_BROKERS: addresses.kafkaBrokers.join(','),
+    TOOLGATE_SCHEMA_REGISTRY_URL: addresses.schemaRegistryUrl,
+    TOOLGATE_REDIS_URL: addresses.redisUrl,
+  };
+}
+
+/** `export` lines for the addresses taken from a stack off its default ports. */
+function exportsOf(filled: Readonly<Record<string, string>>): string[] {
+  const defaults = addressVariables(loadStackConfig({}, REPO_ROOT).addresses);
+  return Object.entries(filled)
+    .filter(([variable, value]) => defaults[variable] !== value)
+    .map(([variable, value]) => `export ${variable}=${value}`);
 }
 
 /** Ports as `toolgate start all` assigns them: consecutive from a base, or each stage's default. */

@@ -101,6 +101,7 @@ function explore(settings: DemoSettings): void {
     [
       '',
       'The gate and the tool worker keep running. From another terminal:',
+      ...settings.addressExports.map((line) => `  ${line}`),
       '  npx toolgate --help                       every command',
       `  npx toolgate token --config ${config} --sub alice --tenant acme --roles approver`,
       '  npx toolgate pending                      confirmations waiting for a person',
