@@ -17,6 +17,11 @@ describe('headersFromRecord', () => {
     expect('toolgate-integrity' in headers).toBe(false);
   });
 
+  it('leaves out a header with no value (null), alone or repeated, instead of throwing', () => {
+    expect(headersFromRecord({ 'toolgate-session': null, kept: 'yes' })).toEqual({ kept: 'yes' });
+    expect(headersFromRecord({ 'toolgate-integrity': [null, Buffer.from('tag')] })).toEqual({});
+  });
+
   it('leaves out undefined values and accepts no headers at all', () => {
     expect(headersFromRecord({ a: undefined })).toEqual({});
     expect(headersFromRecord(undefined)).toEqual({});
