@@ -204,6 +204,35 @@ describe('decoding what arrives', () => {
     const decoded = await codec.decode(toWireFormat(2_000_000_000, Buffer.from('{}')), strict);
     expect(decoded).toEqual({ error: 'undecodable: schema id 2000000000 is not in the registry' });
   });
+
+  it('does not take a schema the registry has but its client cannot read for an outage', async () => {
+    // A shared registry holds other teams' schemas, some with references, which the registry
+    // client refuses to load; anyone may name such an id in a record's wire-format header.
+    const post = async (name: string, body: object) => {
+      const response = await fetch(`${url}/subjects/${encodeURIComponent(name)}/versions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/vnd.schemaregistry.v1+json' },
+        body: JSON.stringify(body),
+      });
+      return ((await response.json()) as { id: number }).id;
+    };
+    const draft = 'https://json-schema.org/draft/2020-12/schema';
+    const base = `${ns.topic('base')}-value`;
+    await post(base, {
+      schemaType: 'JSON',
+      schema: JSON.stringify({ $schema: draft, $id: 'base.json', type: 'object' }),
+    });
+    const referencing = await post(`${ns.topic('referencing')}-value`, {
+      schemaType: 'JSON',
+      schema: JSON.stringify({ $schema: draft, $ref: 'base.json' }),
+      references: [{ name: 'base.json', subject: base, version: 1 }],
+    });
+    const decoded = await newCodec().decode(
+      toWireFormat(referencing, Buffer.from('{"proposalId":"p-1"}')),
+      { plainJsonAllowed: true },
+    );
+    expect(decoded).toEqual({ value: { proposalId: 'p-1' }, schemaId: referencing });
+  });
 });
 
 describe('an unreachable registry', () => {

@@ -112,6 +112,14 @@ function statusOf(error: unknown): number | undefined {
   return typeof status === 'number' ? status : undefined;
 }
 
+/**
+ * True for the registry client's refusal to load a schema the registry returned: its
+ * `ConfluentSchemaRegistryArgumentError` (not exported by the package), which carries no status.
+ */
+function isUnloadableSchema(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ConfluentSchemaRegistryArgumentError';
+}
+
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -238,6 +246,10 @@ export function createCodec(options: CodecOptions): Codec {
       return true;
     } catch (error) {
       if (statusOf(error) === 404) return false;
+      // The registry answered with the schema, and the client could not load it (references, a
+      // type it does not know): the id exists, which is all a decode asks. As an outage, it held
+      // the record's partition for good, and anyone can name any id in a wire-format header.
+      if (isUnloadableSchema(error)) return true;
       throw error instanceof Fault ? error : unavailable(`look up schema ${id}`, error);
     }
   }
