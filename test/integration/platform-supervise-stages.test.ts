@@ -29,6 +29,8 @@ const BROKEN_POLICY = { name: 'broken.cedar', text: 'permit(principal, action' }
 let scratch: string;
 /** A deployment file: the example's, with a Cedar policy that does not parse. */
 let brokenConfig: string;
+/** A deployment file: the example's, with a tool that declares an identity field. */
+let identityConfig: string;
 const started: SupervisedStages[] = [];
 
 beforeAll(() => {
@@ -38,6 +40,14 @@ beforeAll(() => {
     brokenConfig,
     `import deployment from ${JSON.stringify(exampleConfig)};\n` +
       `export default { ...deployment, policies: [${JSON.stringify(BROKEN_POLICY)}] };\n`,
+  );
+  identityConfig = path.join(scratch, 'identity.config.mts');
+  writeFileSync(
+    identityConfig,
+    `import deployment from ${JSON.stringify(exampleConfig)};\n` +
+      `const [first, ...rest] = deployment.tools;\n` +
+      `const input = { ...first.input, properties: { ...first.input.properties, tenant_id: { type: 'string' } } };\n` +
+      `export default { ...deployment, tools: [{ ...first, input }, ...rest] };\n`,
   );
 });
 
@@ -193,6 +203,24 @@ describe('a stage process given bad configuration', () => {
     expect(stderr).toMatch(/^toolgate: invalid policy set:\n {2}- .*broken\.cedar/m);
     expect(code).toBe(2);
   }, 120_000);
+
+  it('exits 2 from its main and from `toolgate start` for a tool that declares an identity field', async () => {
+    const env = gateEnv(ns, { TOOLGATE_INSTANCE_ID: `${ns.id}-identity` });
+    const main = await run(['--import', 'tsx', 'services/validate/src/main.ts'], {
+      ...env,
+      TOOLGATE_CONFIG: identityConfig,
+    });
+    expect(main.stderr).toMatch(
+      /^toolgate: Tool definitions refused .*\n {2}- search: .*tenant_id/m,
+    );
+    expect(main.code).toBe(2);
+    const cli = await run(
+      ['packages/cli/bin/toolgate.js', 'start', 'validate', '--config', identityConfig],
+      env,
+    );
+    expect(cli.stderr).toContain('tenant_id');
+    expect(cli.code).toBe(2);
+  }, 180_000);
 
   it('exits 2 from `toolgate start`, naming every problem', async () => {
     const { code, stderr } = await run(

@@ -2,14 +2,14 @@
  * The body of a stage process's main: load the deployment named by TOOLGATE_CONFIG, supervise the
  * stages until a signal, and turn bad configuration into one message and exit code 2.
  */
-import { CeilingsConfigError, ConfigError } from '@toolgate/shared';
+import { CeilingsConfigError, ConfigError, ToolDefinitionError } from '@toolgate/shared';
 import type { Env } from './config.js';
 import { importDeployment } from './import-deployment.js';
 import { superviseStages, type StageModule } from './supervise-stages.js';
 
 /**
  * Runs `modules` in this process; `deploymentFile` defaults to TOOLGATE_CONFIG. Bad configuration
- * (the environment, the deployment file, its policies, session keys or ceilings) is written to
+ * (the environment, the deployment file, its tools, policies, session keys or ceilings) is written to
  * standard error, every problem on a line of its own, and sets exit code 2. Any other start-up
  * failure (Kafka, the registry or Redis unreachable, an HTTP port in use) was logged with its
  * cause by the supervisor and is rethrown, which ends the process with exit code 1.
@@ -36,9 +36,16 @@ export async function runStagesMain(
 }
 
 /**
- * True for an error that reports bad configuration, every problem listed: a `ConfigError`, or the
- * `CeilingsConfigError` of a deployment's ceilings. Such a start-up failure exits 2.
+ * True for an error that reports bad configuration, every problem listed: a `ConfigError`, the
+ * `CeilingsConfigError` of a deployment's ceilings, or the `ToolDefinitionError` of its tools.
+ * Such a start-up failure exits 2.
  */
-export function isConfigurationError(error: unknown): error is ConfigError | CeilingsConfigError {
-  return error instanceof ConfigError || error instanceof CeilingsConfigError;
+export function isConfigurationError(
+  error: unknown,
+): error is ConfigError | CeilingsConfigError | ToolDefinitionError {
+  return (
+    error instanceof ConfigError ||
+    error instanceof CeilingsConfigError ||
+    error instanceof ToolDefinitionError
+  );
 }
