@@ -12,8 +12,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as validate from '@toolgate/validate';
-import { stageGroup, superviseStages, type SupervisedStages } from '@toolgate/platform';
-import { ConfigError } from '@toolgate/shared';
+import {
+  isConfigurationError,
+  stageGroup,
+  superviseStages,
+  type SupervisedStages,
+} from '@toolgate/platform';
+import { ConfigError, type ToolDefinitionError } from '@toolgate/shared';
 import deployment from '../../examples/billing/toolgate.config.js';
 import { eventually, within } from '../support/deadline.js';
 import { dropGateNamespace, gateEnv } from '../support/gate-harness.js';
@@ -157,6 +162,35 @@ describe('superviseStages: a start that fails', () => {
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).problems.join('\n')).toContain('broken.cedar');
     expect(r.exits).toEqual([]);
+  }, 90_000);
+
+  it('throws the ConfigError of a tool the registry refuses before creating anything for it', async () => {
+    const r = recorder();
+    const [first] = deployment.tools;
+    if (first === undefined) throw new Error('the example deployment has no tools');
+    const error: unknown = await superviseStages({
+      env: gateEnv(ns, { TOOLGATE_INSTANCE_ID: `${ns.id}-tool-name` }),
+      deployment: {
+        ...deployment,
+        tools: [...deployment.tools, { ...first, name: 'lookup.v2' }, first],
+      },
+      modules: [validate],
+      logDestination: r.logDestination,
+      exit: r.exit,
+      process: noSignals,
+    }).catch((e: unknown) => e);
+    expect(isConfigurationError(error)).toBe(true);
+    const problems = (error as ToolDefinitionError).problems.join('\n');
+    expect(problems).toContain('lookup.v2');
+    expect(problems).toContain(first.name);
+    expect(r.exits).toEqual([]);
+    const admin = kafkaClient(`${ns.id}-tool-name`).admin();
+    await admin.connect();
+    try {
+      expect((await admin.listTopics()).filter((t) => t.includes('lookup'))).toEqual([]);
+    } finally {
+      await admin.disconnect();
+    }
   }, 90_000);
 
   it('logs the cause of a start that failed otherwise (its HTTP port in use), having closed the stage', async () => {

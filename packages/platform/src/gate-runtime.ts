@@ -33,9 +33,11 @@ export interface GateRuntime {
 }
 
 /**
- * Connects, creates the deployment's topics when missing, registers every message schema and
- * seeds the deployment's objects (only those absent). Throws a Fault when Kafka, the registry or
- * Redis cannot be reached, after closing what it opened.
+ * Checks the deployment (its tools, policies, session keys, ceilings) before connecting anything,
+ * then connects, creates the deployment's topics when missing, registers every message schema and
+ * seeds the deployment's objects (only those absent). Throws the deployment's configuration error
+ * (every problem named) or a Fault when Kafka, the registry or Redis cannot be reached, after
+ * closing what it opened.
  */
 export async function openGateRuntime(
   config: Config,
@@ -60,8 +62,14 @@ export async function openGateRuntime(
     await bus.close();
   };
   try {
+    const objects = createRedisObjectStore(store, OBJECT_NAMESPACE);
+    // Checked before anything is made for it: tool names become topics and schema subjects, and a
+    // refused deployment is told as every problem it has, not as the first name that could not
+    // become a topic, nor leaves topics behind. A deployment with a store of its own resolves from
+    // it; otherwise from the shared store.
+    const gate = createGate(deployment, deployment.objects === undefined ? { objects } : {});
     await store.ping();
-    const tools = deployment.tools.map((t) => t.name);
+    const tools = gate.registry.list().map((t) => t.name);
     const topics = gateTopics(config.topicPrefix);
     await bus.ensureTopics(
       topicsFor(tools).map((t) => ({ ...t, name: `${config.topicPrefix}${t.name}` })),
@@ -72,11 +80,8 @@ export async function openGateRuntime(
       compatibility: 'NONE',
     });
     await registerSchemas(codec, topics, tools, logger);
-    const objects = createRedisObjectStore(store, OBJECT_NAMESPACE);
     const seeded = await objects.seed(deployment.seed ?? []);
     if (seeded > 0) logger.info({ seeded }, 'seeded the deployment objects that were missing');
-    // A deployment with a store of its own resolves from it; otherwise from the shared store.
-    const gate = createGate(deployment, deployment.objects === undefined ? { objects } : {});
     return {
       bus,
       codec,
