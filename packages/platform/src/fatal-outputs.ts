@@ -15,7 +15,15 @@ import type { Incoming, Outgoing } from './stage-loop.js';
 
 const rejectExecution = rejecterFor('execution');
 
-/** The outputs for `msg`, whose handling in `stage` failed with `error`. */
+/**
+ * The outputs for `msg`, whose handling in `stage` failed with `error`. Only a message that is
+ * about its own proposal names whom to answer: a proposal (its writer's own ids; its tenant is
+ * not verified yet, so none is taken from it) or an envelope the gate wrote on an internal topic
+ * (ids and tenant alike). A tool result or an approval names a proposal only as its writer claims
+ * (any tool worker or approval UI writes there, and an open schema lets it add ids), and its call
+ * ends on its own (the deadline or expiry sweeper): it gets the audit event alone, or it could
+ * end another proposal, or end one twice.
+ */
 export function fatalOutputs(
   stage: string,
   msg: Incoming,
@@ -24,14 +32,16 @@ export function fatalOutputs(
   now: Date,
 ): readonly Outgoing[] {
   const detail = `${stage}: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`;
-  const ids = envelopeIds(msg.value);
-  const tenant = tenantOf(msg.value);
+  const { topics } = outputs;
+  const internal = [topics.validated, topics.authorized, topics.cleared].includes(msg.topic);
+  const ids = internal || msg.topic === topics.proposals ? envelopeIds(msg.value) : undefined;
+  const tenant = internal ? tenantOf(msg.value) : undefined;
   const source = { topic: msg.topic, partition: msg.partition, offset: msg.offset };
-  const base = ids.ok ? { ...ids.value, ...(tenant === undefined ? {} : { tenant }) } : {};
+  const base = ids?.ok ? { ...ids.value, ...(tenant === undefined ? {} : { tenant }) } : {};
   const audit = outputs.audit(
     auditEvent({ kind: 'internal_error', ...base, internalDetail: detail, source }, now),
   );
-  if (!ids.ok) return [audit];
+  if (!ids?.ok) return [audit];
   const rejected = rejectExecution('internal_error', undefined, detail);
   return [outputs.observation(observationForRefusal(ids.value, refusal(rejected), now)), audit];
 }
