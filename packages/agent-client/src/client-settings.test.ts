@@ -52,7 +52,7 @@ describe('clientSettings', () => {
     })();
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).problems).toEqual([
-      'broker "kafka" is not host:port',
+      'broker "kafka" is not host:port (port 1–65535)',
       'registryUrl must be an http(s) URL',
       'topicPrefix may hold only A-Z a-z 0-9 . _ -',
       'session must be a non-empty token or a function that returns one',

@@ -3,7 +3,13 @@
  * the caller passes (never `process.env` on its own), then the gate's defaults. Every problem is
  * reported at once, as the gate's own configuration does.
  */
-import { CONFIG_VARIABLES, ENV_PREFIX, type AdapterLogger, type Env } from '@toolgate/platform';
+import {
+  CONFIG_VARIABLES,
+  ENV_PREFIX,
+  isHostPort,
+  type AdapterLogger,
+  type Env,
+} from '@toolgate/platform';
 import { ConfigError } from '@toolgate/shared';
 import { DEFAULT_BUFFER_LIMIT, MAX_OBSERVATION_TIMEOUT_MS } from './observation-router.js';
 
@@ -55,7 +61,6 @@ export interface ClientSettings {
   readonly joinTimeoutMs: number;
 }
 
-const BROKER = new RegExp(CONFIG_VARIABLES.KAFKA_BROKERS.schema.pattern);
 const URL_PATTERN = new RegExp(CONFIG_VARIABLES.SCHEMA_REGISTRY_URL.schema.pattern);
 const PREFIX = new RegExp(CONFIG_VARIABLES.TOPIC_PREFIX.schema.pattern);
 
@@ -100,7 +105,8 @@ function problemsOf(s: ClientSettings): string[] {
   const problems: string[] = [];
   if (s.brokers.length === 0) problems.push('brokers must name at least one broker');
   for (const broker of s.brokers) {
-    if (!BROKER.test(broker)) problems.push(`broker ${JSON.stringify(broker)} is not host:port`);
+    if (!isHostPort(broker))
+      problems.push(`broker ${JSON.stringify(broker)} is not host:port (port 1–65535)`);
   }
   if (!URL_PATTERN.test(s.registryUrl)) problems.push('registryUrl must be an http(s) URL');
   if (!PREFIX.test(s.topicPrefix)) problems.push('topicPrefix may hold only A-Z a-z 0-9 . _ -');

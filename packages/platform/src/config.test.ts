@@ -78,6 +78,15 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('refuses a broker whose port Kafka could not listen on', () => {
+    expect(
+      problemsOf({ TOOLGATE_INTEGRITY_KEY: KEY, TOOLGATE_KAFKA_BROKERS: 'a:99999,b:0,c:1' }),
+    ).toEqual([
+      'TOOLGATE_KAFKA_BROKERS item 1 must be host:port, with a port from 1 to 65535',
+      'TOOLGATE_KAFKA_BROKERS item 2 must be host:port, with a port from 1 to 65535',
+    ]);
+  });
+
   it('reports every problem at once, each naming its variable', () => {
     const problems = problemsOf({
       TOOLGATE_HTTP_PORT: '70000',
@@ -89,7 +98,7 @@ describe('loadConfig', () => {
     });
     expect(problems).toEqual([
       'TOOLGATE_INTEGRITY_KEY is required',
-      'TOOLGATE_KAFKA_BROKERS item 2 must match pattern "^[^\\s:,]+:[0-9]{1,5}$"',
+      'TOOLGATE_KAFKA_BROKERS item 2 must be host:port, with a port from 1 to 65535',
       'TOOLGATE_REDIS_URL must match pattern "^rediss?://\\S+$"',
       'TOOLGATE_REDIS_PREFIX must match pattern "^[^{}\\s]*$"',
       'TOOLGATE_HTTP_PORT must be <= 65535',

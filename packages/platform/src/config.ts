@@ -88,8 +88,8 @@ export const CONFIG_VARIABLES = {
     key: 'kafkaBrokers',
     kind: 'list',
     default: ['127.0.0.1:9092'],
-    schema: { pattern: '^[^\\s:,]+:[0-9]{1,5}$' },
-    description: 'Kafka bootstrap brokers, comma-separated `host:port`.',
+    schema: { hostPort: true },
+    description: 'Kafka bootstrap brokers, comma-separated `host:port` (port 1–65535).',
   },
   SCHEMA_REGISTRY_URL: {
     key: 'schemaRegistryUrl',
@@ -390,6 +390,13 @@ function validatorFor(table: VariableTable) {
     validate: (min: number, data: string) => Buffer.byteLength(data, 'utf8') >= min,
     error: { message: (cxt) => `must be at least ${String(cxt.schemaValue)} bytes` },
   });
+  ajv.addKeyword({
+    keyword: 'hostPort',
+    type: 'string',
+    schemaType: 'boolean',
+    validate: (_: boolean, data: string) => isHostPort(data),
+    error: { message: 'must be host:port, with a port from 1 to 65535' },
+  });
   const properties = Object.fromEntries(
     Object.entries(table).map(([name, spec]) => [ENV_PREFIX + name, schemaOf(spec)]),
   );
@@ -397,6 +404,15 @@ function validatorFor(table: VariableTable) {
     .filter(([, spec]) => spec.required === true)
     .map(([name]) => ENV_PREFIX + name);
   return ajv.compile({ type: 'object', properties, required });
+}
+
+/**
+ * True for a broker address as TOOLGATE_KAFKA_BROKERS takes it: `host:port`, no whitespace, colon
+ * or comma in the host, and a port from 1 to 65535.
+ */
+export function isHostPort(text: string): boolean {
+  const port = /^[^\s:,]+:([0-9]{1,5})$/.exec(text)?.[1];
+  return port !== undefined && Number(port) >= 1 && Number(port) <= 65_535;
 }
 
 function schemaOf(spec: VariableSpec): Record<string, unknown> {
