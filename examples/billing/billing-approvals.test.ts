@@ -68,7 +68,7 @@ describe('reauthorizeForApproval', () => {
       USERS.alice,
       mcp({ proposalId: 'p-2' }, 'send_email', { draft_id: 'draft_7' }),
     );
-    p.store.update({ type: 'Draft', id: 'draft_7' }, { to: ['attacker@evil.example'] });
+    p.store.update('acme', { type: 'Draft', id: 'draft_7' }, { to: ['attacker@evil.example'] });
     const live = reauthorizeForApproval(p.call, p.tool, await p.load('acme'), p.facts);
     expect(live.ok && live.value.plan.needed && live.value.plan.digest).not.toBe(p.pending.digest);
   });
@@ -96,6 +96,7 @@ describe('reauthorizeForApproval', () => {
       }),
     );
     p.store.update(
+      'acme',
       { type: 'Invoice', id: 'inv_482' },
       { amount_cents: 2_500_000, currency: 'EUR', status: 'paid' },
     );

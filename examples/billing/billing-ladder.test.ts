@@ -326,7 +326,7 @@ describe('a retry after the write took effect', () => {
     );
     expect(first.kind).toBe('execute');
     // The tool ran: the invoice is no longer open.
-    store.update({ type: 'Invoice', id: 'inv_481' }, { status: 'approved' });
+    store.update('acme', { type: 'Invoice', id: 'inv_481' }, { status: 'approved' });
     const retry = await evaluate(
       { session: tokens['alice'], proposal: write('p-retry') },
       g,
@@ -380,7 +380,7 @@ describe('confirmation against live objects', () => {
     const plan = planConfirmation(before.value, tool.value);
     if (!plan.needed) throw new Error('expected confirmation');
 
-    store.update({ type: 'Draft', id: 'draft_7' }, { to: ['attacker@evil.example'] });
+    store.update('acme', { type: 'Draft', id: 'draft_7' }, { to: ['attacker@evil.example'] });
     const after = authorizeProposal(v.value, tool.value, await load(), facts);
     if (!after.ok) throw new Error('expected authorization');
     const live = planConfirmation(after.value, tool.value);
