@@ -3,6 +3,7 @@ import {
   CeilingsConfigError,
   DEFAULT_CEILINGS,
   MAX_ARGUMENT_BYTES,
+  MAX_ARGUMENT_DEPTH,
   MAX_RESULT_BYTES,
   MAX_TOOL_TIMEOUT_MS,
   resolveCeilings,
@@ -59,7 +60,7 @@ describe('resolveCeilings', () => {
     });
     expect(problems).toEqual([
       'argumentBytes must be an integer from 1 to 262144 (larger arguments would not fit a Kafka record), got 0',
-      'maxDepth must be an integer from 1 to 9007199254740991, got 2.5',
+      'maxDepth must be an integer from 1 to 60 (deeper arguments would not fit the nesting every message is read within), got 2.5',
       'repairAttempts must be an integer from 0 to 9007199254740991, got -1',
       'callsPerRun must be an integer from 1 to 9007199254740991, got "50"',
       'callsPerTenantPerSecond must be an integer from 1 to 9007199254740991, got NaN',
@@ -71,7 +72,7 @@ describe('resolveCeilings', () => {
 
   it('refuses an explicit undefined rather than silently using the default', () => {
     expect(problemsOf({ maxDepth: undefined })).toEqual([
-      'maxDepth must be an integer from 1 to 9007199254740991, got undefined',
+      'maxDepth must be an integer from 1 to 60 (deeper arguments would not fit the nesting every message is read within), got undefined',
     ]);
   });
 
@@ -82,6 +83,13 @@ describe('resolveCeilings', () => {
     expect(problemsOf({ argumentBytes: MAX_ARGUMENT_BYTES + 1, resultBytes: 1 << 20 })).toEqual([
       'argumentBytes must be an integer from 1 to 262144 (larger arguments would not fit a Kafka record), got 262145',
       'resultBytes must be an integer from 1 to 131072 (a larger output, escaped, would not fit a Kafka record), got 1048576',
+    ]);
+  });
+
+  it('refuses a depth ceiling deeper than the messages that carry the arguments can nest', () => {
+    expect(resolveCeilings({ maxDepth: MAX_ARGUMENT_DEPTH }).maxDepth).toBe(60);
+    expect(problemsOf({ maxDepth: 100 })).toEqual([
+      'maxDepth must be an integer from 1 to 60 (deeper arguments would not fit the nesting every message is read within), got 100',
     ]);
   });
 

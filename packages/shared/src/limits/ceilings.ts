@@ -4,7 +4,7 @@ import { DEFAULT_REPAIR_BUDGET } from '../repair/repairable-stages.js';
 export interface Ceilings {
   /** UTF-8 bytes of a call's arguments text. Default 16 KiB, at most {@link MAX_ARGUMENT_BYTES}. */
   readonly argumentBytes: number;
-  /** Nesting depth of a call's arguments. Default 32. */
+  /** Nesting depth of a call's arguments. Default 32, at most {@link MAX_ARGUMENT_DEPTH}. */
   readonly maxDepth: number;
   /** Corrections a model may make to one call; 0 turns repair off. Default 2. */
   readonly repairAttempts: number;
@@ -58,10 +58,20 @@ export const MAX_ARGUMENT_BYTES = 256 * 1024;
 /** The largest `resultBytes` a deployment may set: 128 KiB, six times which still fits a record. */
 export const MAX_RESULT_BYTES = 128 * 1024;
 
+/**
+ * The largest `maxDepth` a deployment may set: 60. Every message is read within 64 levels of
+ * nesting (the codec's envelope ceiling, and a line of `toolgate evaluate`), and the deepest carrier
+ * of arguments is a line of `toolgate evaluate` holding an MCP request: line → proposal → call →
+ * params → arguments, four levels down (a proposal on Kafka carries them three down, envelopes and
+ * commands one). Deeper arguments that the ceiling let through could not be written on: the call
+ * would end in an internal error instead of `representation/too_deep`.
+ */
+export const MAX_ARGUMENT_DEPTH = 60;
+
 /** The smallest and largest value each ceiling accepts. */
 const BOUNDS: Readonly<Record<keyof Ceilings, readonly [min: number, max: number]>> = {
   argumentBytes: [1, MAX_ARGUMENT_BYTES],
-  maxDepth: [1, Number.MAX_SAFE_INTEGER],
+  maxDepth: [1, MAX_ARGUMENT_DEPTH],
   repairAttempts: [0, Number.MAX_SAFE_INTEGER],
   callsPerRun: [1, Number.MAX_SAFE_INTEGER],
   callsPerTenantPerSecond: [1, Number.MAX_SAFE_INTEGER],
@@ -94,7 +104,9 @@ export class CeilingsConfigError extends Error {
  * repair off; `toolTimeoutMs` is at most {@link MAX_TOOL_TIMEOUT_MS} (one day), so that a command
  * ends before the gate forgets it;
  * `argumentBytes` and `resultBytes` are at most {@link MAX_ARGUMENT_BYTES} and
- * {@link MAX_RESULT_BYTES}, so that what the gate writes about a call fits a Kafka record. Unknown
+ * {@link MAX_RESULT_BYTES}, so that what the gate writes about a call fits a Kafka record, and
+ * `maxDepth` at most {@link MAX_ARGUMENT_DEPTH}, so that it fits the nesting messages are read
+ * within. Unknown
  * keys (a misspelt ceiling would otherwise be silently ignored) and `undefined` values are problems.
  *
  * Throws rather than returning a decision: a bad ceiling is a start-up configuration fault, not a
@@ -122,6 +134,7 @@ function fieldProblems(input: Partial<Ceilings>): string[] {
 /** Why a ceiling has the upper bound it has, where that is not plain. */
 const WHY_AT_MOST: Partial<Record<keyof Ceilings, string>> = {
   argumentBytes: 'larger arguments would not fit a Kafka record',
+  maxDepth: 'deeper arguments would not fit the nesting every message is read within',
   resultBytes: 'a larger output, escaped, would not fit a Kafka record',
   toolTimeoutMs: 'a command must end well before its idempotency record and pending command expire',
 };
