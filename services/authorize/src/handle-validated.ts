@@ -9,6 +9,7 @@ import {
   auditFactsOf,
   authorizedEnvelope,
   authorizeProposal,
+  callCountToken,
   identityFor,
   priorCall,
   refusal,
@@ -43,11 +44,13 @@ export function createValidatedHandler(
     const refs = referencesOf(v, tool.value);
     const tenant = v.context.tenant;
     const known = identityFor(v, refs);
-    // The facts are independent: fetch them at once. Counted by proposalId, so a redelivered
-    // envelope is not counted twice; the idempotency record tells a client retry of a settled call.
+    // The facts are independent: fetch them at once. Counted by proposal and call, so a
+    // redelivered envelope is not counted twice, nor are calls under a reused proposalId counted
+    // once; the idempotency record tells a client retry of a settled call.
+    const token = callCountToken(v.proposalId, known.key, known.digest);
     const asked = Promise.all([
       Promise.all(refs.map((ref) => gate.objects.load(tenant, ref))),
-      store.countCall(tenant, v.runId, v.proposalId, now.getTime()),
+      store.countCall(tenant, v.runId, token, now.getTime()),
       store.getRecord(tenant, known.key),
     ]);
     // The count is sent: the run's next call is counted after this one, whenever it starts.

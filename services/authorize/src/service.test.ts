@@ -40,7 +40,7 @@ const RECEIVED_AT = '2025-01-02T03:04:05.678Z';
 function validated(
   h: GateHarness,
   who: Principal,
-  ids: { proposalId: string; runId: string },
+  ids: { proposalId: string; runId: string; callId?: string; requestId?: string },
   tool: string,
   args: Record<string, unknown>,
 ): ValidatedEnvelope {
@@ -466,6 +466,46 @@ describe('the authorize stage on a Redis of its own, with 2 calls per run', () =
       expect(await observationOf(h, refused)).toMatchObject({ code: 'run_call_limit' });
     }
     expect(await forwardedBefore(h, runId)).toEqual(['p-burst-1', 'p-burst-2']);
+  });
+});
+
+describe('the authorize stage with 2 calls per run', () => {
+  let h: GateHarness;
+  beforeAll(async () => {
+    h = await startGateHarness({
+      label: 'authorize-reused',
+      modules: [authorize],
+      deployment: { ...deployment, ceilings: { callsPerRun: 2 } },
+    });
+  });
+  afterAll(() => h?.close());
+
+  it('counts each call sent under one reused proposalId, and refuses the one past the run limit', async () => {
+    const runId = 'run-reused';
+    const call = (n: number) =>
+      validated(
+        h,
+        USERS.alice,
+        { proposalId: 'p-reused', runId, callId: `call_${n}`, requestId: `req-${n}` },
+        'search',
+        { query: `q${n}` },
+      );
+    await feed(h, call(1));
+    await feed(h, call(1)); // the same envelope again: counted once
+    await feed(h, call(2));
+    await feed(h, call(3));
+
+    expect(await observationOf(h, 'p-reused')).toMatchObject({
+      outcome: 'rejected',
+      stage: 'limits',
+      code: 'run_call_limit',
+      callId: 'call_3',
+    });
+    expect(await forwardedBefore(h, runId)).toEqual(['p-reused', 'p-reused', 'p-reused']);
+    const calls = h.seen('authorized').filter((r) => r.value['proposalId'] === 'p-reused');
+    const callIds = calls.map((r) => (r.value['context'] as { callId: string }).callId);
+    expect(callIds).toEqual(['call_1', 'call_1', 'call_2']);
+    expect(commandsSeen(h)).toBe(0);
   });
 });
 
