@@ -137,6 +137,18 @@ describe('auditEvent', () => {
     expect(check('audit', e)).toEqual([]);
   });
 
+  it('leaves out an empty object id, which names nothing, so that the refusal is still written', () => {
+    // A tool whose schema lets an id be "" still names it: resolution refuses it as not_found.
+    const missing = rejecterFor('resolution')('not_found', undefined, 'Customer  not found');
+    const objects = [
+      { type: 'Customer', id: '' },
+      { type: 'Invoice', id: 'inv_1' },
+    ];
+    const e = auditEvent({ kind: 'rejected', rejected: missing, proposalId: 'p', objects }, NOW);
+    expect(e.objectIds).toEqual(['inv_1']);
+    expect(check('audit', e)).toEqual([]);
+  });
+
   it('files a withheld result as result/withheld and a plain one with no code', () => {
     const kinds = everyKind();
     expect(auditEvent(kinds.result, NOW)).toMatchObject({

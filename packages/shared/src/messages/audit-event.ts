@@ -46,7 +46,7 @@ export interface AuditEvent {
   readonly stage: Stage;
   readonly disposition: Disposition | null;
   readonly code: AnyCode | null;
-  /** Ids of the objects the call named, in the tool's order. */
+  /** Ids of the objects the call named, in the tool's order; an empty id is left out. */
   readonly objectIds: readonly string[];
   readonly confirmationId: string | null;
   /** The approver's subject on an approval event (approved, rejected or refused). */
@@ -143,7 +143,9 @@ export function auditEvent(input: AuditInput, now: Date): AuditEvent {
     ...(input.schemaVersion === undefined ? {} : { schemaVersion: input.schemaVersion }),
     policyVersion: input.policyVersion ?? null,
     ...decided,
-    objectIds: (input.objects ?? []).map((o) => o.id),
+    // An empty id names no object (the schema takes none), and the model can send one when a
+    // tool's schema allows it; the refusal of such a call must still be written.
+    objectIds: (input.objects ?? []).map((o) => o.id).filter((id) => id !== ''),
     ...confirmationOf(input),
     idempotencyKey: input.idempotencyKey ?? null,
     commandId: input.commandId ?? null,
