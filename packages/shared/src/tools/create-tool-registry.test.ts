@@ -397,6 +397,22 @@ describe('createToolRegistry refuses at load', () => {
     expect(problems).toContain('only local references');
   });
 
+  it('a reference into a value that is not a subschema, where an identity field would hide', () => {
+    const tenant = closed({ tenant_id: { type: 'string' } });
+    const viaExamples = closed({ x: { $ref: '#/examples/0' } }, { examples: [tenant] });
+    const viaDefault = closed({
+      x: { $ref: '#/properties/y/default' },
+      y: closed({}, { default: tenant }),
+    });
+    for (const input of [viaExamples, viaDefault]) {
+      expect(problemsOf([withInput(input)]).join('\n')).toMatch(
+        /"\$ref" must point at a subschema/,
+      );
+    }
+    const viaDefs = closed({ x: { $ref: '#/%24defs/a~1b' } }, { $defs: { 'a/b': closed({}) } });
+    expect(() => createToolRegistry([withInput(viaDefs)])).not.toThrow();
+  });
+
   it('a local reference that does not resolve', () => {
     const problems = problemsOf([withInput(closed({ a: { $ref: '#/$defs/missing' } }))]);
     expect(problems.join('\n')).toContain('"$ref" does not resolve');

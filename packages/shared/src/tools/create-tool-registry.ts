@@ -83,8 +83,8 @@ export interface ToolRegistry {
  * side-effect class; a tool's own timeout or output ceiling that is not a positive whole number or
  * is above the deployment's ceiling (a ceiling caps every tool; raise it in the deployment to let a
  * tool take more); an input schema that is not `type: "object"`, leaves any object open or any array's items
- * undescribed, declares an identity field or a reserved name, reaches outside itself, or does
- * not compile in strict mode; an output schema that does not compile; a confirmation that can be
+ * undescribed, declares an identity field or a reserved name, reaches outside itself, points a
+ * `$ref` at a value that is not a subschema, or does not compile in strict mode; an output schema that does not compile; a confirmation that can be
  * needed (destructive, or `requiresConfirmation` given) without a `card` builder.
  *
  * @throws ToolDefinitionError listing every problem of every tool, when there is any.

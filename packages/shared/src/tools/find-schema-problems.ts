@@ -67,6 +67,8 @@ interface Context {
   readonly root: unknown;
   readonly problems: Set<string>;
   readonly visitedRefs: Set<string>;
+  /** The pointer of every subschema the node checks walk; a `$ref` may point only at these. */
+  readonly subschemas: ReadonlySet<string>;
 }
 
 /**
@@ -75,7 +77,9 @@ interface Context {
  * JSON Schema validity itself (unknown keywords, bad types) is left to the strict validator.
  */
 export function findSchemaProblems(schema: unknown): string[] {
-  const ctx: Context = { root: schema, problems: new Set(), visitedRefs: new Set() };
+  const subschemas = new Set<string>();
+  forEachNode(schema, '#', (_node, pointer) => subschemas.add(pointer));
+  const ctx: Context = { root: schema, problems: new Set(), visitedRefs: new Set(), subschemas };
   if (!isSchemaObject(schema) || schema.type !== 'object') {
     ctx.problems.add('#: the input schema must have "type": "object"');
   }
@@ -141,6 +145,15 @@ function checkNode(node: SchemaObject, pointer: string, ctx: Context): void {
   const ref = node.$ref;
   if (Object.hasOwn(node, '$ref') && (typeof ref !== 'string' || !ref.startsWith('#'))) {
     ctx.problems.add(`${pointer}: only local references ("#/$defs/…") are allowed in "$ref"`);
+  } else if (typeof ref === 'string' && resolveLocalRef(ctx.root, ref) !== undefined) {
+    // A reference into `examples`, `default` or any other non-schema value makes it a schema
+    // that the name and closure checks never walked: a `tenant_id` there would be accepted.
+    const target = canonicalPointer(ref);
+    if (target === undefined || !ctx.subschemas.has(target)) {
+      ctx.problems.add(
+        `${pointer}: "$ref" must point at a subschema (e.g. "#/$defs/…"), not at ${JSON.stringify(ref)}`,
+      );
+    }
   }
   for (const keyword of ['patternProperties', 'propertyNames']) {
     if (Object.hasOwn(node, keyword)) {
@@ -236,6 +249,17 @@ export function resolveLocalRef(root: unknown, ref: string): unknown {
     node = (node as Record<string, unknown>)[segment];
   }
   return node;
+}
+
+/** `ref` spelt as the walk spells pointers (segments unescaped, then escaped once), or undefined. */
+function canonicalPointer(ref: string): string | undefined {
+  if (ref === '#') return ref;
+  const segments = ref
+    .slice(2)
+    .split('/')
+    .map((raw) => safeDecode(raw)?.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (segments.some((segment) => segment === undefined)) return undefined;
+  return `#/${segments.map((segment) => escapePointer(segment ?? '')).join('/')}`;
 }
 
 function safeDecode(segment: string): string | undefined {
