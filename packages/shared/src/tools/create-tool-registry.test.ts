@@ -198,6 +198,15 @@ describe('createToolRegistry refuses at load', () => {
     expect(problemsOf([tool({ name })])).toHaveLength(1);
   });
 
+  it.each(['read', 'write', 'destructive', 'approve'])(
+    'a tool name %j, which names an action of the policy model (every call would be a policy error)',
+    (name) => {
+      expect(problemsOf([tool({ name })])).toEqual([
+        `${name}: "${name}" names an action group or the approval in the policies; choose another name`,
+      ]);
+    },
+  );
+
   it('entries that are not tool definitions at all', () => {
     expect(problemsOf([tool(), undefined as never, null as never])).toEqual([
       'tool #1: not a tool definition',

@@ -3,6 +3,7 @@
  * and refuses to start with any problem, naming every problem of every tool at once.
  */
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import { RESERVED_ACTIONS } from '../authz/cedar-entities.js';
 import { DEFAULT_CEILINGS, type Ceilings } from '../limits/ceilings.js';
 import type { JsonSchema, ToolSpec } from '../tool-spec.js';
 import { createValidator } from './create-validator.js';
@@ -79,7 +80,8 @@ export interface ToolRegistry {
  * Checks and compiles every tool once with {@link createValidator}, under the deployment's
  * `ceilings` (already validated by `resolveCeilings`; default {@link DEFAULT_CEILINGS}): a tool
  * that sets no `timeoutMs` or `result.maxBytes` gets the `toolTimeoutMs` or `resultBytes`
- * ceiling. Refuses at load: bad or duplicate names; missing description or version; an unknown
+ * ceiling. Refuses at load: bad, duplicate or reserved names (JavaScript's, and the policy model's
+ * action groups and `approve`); missing description or version; an unknown
  * side-effect class; a tool's own timeout or output ceiling that is not a positive whole number or
  * is above the deployment's ceiling (a ceiling caps every tool; raise it in the deployment to let a
  * tool take more); an input schema that is not `type: "object"`, leaves any object open or any array's items
@@ -140,7 +142,11 @@ function nameProblems(name: unknown): string[] {
   if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
     return [`the name must match ${String(TOOL_NAME_PATTERN)}`];
   }
-  return FORBIDDEN_PROPERTY_NAMES.has(name) ? [`"${name}" is a reserved name`] : [];
+  if (FORBIDDEN_PROPERTY_NAMES.has(name)) return [`"${name}" is a reserved name`];
+  // A tool is the Cedar action of its own name: these names would be the groups or the approval.
+  return (RESERVED_ACTIONS as readonly string[]).includes(name)
+    ? [`"${name}" names an action group or the approval in the policies; choose another name`]
+    : [];
 }
 
 /** A tool's own timeout and output ceiling: positive whole numbers, within the deployment's. */
