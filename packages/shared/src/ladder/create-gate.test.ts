@@ -63,6 +63,40 @@ describe('createGate', () => {
     );
   });
 
+  it('names the problems of every part of the deployment at once, each with its part', () => {
+    const bad = deployment({
+      confirmationTtlSeconds: 0,
+      ceilings: { maxDepth: 0 },
+      tools: [tool({ name: '1search' })],
+      policies: [{ name: 'all.cedar', text: 'permit (principal, action, resource)' }],
+      sessions: { secret: 'short' },
+    });
+    let problems: readonly string[] = [];
+    try {
+      createGate(bad);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      problems = (error as ConfigError).problems;
+    }
+    expect(problems.map((p) => p.split(':')[0])).toEqual([
+      'confirmationTtlSeconds must be an integer from 1 to 604800, got 0',
+      'ceilings',
+      'tools',
+      'policies',
+      'sessions',
+    ]);
+  });
+
+  it('checks the tools under the largest ceilings when the ceilings are bad', () => {
+    const bad = deployment({
+      tools: [tool({ timeoutMs: 60_000 }), tool({ name: 'slow', timeoutMs: 2 * 86_400_000 })],
+      ceilings: { toolTimeoutMs: 120_000, maxDepth: 0 },
+      sessions: { secret: 'short' },
+    });
+    expect(() => createGate(bad)).toThrow(/tools: slow: timeoutMs 172800000 is above/);
+    expect(() => createGate(bad)).not.toThrow(/tools: search/);
+  });
+
   it('refuses to start with a confirmation TTL that is not whole seconds from 1 to a week', () => {
     const bad = [0, -60, 1.5, 0.0005, Number.NaN, Infinity, 30 * 60 * 1000, '1800', 10n];
     for (const confirmationTtlSeconds of bad as number[]) {
