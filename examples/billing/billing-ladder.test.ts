@@ -308,6 +308,18 @@ describe('evaluate on the billing example', () => {
   });
 });
 
+describe('the run limit in evaluate', () => {
+  it("counts each tenant's run apart, as the services do, when two tenants use one runId", async () => {
+    gate = createGate({ ...deployment, ceilings: { callsPerRun: 1 } });
+    state = createEvaluationState();
+    const search = (proposalId: string) =>
+      openaiChat({ proposalId, runId: 'run-shared' }, 'search', { query: 'q' });
+    expect((await run('alice', search('p-acme'))).kind).toBe('execute');
+    expect((await run('carol', search('p-globex'))).kind).toBe('execute');
+    expectRefused(await run('alice', search('p-acme-2')), 'limits', 'run_call_limit', 'deny');
+  });
+});
+
 describe('a retry after the write took effect', () => {
   it('replays the outcome instead of refusing on the precondition the first call changed', async () => {
     const store = createMemoryObjectStore(SEED_OBJECTS);

@@ -29,6 +29,7 @@ export interface Gate {
 /** Per-run state: idempotency records and call counters, kept for the length of one run. */
 export interface EvaluationState {
   readonly idempotency: Map<string, IdempotencyRecord>;
+  /** Per tenant and run (the JSON array `[tenant, runId]`), as the services count them. */
   readonly callsByRun: Map<string, number>;
   /** Per tenant: the current one-second window and the calls counted in it. */
   readonly callsByTenantSecond: Map<string, { readonly second: number; readonly calls: number }>;
@@ -145,8 +146,9 @@ function count(state: EvaluationState, runId: string, tenant: string, now: Date)
   const second = Math.floor(now.getTime() / 1000);
   const window = state.callsByTenantSecond.get(tenant);
   const tenantCallsThisSecond = window?.second === second ? window.calls + 1 : 1;
-  const callsInRun = (state.callsByRun.get(runId) ?? 0) + 1;
-  state.callsByRun.set(runId, callsInRun);
+  const run = JSON.stringify([tenant, runId]);
+  const callsInRun = (state.callsByRun.get(run) ?? 0) + 1;
+  state.callsByRun.set(run, callsInRun);
   state.callsByTenantSecond.set(tenant, { second, calls: tenantCallsThisSecond });
   return { callsInRun, tenantCallsThisSecond };
 }
