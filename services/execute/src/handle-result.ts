@@ -219,9 +219,10 @@ function quarantined(deps: ResultDeps, msg: Incoming, why: string): readonly Out
 /** A result that names no pending command of this gate (or is no result): audited, dropped. */
 function unmatched(deps: ResultDeps, msg: Incoming, why: string): readonly Outgoing[] {
   const value = msg.value as Partial<Record<keyof ToolResult, unknown>> | undefined;
+  // What the writer claims, when the audit event can carry it: the audit schema takes no empty id.
   const claimed = (name: 'commandId' | 'idempotencyKey') => {
     const text = value?.[name];
-    return typeof text === 'string' ? text : undefined;
+    return typeof text === 'string' && text !== '' ? text : undefined;
   };
   const facts = {
     commandId: claimed('commandId'),
