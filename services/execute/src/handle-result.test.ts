@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createGateOutputs, gateTopics, type Incoming, type StageDeps } from '@toolgate/platform';
-import { createMessageChecker } from '@toolgate/shared';
+import { createMessageChecker, TOOL_OUTCOME_UNKNOWN } from '@toolgate/shared';
 import { CommandsInFlight } from './commands-in-flight.js';
 import { createResultHandler } from './handle-result.js';
 
@@ -47,4 +47,50 @@ describe('a result that is no ToolResult', () => {
       expect(check('audit', event)).toEqual([]);
     },
   );
+});
+
+describe('a result that says the tool cannot tell whether it acted', () => {
+  it('is audited with the outcome of the observation it publishes: unknown_outcome', async () => {
+    const pending = {
+      commandId: 'cmd_1',
+      idempotencyKey: 'key-1',
+      tenant: 'acme',
+      subject: 'alice',
+      tool: 'search',
+      proposalId: 'p-1',
+      runId: 'run-1',
+      requestId: 'req-1',
+      callId: 'call-1',
+      token: 'p-1',
+      digest: 'd'.repeat(64),
+      deadline: '2026-01-01T00:01:00.000Z',
+    };
+    const deps = {
+      outputs: createGateOutputs(gateTopics(''), 'k'.repeat(32)),
+      now: () => new Date('2026-01-01T00:00:00Z'),
+      metrics: { decision: () => undefined },
+      gate: { registry: { get: () => ({ resultMaxBytes: 1000 }) } },
+      store: {
+        takePendingCommand: () => Promise.resolve(pending),
+        settleRecord: () => Promise.resolve({ settled: true, previous: undefined }),
+      },
+    } as unknown as StageDeps;
+    const handle = createResultHandler(deps, check, new CommandsInFlight());
+    const out = await handle(
+      incoming({
+        commandId: 'cmd_1',
+        idempotencyKey: 'key-1',
+        runId: 'run-1',
+        status: 'error',
+        error: { code: TOOL_OUTCOME_UNKNOWN, message: 'no idea' },
+        completedAt: '2026-01-01T00:00:00.000Z',
+      }),
+    );
+    const values = out.map((o) => (o as { value: Record<string, unknown> }).value);
+    const observation = values.find((v) => 'message' in v);
+    const audit = values.find((v) => 'eventId' in v);
+    expect(observation?.['outcome']).toBe('unknown_outcome');
+    expect(audit?.['outcome']).toBe(observation?.['outcome']);
+    expect(check('audit', audit)).toEqual([]);
+  });
 });

@@ -165,6 +165,17 @@ describe('auditEvent', () => {
     expect(check('audit', failed)).toEqual([]);
   });
 
+  it('files a result whose tool cannot tell whether it acted under outcome unknown_outcome', () => {
+    const unknown = rejecterFor('execution')('timeout_outcome_unknown', undefined, 'no idea');
+    const e = auditEvent({ kind: 'result', rejected: unknown, proposalId: 'p-1' }, NOW);
+    expect(e).toMatchObject({
+      stage: 'execution',
+      code: 'timeout_outcome_unknown',
+      outcome: 'unknown_outcome',
+    });
+    expect(check('audit', e)).toEqual([]);
+  });
+
   it('records the replayed outcome on a replay', () => {
     const e = auditEvent({ kind: 'replay', outcome: 'unknown_outcome', proposalId: 'p-3' }, NOW);
     expect(e).toMatchObject({ stage: 'idempotency', outcome: 'unknown_outcome' });

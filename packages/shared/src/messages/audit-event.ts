@@ -113,7 +113,11 @@ export type AuditDecision =
     }
   | {
       readonly kind: 'result';
-      /** A result-rung refusal or a tool error, when the output was not shown. */
+      /**
+       * A result-rung refusal or a tool error, when the output was not shown; an
+       * `execution/timeout_outcome_unknown` (the tool cannot tell whether it acted) makes the
+       * event's outcome `unknown_outcome`, as the observation's.
+       */
       readonly rejected?: Rejected<'result'> | Rejected<'execution'>;
     }
   | { readonly kind: 'replay'; readonly outcome: StoredOutcome['outcome'] }
@@ -204,7 +208,10 @@ function decidedOf(input: AuditDecision): Decided {
     AUDIT_KINDS[input.kind];
   const decided: Decided = { stage, code, disposition, outcome };
   if (input.kind === 'result' && input.rejected !== undefined) {
-    return { ...decided, stage: input.rejected.stage, code: input.rejected.code };
+    const { stage: rung, code: why } = input.rejected;
+    // A tool that cannot tell whether it acted ends the call as unknown, not as a result.
+    const ended = why === 'timeout_outcome_unknown' ? 'unknown_outcome' : decided.outcome;
+    return { ...decided, stage: rung, code: why, outcome: ended };
   }
   return input.kind === 'replay' ? { ...decided, outcome: input.outcome } : decided;
 }

@@ -102,7 +102,7 @@ export const AUDIT_KINDS = {
     null,
     'execute',
     'result',
-    'A tool result ended the call: shown (no code), refused by the result rung, or a tool error.',
+    'A tool result ended the call: shown (no code), refused by the result rung, a tool error, or unknown (the tool cannot tell whether it acted: outcome unknown_outcome).',
   ),
   unknown_outcome: kind(
     'execution',
