@@ -12,4 +12,12 @@ describe('rejecterFor', () => {
     });
     expect(r.publicMessage).toMatch(/cut off/);
   });
+
+  it("says the catalogue's text where a check gave an empty one", () => {
+    const r = rejecterFor('semantics')('out_of_range', '', 'amount 0');
+    expect(r.publicMessage).not.toBe('');
+    expect(r.publicMessage).toBe(
+      rejecterFor('semantics')('out_of_range', undefined, '').publicMessage,
+    );
+  });
 });

@@ -36,7 +36,8 @@ export function accept<T>(value: T): Accepted<T> {
 
 /**
  * Returns a function that builds refusals for one stage, so a stage cannot emit another stage's
- * code. The disposition comes from the catalogue; `publicMessage` defaults to the catalogue's text.
+ * code. The disposition comes from the catalogue; `publicMessage` defaults to the catalogue's text,
+ * which also replaces an empty one.
  */
 export function rejecterFor<S extends Stage>(stage: S) {
   return (
@@ -53,7 +54,10 @@ export function rejecterFor<S extends Stage>(stage: S) {
       stage,
       code,
       disposition: spec.disposition,
-      publicMessage: publicMessage ?? spec.publicMessage,
+      // An empty text (a tool's own check may return one) would say nothing to the model, and
+      // no observation may carry it: the catalogue's text stands in.
+      publicMessage:
+        publicMessage === undefined || publicMessage === '' ? spec.publicMessage : publicMessage,
       internalDetail,
     } as const;
     return rejected as Rejected<S>;
