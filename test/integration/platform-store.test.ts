@@ -356,6 +356,39 @@ describe('pending commands', () => {
     expect(await store.takePendingCommand(id, 'another result')).toBeUndefined();
   });
 
+  it("keeps a swept command the sweep has not finished past a result's take linger", async () => {
+    // The result that takes a swept command leaves the terminal observation to the sweep; its
+    // short linger must not end the entry the sweep still owes that observation for (a sweep that
+    // keeps failing to publish for longer would find it gone and drop it without a word).
+    const id = `cmd-${uid()}`;
+    const lingerMs = 1000;
+    const lingering = createStore({ url: REDIS_URL, prefix, takeLingerMs: lingerMs });
+    opened.push(lingering);
+    await store.putPendingCommand(pending(id), NOW - 10);
+    await store.claimExpiredCommands(NOW, 1000, 1000);
+    expect(await lingering.takePendingCommand(id, 'result')).toEqual(pending(id));
+    expect(await admin.pttl(store.keys.pendingCommand(id))).toBeGreaterThan(lingerMs);
+    const again = (await store.claimExpiredCommands(NOW + 1000, 1000, 1000)).claimed;
+    expect(again).toContainEqual(pending(id));
+    // Finished, it keeps the taker's linger at least, and no longer than asked.
+    expect(await lingering.finishExpiredCommand(id, { retainMs: 60_000 })).toBe(true);
+    const kept = await admin.pttl(store.keys.pendingCommand(id));
+    expect(kept).toBeGreaterThan(lingerMs);
+    expect(kept).toBeLessThanOrEqual(60_000);
+    expect(await lingering.takePendingCommand(id, 'result')).toEqual(pending(id));
+  });
+
+  it('keeps a taken command for its taker when the sweep finishes it without retaining', async () => {
+    const id = `cmd-${uid()}`;
+    await store.putPendingCommand(pending(id), NOW - 10);
+    await store.claimExpiredCommands(NOW, 1000, 1000);
+    expect(await store.takePendingCommand(id, 'result')).toEqual(pending(id));
+    expect(await store.finishExpiredCommand(id)).toBe(true);
+    const kept = await admin.pttl(store.keys.pendingCommand(id));
+    expect(kept).toBeGreaterThan(0);
+    expect(kept).toBeLessThanOrEqual(60 * 60 * 1000);
+  });
+
   it('keeps the settler mark on a record put with it, so that settler still settles', async () => {
     const key = `k-${uid()}`;
     const claimed: IdempotencyRecord = { digest: 'd1', state: 'claimed', token: 'p-1' };

@@ -93,8 +93,10 @@ return {0, redis.call('GET', KEYS[1])}`,
  * Lua: takes a pending command for a result. The first taker marks it with its token and removes
  * the deadline, unless the deadline sweeper has claimed the command: that entry stays for the
  * sweeper to finish (see {@link CLAIM_EXPIRED_COMMANDS}). The same token gets the JSON again, any
- * other gets false. The taken hash lingers `linger` ms for such retries. With `expected`, a stored
- * JSON that differs is answered without being taken.
+ * other gets false. The taken hash lingers `linger` ms for such retries; a swept one keeps a longer
+ * TTL, because the sweep that may owe its terminal observation has not finished it (or kept it
+ * `retain` ms for this very result), and {@link FINISH_EXPIRED_COMMAND} sets it then. With
+ * `expected`, a stored JSON that differs is answered without being taken.
  */
 const TAKE_FUNCTION = `local function take(pending, deadlines, commandId, taker, linger, expected)
   local found = redis.call('HMGET', pending, 'json', 'takenBy', 'swept')
@@ -106,8 +108,12 @@ const TAKE_FUNCTION = `local function take(pending, deadlines, commandId, taker,
   end
   if expected and json ~= expected then return json end
   redis.call('HSET', pending, 'takenBy', taker)
-  redis.call('PEXPIRE', pending, linger)
-  if not found[3] then redis.call('ZREM', deadlines, commandId) end
+  if not found[3] then
+    redis.call('PEXPIRE', pending, linger)
+    redis.call('ZREM', deadlines, commandId)
+  elseif redis.call('PTTL', pending) < tonumber(linger) then
+    redis.call('PEXPIRE', pending, linger)
+  end
   return json
 end
 `;
@@ -170,15 +176,19 @@ return out`,
 );
 
 /**
- * Ends a swept command: leaves the deadline index; unless a result took it meanwhile, the pending
- * hash is deleted, or kept `retain` ms so that a late result can still be matched to its tenant
- * and key. Returns 1 when the command was still indexed.
- * KEYS: pending, deadlines. ARGV: commandId, retain ms.
+ * Ends a swept command: leaves the deadline index; the pending hash is deleted, or kept `retain` ms
+ * so that a late result can still be matched to its tenant and key. One a result took meanwhile
+ * is kept `retain` ms or its taker's `linger` ms, whichever is longer, for the taker's retries.
+ * Returns 1 when the command was still indexed.
+ * KEYS: pending, deadlines. ARGV: commandId, retain ms, the longer of retain and linger ms.
  */
 export const FINISH_EXPIRED_COMMAND = script(
   'finish_expired_command',
   `local removed = redis.call('ZREM', KEYS[2], ARGV[1])
-if redis.call('HEXISTS', KEYS[1], 'takenBy') == 1 then return removed end
+if redis.call('HEXISTS', KEYS[1], 'takenBy') == 1 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  return removed
+end
 if tonumber(ARGV[2]) > 0 then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
 else

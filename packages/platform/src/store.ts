@@ -306,9 +306,9 @@ export interface Store {
     limit: number,
   ): Promise<ExpiredClaim<PendingCommand>>;
   /**
-   * Ends a claimed command. Unless a result took it meanwhile, its JSON is deleted, or kept
-   * `retainMs` so that a late result can still be matched (take it with
-   * {@link Store.takePendingCommand}). True when it was still indexed.
+   * Ends a claimed command. Its JSON is deleted, or kept `retainMs` so that a late result can
+   * still be matched (take it with {@link Store.takePendingCommand}); one a result took meanwhile
+   * is kept `retainMs` or the take linger, whichever is longer. True when it was still indexed.
    */
   finishExpiredCommand(
     commandId: string,
@@ -835,7 +835,7 @@ function commandOperations(conn: Connection, keys: StoreKeys, lingerMs: number) 
       const reply = await conn.script(
         scripts.FINISH_EXPIRED_COMMAND,
         [k, keys.deadlines],
-        [commandId, retainMs],
+        [commandId, retainMs, Math.max(retainMs, lingerMs)],
       );
       return reply === 1;
     },
