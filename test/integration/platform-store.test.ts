@@ -478,6 +478,18 @@ describe('pending commands', () => {
       expect(await store.takePendingCommand(p.commandId, 'results@0:5')).toEqual(p);
     });
 
+    it('does nothing when the record is not one the gate wrote, so the sweep still ends the call', async () => {
+      const p = await issue(`cmd-${uid()}`);
+      const record = store.keys.idempotency('acme', p.idempotencyKey);
+      await admin.set(record, '{"state":"claimed"}', 'EX', RETENTION);
+      const fault = await faultOf(takeAndSettle(store, p, 'results@0:6'));
+      expect(fault.code).toBe('store_corrupt');
+      expect(fault.retriable).toBe(false);
+      expect(await deadlineOf(p.commandId)).toBe(String(NOW));
+      expect(await admin.hget(store.keys.pendingCommand(p.commandId), 'takenBy')).toBeNull();
+      expect(await admin.get(record)).toBe('{"state":"claimed"}');
+    });
+
     it('answers unmatched for a command another result took, or one that is gone', async () => {
       const p = await issue(`cmd-${uid()}`);
       expect(await store.takePendingCommand(p.commandId, 'results@1:1')).toEqual(p);

@@ -11,6 +11,7 @@
  * proposal would never get its terminal observation.
  */
 import { createHash } from 'node:crypto';
+import { IDEMPOTENCY_STATES } from '@toolgate/shared';
 
 /** A script and its SHA-1 (the EVALSHA handle). */
 export interface StoreScript {
@@ -128,18 +129,36 @@ export const TAKE_PENDING_COMMAND = script(
 );
 
 /**
+ * Lua: whether the idempotency record at `key` is absent or has the shape the gate writes (the
+ * store decodes it the same way), so that a step that must settle it can refuse before it changes
+ * anything: Redis keeps a script's earlier writes when a later step fails.
+ */
+const READABLE_FUNCTION = `local STATES = {${IDEMPOTENCY_STATES.map((s) => `['${s}'] = true`).join(', ')}}
+local function readable(key)
+  local current = redis.call('GET', key)
+  if not current then return true end
+  local ok, record = pcall(cjson.decode, current)
+  return ok and type(record) == 'table' and type(record.digest) == 'string'
+    and type(record.token) == 'string' and STATES[record.state] == true
+end
+`;
+
+/**
  * Takes a pending command and settles its idempotency record in one step, for a result whose
- * pending command the caller already holds a copy of (execute issued it) and checked the result
- * against: only when Redis holds exactly that copy. Replies `{0}` when the command is gone or
- * another taker has it (nothing done), `{2}` when Redis holds another JSON (nothing done: take it
- * and settle apart), `{1, settled, previous}` when this taker has it, `settled` and `previous` as
+ * pending command the caller already holds a copy of (execute issued it, or read it just before)
+ * and checked the result against: only when Redis holds exactly that copy. Replies `{0}` when the
+ * command is gone or another taker has it (nothing done), `{2}` when Redis holds another JSON
+ * (nothing done: take it and settle apart), `{3}` when the record is not one the gate wrote
+ * (nothing done: the command keeps its deadline, so the sweeper still ends the call),
+ * `{1, settled, previous}` when this taker has it, `settled` and `previous` as
  * {@link SETTLE_RECORD} answers. KEYS: pending, deadlines, record. ARGV: commandId, taker token,
  * linger ms, expected pending JSON, claim token, next record JSON (with settledBy), TTL seconds,
  * settler token.
  */
 export const TAKE_AND_SETTLE = script(
   'take_and_settle',
-  `${TAKE_FUNCTION}${SETTLE_FUNCTION}
+  `${TAKE_FUNCTION}${SETTLE_FUNCTION}${READABLE_FUNCTION}
+if not readable(KEYS[3]) then return {3} end
 local json = take(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4])
 if not json then return {0} end
 if json ~= ARGV[4] then return {2} end

@@ -286,7 +286,9 @@ export interface Store {
    * (`expected.tenant`, `expected.idempotencyKey`), in one round trip and atomically, for a caller
    * that holds a copy of the pending command (`expected`, as it was stored) and made `record` from
    * it. Only when Redis holds exactly that copy: else nothing is done (`changed`), and the caller
-   * takes the command and settles apart.
+   * takes the command and settles apart. A record the gate did not write rejects with a
+   * `store_corrupt` fault before anything is done: the command keeps its deadline, so the deadline
+   * sweeper still ends the call.
    */
   takeAndSettle(
     expected: PendingCommand,
@@ -820,6 +822,7 @@ function commandOperations(conn: Connection, keys: StoreKeys, lingerMs: number) 
       const [step, ...settlement] = reply as unknown[];
       if (step === 0) return { outcome: 'unmatched' };
       if (step === 2) return { outcome: 'changed' };
+      if (step === 3) throw corrupt('idempotency record', k);
       if (step !== 1) throw corrupt('take and settle reply', k);
       return { outcome: 'taken', ...settlementOf(settlement, k) };
     },

@@ -5,9 +5,10 @@
  * when the deadline sweeper ended the command first, record the late result without a second
  * terminal observation.
  *
- * When this instance issued the command, the rung runs on its own copy of the pending command
- * ({@link CommandsInFlight}) and the take and the settle are one Redis round trip; the store does
- * it only while Redis holds that very copy, and anything else takes the two steps.
+ * The rung runs on a copy of the pending command (this instance's own when it issued it, see
+ * {@link CommandsInFlight}; else one read just before) and the take and the settle are one Redis
+ * round trip; the store does it only while Redis holds that very copy and the record is one the
+ * gate wrote, and only a copy changed meanwhile takes the two steps.
  *
  * The result message's coordinates are the token of every Redis step (take, settle): a
  * redelivery after a crash takes and settles again as the same taker and settler, and publishes
@@ -94,8 +95,24 @@ async function inOneStep(
   return published(deps, msg, result, issued, ending, done, now);
 }
 
-/** Takes the pending command, then settles its record with the outcome the rung made of it. */
+/**
+ * Reads the pending command, then takes it and settles its record in one step as
+ * {@link inOneStep} does; only when Redis changed the command meanwhile, takes it and then settles
+ * its record with the outcome the rung made of it. Taking first would drop the command's deadline
+ * before a record the gate cannot read fails the settle, and then nothing would end the call.
+ */
 async function inTwoSteps(
+  deps: ResultDeps,
+  msg: Incoming,
+  result: ToolResult,
+): Promise<readonly Outgoing[]> {
+  const read = await deps.store.peekPendingCommand(result.commandId);
+  if (read === undefined) return unmatched(deps, msg, NO_PENDING_COMMAND);
+  return (await inOneStep(deps, msg, result, read)) ?? takenThenSettled(deps, msg, result);
+}
+
+/** Takes the pending command, then settles its record with the outcome the rung made of it. */
+async function takenThenSettled(
   deps: ResultDeps,
   msg: Incoming,
   result: ToolResult,

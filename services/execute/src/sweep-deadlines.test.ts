@@ -246,6 +246,48 @@ describe('the deadline sweeper and a result in its lease', () => {
     }
   });
 
+  it('leaves a command to the sweep when its result cannot settle an unreadable record', async () => {
+    const p = await issue('cmd-result-bad-record');
+    const redis = redisClient();
+    try {
+      const badRecord = store.keys.idempotency(p.tenant, p.idempotencyKey);
+      await redis.set(badRecord, 'not a record the gate wrote', 'EX', MIN_RECORD_TTL_SECONDS);
+      // The result fails for good (the stage loop then audits it alone: a result names no call)…
+      const handle = createResultHandler(
+        depsAt(DEADLINE - 1000),
+        createMessageChecker(),
+        new CommandsInFlight(),
+      );
+      const fault = await handle(resultFor(p, '11')).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(fault).toBeInstanceOf(Fault);
+      expect(fault).toMatchObject({ code: 'store_corrupt', retriable: false });
+      // …so the call must still end on its own: the sweep ends it as unknown, once.
+      const sent: Outgoing[][] = [];
+      await sweepAt(DEADLINE + 1000, sent);
+      const mine = sent
+        .flat()
+        .map((o) => ('value' in o ? (o.value as Record<string, unknown>) : {}))
+        .filter((v) => v['proposalId'] === p.proposalId && !('kind' in v));
+      expect(mine.map((o) => o['outcome'])).toEqual(['unknown_outcome']);
+      await sweepAt(DEADLINE + 10 * LEASE, sent);
+      expect(
+        sent
+          .flat()
+          .filter(
+            (o) =>
+              'value' in o &&
+              (o.value as Record<string, unknown>)['proposalId'] === p.proposalId &&
+              !('kind' in (o.value as object)),
+          ),
+      ).toHaveLength(1);
+    } finally {
+      redis.disconnect();
+    }
+  });
+
   it('ends the rest of its batch when one expired command cannot be read', async () => {
     const p = await issue('cmd-beside-unreadable');
     const bad = 'cmd-unreadable';
