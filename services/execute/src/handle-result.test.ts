@@ -71,8 +71,9 @@ describe('a result that says the tool cannot tell whether it acted', () => {
       metrics: { decision: () => undefined },
       gate: { registry: { get: () => ({ resultMaxBytes: 1000 }) } },
       store: {
-        takePendingCommand: () => Promise.resolve(pending),
-        settleRecord: () => Promise.resolve({ settled: true, previous: undefined }),
+        peekPendingCommand: () => Promise.resolve(pending),
+        takeAndSettle: () =>
+          Promise.resolve({ outcome: 'taken', settled: true, previous: undefined }),
       },
     } as unknown as StageDeps;
     const handle = createResultHandler(deps, check, new CommandsInFlight());
