@@ -11,12 +11,11 @@ import {
   type Bus,
   type Incoming,
   type StageLoop,
-  type TopicSpec,
 } from '@toolgate/platform';
 import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, signal, within } from '../support/deadline.js';
-import { dropNamespace, testNamespace } from '../support/namespace.js';
+import { dropNamespace, testNamespace, testTopicSpec } from '../support/namespace.js';
 import { recordingLogger } from '../support/recording-logger.js';
 import { kafkaClient, stackAddresses } from '../support/stack.js';
 
@@ -61,16 +60,7 @@ afterAll(async () => {
 describe('startStageLoop: a header with no value', () => {
   it('hands the record over without that header, and goes on to the next record', async () => {
     const input = ns.topic('null-header-in');
-    const spec: TopicSpec = {
-      name: input,
-      partitions: 1,
-      retentionMs: 3_600_000,
-      segmentMs: 3_600_000,
-      cleanupPolicy: 'delete',
-      role: 'pipeline',
-      key: 'key',
-    };
-    await bus.ensureTopics([spec]);
+    await bus.ensureTopics([testTopicSpec(input)]);
     const received: Incoming[] = [];
     const both = signal();
     const crashes: Error[] = [];

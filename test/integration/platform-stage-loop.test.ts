@@ -16,12 +16,11 @@ import {
   type Outgoing,
   type StageLoop,
   type StageLoopOptions,
-  type TopicSpec,
 } from '@toolgate/platform';
 import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, signal, within } from '../support/deadline.js';
-import { dropNamespace, testNamespace } from '../support/namespace.js';
+import { dropNamespace, testNamespace, testTopicSpec } from '../support/namespace.js';
 import { recordingLogger } from '../support/recording-logger.js';
 import { dropSubjects } from '../support/registry-cleanup.js';
 import { kafkaClient, stackAddresses } from '../support/stack.js';
@@ -74,16 +73,7 @@ afterAll(async () => {
 /** Creates `name` in the namespace with `partitions`, and registers the item schema for it. */
 async function topic(name: string, partitions: number): Promise<string> {
   const full = ns.topic(name);
-  const spec: TopicSpec = {
-    name: full,
-    partitions,
-    retentionMs: 3_600_000,
-    segmentMs: 3_600_000,
-    cleanupPolicy: 'delete',
-    role: 'pipeline',
-    key: 'key',
-  };
-  await bus.ensureTopics([spec]);
+  await bus.ensureTopics([testTopicSpec(full, partitions)]);
   await codec.register(`${full}-value`, itemSchema);
   return full;
 }

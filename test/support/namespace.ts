@@ -4,7 +4,7 @@
  * run at the same time against the same stack.
  */
 import { randomBytes } from 'node:crypto';
-import { namespacedTopicName } from '@toolgate/platform';
+import { namespacedTopicName, type TopicSpec } from '@toolgate/platform';
 import type { Kafka } from 'kafkajs';
 import type { Redis } from 'ioredis';
 
@@ -66,4 +66,17 @@ export async function dropNamespace(
       cursor = next;
     } while (cursor !== '0');
   }
+}
+
+/** A test topic's spec: `partitions` partitions, kept an hour, deleted with its namespace. */
+export function testTopicSpec(name: string, partitions = 1): TopicSpec {
+  return {
+    name,
+    partitions,
+    retentionMs: 3_600_000,
+    segmentMs: 3_600_000,
+    cleanupPolicy: 'delete',
+    role: 'pipeline',
+    key: 'key',
+  };
 }
