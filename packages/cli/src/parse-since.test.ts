@@ -26,10 +26,21 @@ describe('parseSince', () => {
     expect(parseSince('2026-03-01T11:00:00Z', NOW)).toBe(NOW - 3_600_000);
     expect(parseSince('2026-03-01T12:30:00+01:00', NOW)).toBe(NOW - 1_800_000);
     expect(parseSince('2026-02-28', NOW)).toBe(Date.parse('2026-02-28T00:00:00Z'));
+    expect(parseSince('2024-02-29', NOW)).toBe(Date.parse('2024-02-29T00:00:00Z'));
   });
 
   it('refuses other text, and an instant in the future, as usage errors', () => {
-    for (const bad of ['', '1 hour', 'h', '-1h', 'yesterday', '12', '2026-13-45T00:00:00Z']) {
+    const notDays = ['2026-02-30', '2026-02-29T10:00:00Z', '2025-04-31'];
+    for (const bad of [
+      '',
+      '1 hour',
+      'h',
+      '-1h',
+      'yesterday',
+      '12',
+      '2026-13-45T00:00:00Z',
+      ...notDays,
+    ]) {
       expect(() => parseSince(bad, NOW), bad).toThrow(CliError);
       expect(() => parseSince(bad, NOW), bad).toThrow(/duration .* or an ISO-8601 instant/);
     }

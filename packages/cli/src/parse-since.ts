@@ -22,7 +22,8 @@ export function parseSince(text: string, now: number): number {
     // epoch: every record kept. Left as it is, it would be no time a Date can hold.
     return Math.max(0, now - ms);
   }
-  const instant = ISO_INSTANT.test(trimmed) ? Date.parse(trimmed) : Number.NaN;
+  const instant =
+    ISO_INSTANT.test(trimmed) && isCalendarDate(trimmed) ? Date.parse(trimmed) : Number.NaN;
   if (Number.isNaN(instant)) {
     throw new CliError(
       `--since ${JSON.stringify(text)}: give a duration (90s, 15m, 1h, 2d) or an ISO-8601 instant (2026-01-31T09:00:00Z)`,
@@ -33,4 +34,15 @@ export function parseSince(text: string, now: number): number {
     throw new CliError(`--since ${text} is in the future`, EXIT.usage);
   }
   return instant;
+}
+
+/** Whether the instant's `YYYY-MM-DD` names a day of the calendar: V8 rolls 2026-02-30 over. */
+function isCalendarDate(instant: string): boolean {
+  const [year, month, day] = instant.slice(0, 10).split('-').map(Number) as [
+    number,
+    number,
+    number,
+  ];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
