@@ -78,6 +78,17 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('takes only decimal digits for an integer', () => {
+    for (const text of ['0x50', '1e4', ' 8080', '80.0', '0b1']) {
+      expect(problemsOf({ TOOLGATE_INTEGRITY_KEY: KEY, TOOLGATE_HTTP_PORT: text }), text).toEqual([
+        'TOOLGATE_HTTP_PORT must be integer',
+      ]);
+    }
+    expect(loadConfig({ TOOLGATE_INTEGRITY_KEY: KEY, TOOLGATE_HTTP_PORT: '8080' }).httpPort).toBe(
+      8080,
+    );
+  });
+
   it('refuses a broker whose port Kafka could not listen on', () => {
     expect(
       problemsOf({ TOOLGATE_INTEGRITY_KEY: KEY, TOOLGATE_KAFKA_BROKERS: 'a:99999,b:0,c:1' }),

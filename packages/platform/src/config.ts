@@ -374,6 +374,8 @@ function valueOf(text: string | undefined, spec: VariableSpec): unknown {
   if (text === undefined || text === '') {
     return typeof spec.default === 'function' ? spec.default() : spec.default;
   }
+  // ajv's coercion reads 0x50, 1e4 and ' 8 ' as numbers: only decimal digits are an integer here.
+  if (spec.kind === 'integer') return /^-?[0-9]+$/.test(text) ? text : Number.NaN;
   if (spec.kind !== 'list') return text;
   return text
     .split(',')
