@@ -10,6 +10,7 @@ import {
   refusal,
   rejecterFor,
 } from '@toolgate/shared';
+import { errorText } from './fault.js';
 import type { GateOutputs } from './gate-outputs.js';
 import type { Incoming, Outgoing } from './stage-loop.js';
 
@@ -31,7 +32,7 @@ export function fatalOutputs(
   outputs: GateOutputs,
   now: Date,
 ): readonly Outgoing[] {
-  const detail = `${stage}: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`;
+  const detail = `${stage}: ${errorText(error)}`;
   const { topics } = outputs;
   const internal = [topics.validated, topics.authorized, topics.cleared].includes(msg.topic);
   const ids = internal || msg.topic === topics.proposals ? envelopeIds(msg.value) : undefined;

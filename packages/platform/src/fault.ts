@@ -28,3 +28,13 @@ export class Fault extends Error {
 export function isRetriable(error: unknown): boolean {
   return error instanceof Fault && error.retriable;
 }
+
+/** The code a fault is counted under: its own, or `internal_error` for anything else thrown. */
+export function faultCode(error: unknown): string {
+  return error instanceof Fault ? error.code : 'internal_error';
+}
+
+/** `Name: message` of an error (no stack), or the thrown value as text: for logs and audit detail. */
+export function errorText(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

@@ -45,7 +45,7 @@ import type {
 } from './bus.js';
 import type { Codec } from './codec.js';
 import { FETCH_DEFAULTS } from './config.js';
-import { Fault, isRetriable } from './fault.js';
+import { Fault, faultCode, isRetriable } from './fault.js';
 import { BUS_FAULTS, membershipLost } from './kafka-fault.js';
 import { MAX_REQUEST_RECORD_BYTES, recordBytes } from './record-size.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-backoff.js';
@@ -604,7 +604,7 @@ class Loop {
       partition: incoming.partition,
       offset: incoming.offset,
     };
-    const code = error instanceof Fault ? error.code : 'internal_error';
+    const code = faultCode(error);
     this.metrics.fault?.(code, false);
     this.log.error(
       { ...where, ...errorFields(error) },

@@ -34,7 +34,13 @@ import {
   type Principal,
   type Refusal,
 } from '@toolgate/shared';
-import { isRetriable, type Incoming, type Outgoing, type StageDeps } from '@toolgate/platform';
+import {
+  errorText,
+  isRetriable,
+  type Incoming,
+  type Outgoing,
+  type StageDeps,
+} from '@toolgate/platform';
 import { approverFacts, liveCallFacts } from './approver-facts.js';
 import { messageToken, sourceOf } from './message-token.js';
 
@@ -221,7 +227,7 @@ function factsOf(
 
 /** The end of a call whose finishing failed for good; the error goes to the audit detail. */
 function internalError(error: unknown): FinalApprovalAction {
-  const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  const detail = errorText(error);
   const rejected = rejectExecution('internal_error', undefined, `confirm: ${detail}`);
   return { act: 'end', refusal: refusal(rejected) };
 }

@@ -9,7 +9,8 @@
  * records its outcome (keeping the sweep's mark) and leaves the terminal observation to the sweep.
  */
 import {
-  Fault,
+  errorText,
+  faultCode,
   isRetriable,
   STORE_FAULTS,
   type Outgoing,
@@ -148,10 +149,10 @@ async function settleOrEnd(
     return await settleUnknown(deps, p, now);
   } catch (error) {
     if (isRetriable(error)) throw error;
-    deps.metrics.fault(error instanceof Fault ? error.code : 'internal_error', false);
-    const detail = `its idempotency record could not be settled: ${describe(error)}`;
+    deps.metrics.fault(faultCode(error), false);
+    const detail = `its idempotency record could not be settled: ${errorText(error)}`;
     deps.logger.error(
-      { commandId: p.commandId, proposalId: p.proposalId, err: describe(error) },
+      { commandId: p.commandId, proposalId: p.proposalId, err: errorText(error) },
       'an expired command ends as unknown, and its idempotency record is left as it is',
     );
     return unknownOutputs(deps, p, now, detail);
@@ -207,15 +208,11 @@ function unknownOutputs(
 }
 
 function reportFault(deps: SweepDeps, error: unknown): void {
-  const code = error instanceof Fault ? error.code : 'internal_error';
-  const retriable = error instanceof Fault && error.retriable;
+  const code = faultCode(error);
+  const retriable = isRetriable(error);
   deps.metrics.fault(code, retriable);
   deps.logger.warn(
-    { code, retriable, err: describe(error) },
+    { code, retriable, err: errorText(error) },
     'deadline sweep failed; trying again next tick',
   );
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
