@@ -2,7 +2,7 @@
  * The body of a stage process's main: load the deployment named by TOOLGATE_CONFIG, supervise the
  * stages until a signal, and turn bad configuration into one message and exit code 2.
  */
-import { CeilingsConfigError, ConfigError, ToolDefinitionError } from '@toolgate/shared';
+import { ConfigError, isConfigurationError } from '@toolgate/shared';
 import type { Env } from './config.js';
 import { importDeployment } from './import-deployment.js';
 import { superviseStages, type StageModule } from './supervise-stages.js';
@@ -35,17 +35,5 @@ export async function runStagesMain(
   }
 }
 
-/**
- * True for an error that reports bad configuration, every problem listed: a `ConfigError`, the
- * `CeilingsConfigError` of a deployment's ceilings, or the `ToolDefinitionError` of its tools.
- * Such a start-up failure exits 2.
- */
-export function isConfigurationError(
-  error: unknown,
-): error is ConfigError | CeilingsConfigError | ToolDefinitionError {
-  return (
-    error instanceof ConfigError ||
-    error instanceof CeilingsConfigError ||
-    error instanceof ToolDefinitionError
-  );
-}
+/** Such a start-up failure exits 2 (the shared core's test, re-exported for the CLI). */
+export { isConfigurationError };

@@ -61,9 +61,10 @@ export interface SupervisedStages {
 
 /**
  * Starts `modules` with shared connections. Throws a `ConfigError` listing every configuration
- * problem (the environment's and the deployment's, before connecting anything), a Fault when infrastructure cannot be reached, or whatever else failed (an HTTP
- * port in use). Past the environment, it first closes what it opened and logs the cause, and
- * calls no `exit` (but at the hard deadline), so the caller chooses the exit code. Once started, a
+ * problem (the environment's and the deployment's, before connecting anything), a Fault when
+ * infrastructure cannot be reached, or whatever else failed (an HTTP port in use). Past the
+ * environment, it first closes what it opened and logs the cause, and calls no `exit` (but at the
+ * hard deadline), so the caller chooses the exit code. Once started, a
  * stage loop that stops on its own (its producer fenced, a consumer crash kafkajs does not
  * restart) stops every stage with a fatal log line and exit code 1.
  */

@@ -24,8 +24,8 @@ const LARGEST_TOOL_CEILINGS: ToolCeilings = {
   resultBytes: MAX_RESULT_BYTES,
 };
 
-/** A configuration error that lists its problems. */
-type Listed = ConfigError | CeilingsConfigError | ToolDefinitionError;
+/** A configuration error that lists its problems: what a bad deployment or environment throws. */
+export type ConfigurationError = ConfigError | CeilingsConfigError | ToolDefinitionError;
 
 /**
  * The ladder's facts for `deployment`. Objects resolve from `options.objects` when given (the
@@ -40,12 +40,12 @@ export function createGate(
   deployment: Deployment,
   options: { readonly objects?: ObjectStore } = {},
 ): Gate {
-  const refused: { readonly part: string; readonly error: Listed }[] = [];
+  const refused: { readonly part: string; readonly error: ConfigurationError }[] = [];
   const checked = <T>(part: string, build: () => T): T | undefined => {
     try {
       return build();
     } catch (error) {
-      if (!isListed(error)) throw error;
+      if (!isConfigurationError(error)) throw error;
       refused.push({ part, error });
       return undefined;
     }
@@ -84,7 +84,9 @@ export function createGate(
 }
 
 /** One part's own error, or a `ConfigError` naming every problem of every part. */
-function refusalOf(refused: readonly { readonly part: string; readonly error: Listed }[]): Listed {
+function refusalOf(
+  refused: readonly { readonly part: string; readonly error: ConfigurationError }[],
+): ConfigurationError {
   const [only, ...more] = refused;
   if (only !== undefined && more.length === 0) return only.error;
   const problems = refused.flatMap(({ part, error }) =>
@@ -93,7 +95,11 @@ function refusalOf(refused: readonly { readonly part: string; readonly error: Li
   return new ConfigError('deployment', problems);
 }
 
-function isListed(error: unknown): error is Listed {
+/**
+ * True for an error that reports bad configuration, every problem listed: a `ConfigError`, the
+ * `CeilingsConfigError` of a deployment's ceilings, or the `ToolDefinitionError` of its tools.
+ */
+export function isConfigurationError(error: unknown): error is ConfigurationError {
   return (
     error instanceof ConfigError ||
     error instanceof CeilingsConfigError ||
