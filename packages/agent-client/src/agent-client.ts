@@ -16,6 +16,7 @@ import {
   type GateTopics,
 } from '@toolgate/platform';
 import {
+  hasLoneSurrogate,
   MAX_PROPOSAL_ID_CHARS,
   MESSAGE_SCHEMAS,
   SESSION_HEADER,
@@ -150,7 +151,7 @@ class Client implements AgentClient {
     const long = idsWhere(ids, (id) => id.length > MAX_PROPOSAL_ID_CHARS);
     if (long !== '')
       throw new RangeError(`${long} longer than ${MAX_PROPOSAL_ID_CHARS} characters`);
-    const broken = idsWhere(ids, (id) => LONE_SURROGATE.test(id));
+    const broken = idsWhere(ids, hasLoneSurrogate);
     if (broken !== '') throw new RangeError(`${broken} not well-formed text (a lone surrogate)`);
     const token = await this.tokenFor(options);
     const value = this.settings.plainJson
@@ -207,8 +208,6 @@ class Client implements AgentClient {
     return `${this.topics.proposals}-value`;
   }
 }
-
-const LONE_SURROGATE = /\p{Surrogate}/u;
 
 /** The names of the ids for which `test` holds, comma-separated; empty when none. */
 function idsWhere(ids: Readonly<Record<string, string>>, test: (id: string) => boolean): string {

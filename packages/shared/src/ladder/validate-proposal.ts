@@ -5,6 +5,7 @@
 import type { Principal } from '../types.js';
 import { accept, rejecterFor, type Decision, type Rejected } from '../decision.js';
 import {
+  hasLoneSurrogate,
   normalizeProposal,
   parseCall,
   parseJsonBounded,
@@ -118,10 +119,6 @@ function parseLeniently(text: string): { readonly value: unknown } | undefined {
   } catch {
     return undefined;
   }
-}
-
-function hasLoneSurrogate(id: string): boolean {
-  return /\p{Surrogate}/u.test(id);
 }
 
 /**

@@ -206,7 +206,7 @@ class JsonReader {
     const close = closingQuote(this.text, start + 1);
     if (close < 0) return this.preciseString();
     const decoded = decodeLiteral(this.text.slice(start, close + 1));
-    if (decoded === undefined || LONE_SURROGATE.test(decoded)) return this.preciseString();
+    if (decoded === undefined || hasLoneSurrogate(decoded)) return this.preciseString();
     this.pos = close + 1;
     return decoded;
   }
@@ -387,6 +387,11 @@ const NEEDS_CARE = /[\\\u0000-\u001f\ud800-\udfff]/;
 
 /** A surrogate code unit without its partner (the `u` flag makes a proper pair one code point). */
 const LONE_SURROGATE = /\p{Surrogate}/u;
+
+/** True when `text` holds a surrogate code unit without its partner: not well-formed UTF-16. */
+export function hasLoneSurrogate(text: string): boolean {
+  return LONE_SURROGATE.test(text);
+}
 
 /**
  * The index of the quote that closes the literal whose body starts at `from`, or -1. In a valid
