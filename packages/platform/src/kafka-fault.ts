@@ -53,7 +53,8 @@ const NETWORK_CODES: ReadonlySet<string> = new Set([
   'EPIPE',
 ]);
 
-interface ErrorLike {
+/** What {@link causeChain} reads of each link. */
+export interface ErrorLike {
   readonly name?: unknown;
   readonly type?: unknown;
   readonly code?: unknown;
@@ -63,7 +64,7 @@ interface ErrorLike {
 }
 
 /** The error and its causes, outermost first (at most 8 deep, in case of a cycle). */
-function causeChain(error: unknown): ErrorLike[] {
+export function causeChain(error: unknown): ErrorLike[] {
   const chain: ErrorLike[] = [];
   let e: unknown = error;
   while (typeof e === 'object' && e !== null && chain.length < 8) {

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Bus, BusMessage, PartitionOffset } from './bus.js';
 import type { Codec } from './codec.js';
 import { Fault } from './fault.js';
+import { causeChain } from './kafka-fault.js';
 
 /** One record read back, decoded. */
 export interface ReadRecord {
@@ -193,12 +194,8 @@ export async function followTopic(
  * which kafkajs wraps once its retries are spent, else the crash's own.
  */
 function ownFault(crash: Fault): Fault {
-  let e: unknown = crash.cause;
-  for (let depth = 0; depth < 8 && typeof e === 'object' && e !== null; depth += 1) {
-    if (e instanceof Fault) return e;
-    e = (e as { readonly cause?: unknown }).cause;
-  }
-  return crash;
+  const handled = causeChain(crash.cause).find((e) => e instanceof Fault);
+  return handled instanceof Fault ? handled : crash;
 }
 
 function throwawayGroup(prefix = ''): string {
