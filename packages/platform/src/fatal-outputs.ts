@@ -12,6 +12,7 @@ import {
 } from '@toolgate/shared';
 import { errorText } from './fault.js';
 import type { GateOutputs } from './gate-outputs.js';
+import { originOf } from './message-origin.js';
 import type { Incoming, Outgoing } from './stage-loop.js';
 
 const rejectExecution = rejecterFor('execution');
@@ -37,10 +38,9 @@ export function fatalOutputs(
   const internal = [topics.validated, topics.authorized, topics.cleared].includes(msg.topic);
   const ids = internal || msg.topic === topics.proposals ? envelopeIds(msg.value) : undefined;
   const tenant = internal ? tenantOf(msg.value) : undefined;
-  const source = { topic: msg.topic, partition: msg.partition, offset: msg.offset };
   const base = ids?.ok ? { ...ids.value, ...(tenant === undefined ? {} : { tenant }) } : {};
   const audit = outputs.audit(
-    auditEvent({ kind: 'internal_error', ...base, internalDetail: detail, source }, now),
+    auditEvent({ kind: 'internal_error', ...base, internalDetail: detail, ...originOf(msg) }, now),
   );
   if (!ids?.ok) return [audit];
   const rejected = rejectExecution('internal_error', undefined, detail);

@@ -13,6 +13,7 @@ import {
   type AnyRejected,
 } from '@toolgate/shared';
 import type { GateOutputs } from './gate-outputs.js';
+import { originOf } from './message-origin.js';
 import type { Metrics } from './metrics.js';
 import type { Incoming, Outgoing } from './stage-loop.js';
 
@@ -54,9 +55,9 @@ export function forgedEnvelopeOutputs(
 ): readonly Outgoing[] {
   deps.metrics.decision(rejected);
   const ids = envelopeIds(msg.value);
-  const source = { topic: msg.topic, partition: msg.partition, offset: msg.offset };
+  const origin = originOf(msg);
   deps.logger.warn(
-    { ...source, proposalId: ids.ok ? ids.value.proposalId : null },
+    { ...origin.source, proposalId: ids.ok ? ids.value.proposalId : null },
     'refused an envelope the gate did not write',
   );
   const internalDetail = [rejected.internalDetail, msg.decodeError, claimsOf(msg.value)]
@@ -69,7 +70,7 @@ export function forgedEnvelopeOutputs(
       answered: false,
       ...(ids.ok ? ids.value : {}),
       internalDetail,
-      source,
+      ...origin,
     },
     now,
   );

@@ -18,6 +18,7 @@ export * from './repeat-every.js';
 export * from './bus.js';
 export * from './codec.js';
 export * from './stage-loop.js';
+export * from './message-origin.js';
 export * from './gate-topics.js';
 export * from './gate-outputs.js';
 export * from './fatal-outputs.js';

@@ -62,6 +62,8 @@ export interface Incoming {
   readonly headers: Readonly<Record<string, string>>;
   /** The decoded value; undefined when the bytes could not be decoded. */
   readonly value: unknown;
+  /** The registry id of the schema the value was written under; absent for plain JSON. */
+  readonly schemaId?: number;
   /** Why the bytes could not be decoded (`undecodable: …`); absent when they could. */
   readonly decodeError?: string;
   /** The record's bytes as they arrived (null for a tombstone), e.g. for quarantine. */
@@ -592,9 +594,9 @@ class Loop {
       raw: message.value,
       receivedAt: new Date(),
     };
-    return 'error' in decoded
-      ? { ...base, value: undefined, decodeError: decoded.error }
-      : { ...base, value: decoded.value };
+    if ('error' in decoded) return { ...base, value: undefined, decodeError: decoded.error };
+    const { value, schemaId } = decoded;
+    return schemaId === null ? { ...base, value } : { ...base, value, schemaId };
   }
 
   /** The onFatal outputs for a message whose handling failed; [] when even those fail. */

@@ -16,12 +16,18 @@ import {
   observationForRefusal,
   referencesOf,
   toolOf,
-  type MessageSource,
   type ObjectRef,
   type Refusal,
   type ValidatedEnvelope,
 } from '@toolgate/shared';
-import { refuseForged, type Incoming, type Outgoing, type StageDeps } from '@toolgate/platform';
+import {
+  type Incoming,
+  type MessageOrigin,
+  originOf,
+  type Outgoing,
+  refuseForged,
+  type StageDeps,
+} from '@toolgate/platform';
 
 /**
  * Handles one message of the validated topic. A run's next envelope may start once this one's
@@ -38,7 +44,7 @@ export function createValidatedHandler(
     if (forged !== undefined) return forged;
     // The tag proves the gate wrote this value, and the gate writes only schema-checked envelopes.
     const v = msg.value as ValidatedEnvelope;
-    const at = { source: sourceOf(msg), now };
+    const at = { origin: originOf(msg), now };
     const tool = toolOf(v, gate.registry);
     if (!tool.ok) return refused(v, tool, [], at);
     const refs = referencesOf(v, tool.value);
@@ -70,7 +76,7 @@ export function createValidatedHandler(
 
 /** Where and when a decision was made. */
 interface DecidedAt {
-  readonly source: MessageSource;
+  readonly origin: MessageOrigin;
   readonly now: Date;
 }
 
@@ -85,15 +91,11 @@ function refuser(deps: StageDeps) {
       objects,
       // Every rung of this stage decides under the policy set in force (DESIGN §3).
       policyVersion: deps.gate.policies.version,
-      source: at.source,
+      ...at.origin,
     };
     return [
       outputs.observation(observationForRefusal({ ...ids, callId: v.context.callId }, r, at.now)),
       outputs.audit(auditEvent({ kind: 'rejected', rejected: r.rejected, ...facts }, at.now)),
     ];
   };
-}
-
-function sourceOf(msg: Incoming): MessageSource {
-  return { topic: msg.topic, partition: msg.partition, offset: msg.offset };
 }

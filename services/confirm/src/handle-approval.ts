@@ -36,13 +36,16 @@ import {
 } from '@toolgate/shared';
 import {
   errorText,
-  isRetriable,
   type Incoming,
+  isRetriable,
+  type MessageOrigin,
+  originOf,
   type Outgoing,
+  sourceOf,
   type StageDeps,
 } from '@toolgate/platform';
 import { approverFacts, liveCallFacts } from './approver-facts.js';
-import { messageToken, sourceOf } from './message-token.js';
+import { messageToken } from './message-token.js';
 
 const rejectConfirmation = rejecterFor('confirmation');
 const rejectExecution = rejecterFor('execution');
@@ -63,11 +66,11 @@ export function createApprovalHandler(
 
   /** The approver's session and a well-formed approval, or the audit of why not. */
   const read = async (msg: Incoming, now: Date) => {
-    const source = sourceOf(msg);
+    const origin = originOf(msg);
     const named = msg.decodeError === undefined ? namedConfirmationId(msg.value) : undefined;
     const principal = await gate.verifier.verify(msg.headers[SESSION_HEADER], now);
     if (!principal.ok) {
-      return audited(refusal(principal), { confirmationId: named, source }, now);
+      return audited(refusal(principal), { confirmationId: named, ...origin }, now);
     }
     const approver = principal.value;
     const parsed =
@@ -77,7 +80,7 @@ export function createApprovalHandler(
     if (parsed.ok) return { approver, approval: parsed.value };
     const found =
       named === undefined ? undefined : await store.readConfirmation(approver.tenant, named);
-    return audited(refusal(parsed), factsOf(approver, named, found?.pending, source), now);
+    return audited(refusal(parsed), factsOf(approver, named, found?.pending, origin), now);
   };
 
   /** The waiting confirmation an approval names, or the audit of why there is none. */
@@ -86,7 +89,7 @@ export function createApprovalHandler(
     const found = await store.readConfirmation(approver.tenant, id);
     if (found?.state === 'waiting') return found.pending;
     const r = refuseUnavailableConfirmation(id, approver.tenant, found?.state);
-    return audited(r, factsOf(approver, id, found?.pending, sourceOf(msg)), now);
+    return audited(r, factsOf(approver, id, found?.pending, originOf(msg)), now);
   };
 
   /**
@@ -127,7 +130,7 @@ export function createApprovalHandler(
    */
   const finish = async (msg: Incoming, taken: Taken, now: Date) => {
     const { pending, approver } = taken;
-    const about = factsOf(approver, pending.confirmationId, pending, sourceOf(msg));
+    const about = factsOf(approver, pending.confirmationId, pending, originOf(msg));
     const action = await decideTaken(taken, now).catch((error: unknown) => {
       if (isRetriable(error)) throw error;
       logger.error(
@@ -168,7 +171,7 @@ export function createApprovalHandler(
     metrics.decision({ disposition: 'execute', stage: 'confirmation' });
     const cleared = clearedEnvelope(action.call, pending.receivedAt, action.confirmed);
     const facts = { ...auditFactsOf(cleared), confirmationId: pending.confirmationId };
-    const decided = { decidedBy: approver.subject, source: about.source };
+    const decided = { decidedBy: approver.subject, source: about.source, schemaId: about.schemaId };
     return [
       outputs.envelope('cleared', cleared.runId, cleared),
       outputs.audit(auditEvent({ kind: 'cleared', ...facts, ...decided }, now)),
@@ -184,7 +187,7 @@ export function createApprovalHandler(
     const { approver, approval } = given;
     const pending = await find(msg, approver, approval, now);
     if (Array.isArray(pending)) return pending;
-    const about = factsOf(approver, pending.confirmationId, pending, sourceOf(msg));
+    const about = factsOf(approver, pending.confirmationId, pending, originOf(msg));
     const facts = await approverFacts(deps, pending, approver);
     // A tool this instance does not have (a deploy under way) decides nothing: audit and wait.
     if (!facts.ok) return audited(facts, about, now);
@@ -216,13 +219,13 @@ function factsOf(
   approver: Principal,
   confirmationId: string | undefined,
   pending: PendingConfirmation | undefined,
-  source: AuditFacts['source'],
+  origin: MessageOrigin,
 ): AuditFacts {
   const base =
     pending === undefined
       ? { tenant: approver.tenant, confirmationId }
       : auditFactsOfPending(pending);
-  return { ...base, decidedBy: approver.subject, source };
+  return { ...base, decidedBy: approver.subject, ...origin };
 }
 
 /** The end of a call whose finishing failed for good; the error goes to the audit detail. */

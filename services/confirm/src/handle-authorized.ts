@@ -25,12 +25,14 @@ import {
 } from '@toolgate/shared';
 import {
   ENVELOPE_LIMITS,
-  refuseForged,
   type Incoming,
+  originOf,
   type Outgoing,
+  refuseForged,
+  sourceOf,
   type StageDeps,
 } from '@toolgate/platform';
-import { messageToken, sourceOf } from './message-token.js';
+import { messageToken } from './message-token.js';
 
 /**
  * Handles one message of the authorized topic; `check` validates messages against their topic's
@@ -76,14 +78,12 @@ export function createAuthorizedHandler(
     return [
       outputs.confirmationRequest(parked.tenant, confirmationRequest(parked)),
       outputs.observation(observationForPending(idsOf(a), parked, now)),
-      outputs.audit(
-        auditEvent({ kind: 'pending_confirmation', ...facts, source: sourceOf(msg) }, now),
-      ),
+      outputs.audit(auditEvent({ kind: 'pending_confirmation', ...facts, ...originOf(msg) }, now)),
     ];
 
     function refused(at: AuthorizedEnvelope, r: Refusal): Outgoing[] {
       metrics.decision(r.rejected);
-      const about = { ...auditFactsOf(at), source: sourceOf(msg) };
+      const about = { ...auditFactsOf(at), ...originOf(msg) };
       return [
         outputs.observation(observationForRefusal(idsOf(at), r, now)),
         outputs.audit(auditEvent({ kind: 'rejected', rejected: r.rejected, ...about }, now)),

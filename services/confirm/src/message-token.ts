@@ -1,12 +1,7 @@
 /** The stable name of a consumed message, for the store's token-based operations. */
 import { createHash } from 'node:crypto';
 import type { Incoming } from '@toolgate/platform';
-import { SESSION_HEADER, type MessageSource } from '@toolgate/shared';
-
-/** Where `msg` was read: the same on every redelivery of it, different for any other message. */
-export function sourceOf(msg: Incoming): MessageSource {
-  return { topic: msg.topic, partition: msg.partition, offset: msg.offset };
-}
+import { SESSION_HEADER } from '@toolgate/shared';
 
 /**
  * `<topic>@<partition>:<offset>#<digest>`: parks and takes by this token repeat safely on

@@ -9,10 +9,11 @@
  * transaction makes exactly one copy visible to read-committed readers.
  */
 import {
-  refuseForged,
   type Incoming,
+  originOf,
   type Outgoing,
   type PendingCommand,
+  refuseForged,
   type StageDeps,
 } from '@toolgate/platform';
 import {
@@ -38,7 +39,7 @@ import {
   type Tool,
 } from '@toolgate/shared';
 import type { CommandsInFlight } from './commands-in-flight.js';
-import { messageToken, pendingCommandOf, sourceOf } from './pending-command.js';
+import { messageToken, pendingCommandOf } from './pending-command.js';
 
 /** One cleared envelope being handled: what it is, where its answers go, and when. */
 interface Case {
@@ -63,7 +64,7 @@ export function createClearedHandler(
     if (forged !== undefined) return forged;
     const c = msg.value as ClearedEnvelope;
     const ids = { ...envelopeIdsOf(c), callId: c.context.callId };
-    const at: Case = { c, ids, facts: { ...auditFactsOf(c), source: sourceOf(msg) }, now };
+    const at: Case = { c, ids, facts: { ...auditFactsOf(c), ...originOf(msg) }, now };
     const tool = toolOf(c, deps.gate.registry);
     if (!tool.ok) return refused(deps, at, tool);
     const { key, digest } = identityOf(c);

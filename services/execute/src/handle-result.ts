@@ -14,7 +14,14 @@
  * redelivery after a crash takes and settles again as the same taker and settler, and publishes
  * what it owes.
  */
-import type { Incoming, Outgoing, PendingCommand, Settlement, StageDeps } from '@toolgate/platform';
+import {
+  type Incoming,
+  originOf,
+  type Outgoing,
+  type PendingCommand,
+  type Settlement,
+  type StageDeps,
+} from '@toolgate/platform';
 import {
   auditEvent,
   checkResult,
@@ -37,7 +44,6 @@ import {
   auditFactsOfPendingCommand,
   messageToken,
   observationIdsOfPending,
-  sourceOf,
   sweepSettler,
 } from './pending-command.js';
 import type { CommandsInFlight } from './commands-in-flight.js';
@@ -162,7 +168,7 @@ async function published(
   settlement: Settlement,
   now: Date,
 ): Promise<readonly Outgoing[]> {
-  const facts = { ...auditFactsOfPendingCommand(pending), source: sourceOf(msg) };
+  const facts = { ...auditFactsOfPendingCommand(pending), ...originOf(msg) };
   if (!settlement.settled) {
     // The deadline sweeper ended the command first: the agent was told the outcome is unknown,
     // and keeps that one terminal observation. The real outcome goes on the record, so that a
@@ -226,7 +232,7 @@ function endingOf(deps: ResultDeps, result: ToolResult, p: PendingCommand, now: 
 /** Undecodable bytes on results: kept on the quarantine topic, never read as a result. */
 function quarantined(deps: ResultDeps, msg: Incoming, why: string): readonly Outgoing[] {
   const raw = msg.raw ?? Buffer.alloc(0);
-  const event = { kind: 'quarantined', raw, internalDetail: why, source: sourceOf(msg) } as const;
+  const event = { kind: 'quarantined', raw, internalDetail: why, ...originOf(msg) } as const;
   return [
     deps.outputs.quarantine(raw, msg.headers),
     deps.outputs.audit(auditEvent(event, deps.now())),
@@ -245,7 +251,7 @@ function unmatched(deps: ResultDeps, msg: Incoming, why: string): readonly Outgo
     commandId: claimed('commandId'),
     idempotencyKey: claimed('idempotencyKey'),
     internalDetail: why,
-    source: sourceOf(msg),
+    ...originOf(msg),
   };
   return [deps.outputs.audit(auditEvent({ kind: 'unmatched_result', ...facts }, deps.now()))];
 }

@@ -4,7 +4,7 @@
  * result or the deadline ends the command.
  */
 import type { Incoming, PendingCommand } from '@toolgate/platform';
-import type { AuditFacts, Command, MessageSource, ObservationIds } from '@toolgate/shared';
+import type { AuditFacts, Command, ObservationIds } from '@toolgate/shared';
 
 /**
  * The pending command of `command`, claimed under `token` with the command digest `digest` by the
@@ -50,11 +50,6 @@ export function auditFactsOfPendingCommand(p: PendingCommand): AuditFacts {
     idempotencyKey: p.idempotencyKey,
     commandId: p.commandId,
   };
-}
-
-/** Where a message was read: stable across redeliveries, so audit ids repeat with it. */
-export function sourceOf(msg: Incoming): MessageSource {
-  return { topic: msg.topic, partition: msg.partition, offset: msg.offset };
 }
 
 /**

@@ -23,6 +23,7 @@ import {
   classifyBytes,
   ENVELOPE_LIMITS,
   type Incoming,
+  originOf,
   type Outgoing,
   type StageDeps,
 } from '@toolgate/platform';
@@ -42,7 +43,7 @@ export function createProposalHandler(
   };
   return async (msg) => {
     const now = deps.now();
-    const source = { topic: msg.topic, partition: msg.partition, offset: msg.offset };
+    const origin = originOf(msg);
     const ids = msg.decodeError === undefined ? envelopeIds(msg.value) : undefined;
     if (ids === undefined || !ids.ok) {
       // Keep the bytes, never run them. Without readable ids there is no run to observe.
@@ -51,7 +52,7 @@ export function createProposalHandler(
       const kept = [
         outputs.quarantine(raw, msg.headers),
         outputs.audit(
-          auditEvent({ kind: 'quarantined', raw, internalDetail: detail, source }, now),
+          auditEvent({ kind: 'quarantined', raw, internalDetail: detail, ...origin }, now),
         ),
       ];
       const unparsed =
@@ -86,7 +87,7 @@ export function createProposalHandler(
       const facts = {
         ...at,
         ...(who === undefined ? {} : { subject: who.subject, tenant: who.tenant }),
-        source,
+        ...origin,
       };
       return [
         outputs.observation(observationForRefusal(at, r, now)),

@@ -81,6 +81,26 @@ describe('the validate stage on Kafka', () => {
     expect(h.seen('validated').map((r) => r.value['proposalId'])).toEqual(['p-ok']);
   });
 
+  it('names in its audit event the schema a proposal was written under, and none for plain JSON', async () => {
+    const alice = await h.session(USERS.alice);
+    const truncated = (proposalId: string) =>
+      openaiChat({ proposalId, runId: 'run-schema' }, 'search', '{"query":');
+    const subject = `${h.topic('proposals')}-value`;
+    const wire = await h.gate.runtime.codec.encode(subject, truncated('p-wire'));
+    await h.send('proposals', 'run-schema', wire, sessionHeaders(alice));
+    await h.send('proposals', 'run-schema', truncated('p-plain'), sessionHeaders(alice));
+    const events = await h.waitFor(
+      'audit',
+      'the refusals of p-wire and p-plain',
+      (r) => ['p-wire', 'p-plain'].includes(String(r.value['proposalId'])),
+      2,
+    );
+    const of = (id: string) => events.find((r) => r.value['proposalId'] === id)!.value;
+    expect(of('p-wire')).toMatchObject({ code: 'truncated', schemaId: wire.readInt32BE(1) });
+    expect(of('p-plain')).toMatchObject({ code: 'truncated' });
+    expect(of('p-plain')).not.toHaveProperty('schemaId');
+  });
+
   it('answers a plain-JSON proposal the bounded parser refuses as a whole, and still quarantines it', async () => {
     const alice = await h.session(USERS.alice);
     // JSON.stringify cannot write what these records hold, so each is written from a placeholder.
