@@ -282,6 +282,11 @@ export const REJECTION_CODES = {
       'This action needs a person to approve it, but no approval request could be made for it, so nothing ran.',
       'The tool\u2019s card builder returned a card the confirmations topic cannot carry (an empty action, target or effect line, a reserved key such as constructor in the preview, a preview too deep or too large); the audit detail names the problem. Fix the card builder.',
     ),
+    proposal_reused: spec(
+      'deny',
+      'This proposal id was already used for another call that needs approval, so this call did not run. Send each call under a new proposal id.',
+      'The client sent a different call under a proposalId whose confirmation was already parked (proposalIds are unique per submission); the first call keeps its confirmation, and the audit detail names it. Fix the client.',
+    ),
   },
   idempotency: {
     conflict: spec(

@@ -3,13 +3,15 @@
  * envelope. Needed → check the confirmation request the card makes (a card the confirmations
  * topic cannot carry refuses the call with `invalid_card`), park the pending confirmation in
  * Redis (once per message, by its token), then publish the confirmation request (keyed by
- * tenant), the non-terminal `pending_confirmation` observation and its audit event. The stage
+ * tenant), the non-terminal `pending_confirmation` observation and its audit event. Another call
+ * under a proposalId whose confirmation is parked is refused (`proposal_reused`). The stage
  * never waits for the person: approvals arrive later as events.
  */
 import {
   auditEvent,
   auditFactsOf,
   checkConfirmationRequest,
+  checkParkedCall,
   clearedEnvelope,
   confirmationRequest,
   DEFAULT_CONFIRMATION_TTL_SECONDS,
@@ -65,8 +67,12 @@ export function createAuthorizedHandler(
     if (!request.ok) return refused(a, refusal(request));
     const parked = await store.parkConfirmation(pending, ttlSeconds * 1000, messageToken(msg));
     if (parked === undefined) {
-      // Another message parked it (the same envelope written twice) or it was already decided:
-      // the request and the observation went out with that message.
+      // Another message parked one under this proposal's id (the same call sent twice), or it
+      // was already decided: the request and the observation went out with that message. Unless
+      // that message was another call under a reused proposalId, which must not go unanswered.
+      const standing = await store.readConfirmation(pending.tenant, pending.confirmationId);
+      const same = standing === undefined ? undefined : checkParkedCall(standing.pending, pending);
+      if (same?.ok === false) return refused(a, refusal(same));
       logger.info(
         { confirmationId: pending.confirmationId, proposalId: a.proposalId, ...sourceOf(msg) },
         'confirmation already parked by another message; nothing to publish',

@@ -403,6 +403,39 @@ describe('the confirm stage on Kafka', () => {
     expect(listed.filter((p) => p.proposalId === 'p-twice')).toHaveLength(1);
   });
 
+  it('refuses another call under a proposalId whose confirmation is parked, and keeps the first', async () => {
+    const first = await parked(h, refund('p-reused', 'run-reused'));
+    const other = mcp({ proposalId: 'p-reused', runId: 'run-reused' }, 'refund_payment', {
+      payment_id: 'pay_11',
+      amount_cents: 700,
+    });
+    await sendAuthorized(h, await authorizedFor(h, USERS.alice, other));
+    const [, refusedCall] = await h.waitFor(
+      'observations',
+      'the refusal of the second call under p-reused',
+      (r) => r.value['proposalId'] === 'p-reused',
+      2,
+    );
+    expect(refusedCall!.value).toMatchObject({
+      outcome: 'rejected',
+      stage: 'confirmation',
+      code: 'proposal_reused',
+    });
+    const [audit] = await h.waitFor(
+      'audit',
+      'the audit event of the refusal',
+      (r) => r.value['proposalId'] === 'p-reused' && r.value['code'] === 'proposal_reused',
+    );
+    expect(audit!.value['internalDetail']).toContain(`confirmation ${first.id}`);
+    // Nothing else was asked of a person, and the first call still waits for one.
+    await flushCleared(h, 'run-reused', 'p-reused-flush');
+    const requests = h.seen('confirmations').filter((r) => r.value['proposalId'] === 'p-reused');
+    expect(requests).toHaveLength(1);
+    const listed = await h.gate.runtime.store.listPending('acme', 1000);
+    const waiting = listed.filter((p) => p.proposalId === 'p-reused');
+    expect(waiting.map((p) => p.args)).toEqual([{ payment_id: 'pay_11', amount_cents: 500 }]);
+  });
+
   it('publishes the same request again when the same message is delivered again after a crash', async () => {
     const handle = createAuthorizedHandler(stageDeps(h), createMessageChecker());
     const env = await authorizedFor(h, USERS.alice, refund('p-again', 'run-again'));

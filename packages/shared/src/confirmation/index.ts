@@ -8,6 +8,7 @@ export {
   type PendingConfirmation,
 } from './check-approval.js';
 export { checkConfirmationRequest } from './check-confirmation-request.js';
+export { checkParkedCall } from './check-parked-call.js';
 export { confirmationTtlProblems, MAX_CONFIRMATION_TTL_SECONDS } from './confirmation-ttl.js';
 export { confirmationDigest, type DigestInput } from './confirmation-digest.js';
 export { needsConfirmation } from './needs-confirmation.js';

@@ -97,6 +97,7 @@ function keepsWaiting(r: Rejected<'confirmation'>, check: ApprovalCheck): boolea
     case 'unknown_confirmation':
     case 'invalid_approval':
     case 'invalid_card':
+    case 'proposal_reused':
     case 'pending':
       return true;
     case 'content_changed':
