@@ -1,27 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { PendingConfirmation } from './check-approval.js';
 import { checkParkedCall } from './check-parked-call.js';
+import { pending } from '../messages/messages.test-support.js';
 
-const parked: PendingConfirmation = {
-  confirmationId: 'conf-1',
-  proposalId: 'p-1',
-  runId: 'run-1',
-  requestId: 'req-1',
-  callId: 'call-1',
-  tenant: 'acme',
-  requestedBy: 'erin',
-  requesterRoles: ['clerk'],
-  tool: 'refund_payment',
-  toolVersion: '1',
-  attempt: 0,
-  receivedAt: '2025-03-01T11:59:59.000Z',
-  args: { payment_id: 'pay-7', amount_cents: 500 },
-  objects: [{ type: 'Payment', id: 'pay-7', version: 4 }],
-  card: { action: 'Refund', target: 'Payment pay-7', effect: 'Refund 5.00 EUR', preview: {} },
-  digest: 'a'.repeat(64),
-  policyVersion: 'c'.repeat(64),
-  expiresAt: '2025-03-01T12:30:00.000Z',
-};
+const parked = pending();
 
 describe('checkParkedCall', () => {
   it('takes the same call sent again as already answered, whatever else was resolved anew', () => {
@@ -29,8 +11,8 @@ describe('checkParkedCall', () => {
     // expiry can differ, and the argument keys can come in another order.
     const again: PendingConfirmation = {
       ...parked,
-      args: { amount_cents: 500, payment_id: 'pay-7' },
-      objects: [{ type: 'Payment', id: 'pay-7', version: 5 }],
+      args: { note: 'SECRET customer note', amount_cents: 1200, payment_id: 'pay_11' },
+      objects: [{ type: 'Payment', id: 'pay_11', version: 5 }],
       digest: 'b'.repeat(64),
       receivedAt: '2025-03-01T12:00:04.000Z',
       expiresAt: '2025-03-01T12:30:05.000Z',
@@ -39,7 +21,7 @@ describe('checkParkedCall', () => {
   });
 
   it.each([
-    ['args', { args: { payment_id: 'pay-7', amount_cents: 50_000 } }],
+    ['args', { args: { payment_id: 'pay_11', amount_cents: 50_000, note: 'SECRET' } }],
     ['tool', { tool: 'approve_invoice' }],
     ['callId', { callId: 'call-2' }],
     ['requestId', { requestId: 'req-2' }],
@@ -55,9 +37,10 @@ describe('checkParkedCall', () => {
       disposition: 'deny',
     });
     expect(decision.internalDetail).toContain(`differs in ${field}`);
-    expect(decision.internalDetail).toContain('conf-1');
+    expect(decision.internalDetail).toContain(parked.confirmationId);
     // Audit only, and even there: ids, never what the model wrote.
     expect(decision.internalDetail).not.toContain('50000');
+    expect(decision.internalDetail).not.toContain('SECRET');
   });
 
   it('counts arguments that cannot be canonicalized as different, and does not throw', () => {
