@@ -189,6 +189,11 @@ export const REJECTION_CODES = {
       'The referenced object was not found.',
       'The object does not exist under the caller tenant (another tenant\u2019s object is reported the same way); look up objectIds in the audit event.',
     ),
+    ambiguous_reference: spec(
+      'deny',
+      'The call names two different objects by the same id, so it cannot be checked.',
+      'The tool references objects of two types under one id, and its hooks (preconditions, confirmation, card) see objects by id alone, so they could read one for the other; nothing ran. Give each type ids of its own, for example a prefix, as the example tools do.',
+    ),
   },
   authorization: {
     not_authorized: spec(

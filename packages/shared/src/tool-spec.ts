@@ -21,7 +21,10 @@ export interface PreconditionIssue {
   readonly message: string;
 }
 
-/** Resolved objects of one call, by the reference's id. */
+/**
+ * Resolved objects of one call, by the reference's id. A call whose references give two types
+ * one id is refused before any hook runs (`resolution/ambiguous_reference`).
+ */
 export type ObjectsById = ReadonlyMap<string, ResolvedObject>;
 
 /**
@@ -40,7 +43,11 @@ export interface ToolSpec<A = Record<string, unknown>> {
   readonly input: JsonSchema;
   /** Checks of meaning, after the schema passed. Returns the first problem or undefined. */
   readonly semantics?: (args: A) => SemanticIssue | undefined;
-  /** The objects the call names, for resolution under the caller's tenant. Default: none. */
+  /**
+   * The objects the call names, for resolution under the caller's tenant. Default: none. The
+   * hooks see them by id alone, so ids of different types must not coincide (see
+   * {@link ObjectsById}).
+   */
   readonly references?: (args: A) => readonly ObjectRef[];
   /** Does the live world allow it? Runs after authorization. */
   readonly preconditions?: (args: A, objects: ObjectsById) => PreconditionIssue | undefined;

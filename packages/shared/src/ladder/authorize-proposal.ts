@@ -56,6 +56,20 @@ export function referencesOf(v: ValidatedProposal, tool: Tool): readonly ObjectR
   return tool.spec.references?.(v.args) ?? [];
 }
 
+/**
+ * Two references of different types under one id, if the call has them: the hooks, which see
+ * objects by id alone ({@link ObjectsById}), could then read one for the other.
+ */
+function sharedId(refs: readonly ObjectRef[]): readonly [ObjectRef, ObjectRef] | undefined {
+  const seen = new Map<string, ObjectRef>();
+  for (const ref of refs) {
+    const earlier = seen.get(ref.id);
+    if (earlier !== undefined && earlier.type !== ref.type) return [earlier, ref];
+    seen.set(ref.id, ref);
+  }
+  return undefined;
+}
+
 /** Indexes resolved objects by id, as tool hooks receive them. */
 export function byId(objects: readonly ResolvedObject[]): ObjectsById {
   return new Map(objects.map((o) => [o.id, o]));
@@ -72,6 +86,17 @@ export function authorizeProposal(
   facts: AuthorizeFacts,
 ): Step<AuthorizedProposal> {
   const refs = referencesOf(v, tool);
+  const clash = sharedId(refs);
+  if (clash !== undefined) {
+    const [a, b] = clash;
+    return refusal(
+      rejectResolution(
+        'ambiguous_reference',
+        undefined,
+        `${tool.name} references ${a.type} ${a.id} and ${b.type} ${b.id}; its hooks see objects by id alone`,
+      ),
+    );
+  }
   const objects: ResolvedObject[] = [];
   for (const [i, ref] of refs.entries()) {
     const found = loaded[i];
