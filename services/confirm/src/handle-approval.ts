@@ -171,7 +171,7 @@ export function createApprovalHandler(
     metrics.decision({ disposition: 'execute', stage: 'confirmation' });
     const cleared = clearedEnvelope(action.call, pending.receivedAt, action.confirmed);
     const facts = { ...auditFactsOf(cleared), confirmationId: pending.confirmationId };
-    const decided = { decidedBy: approver.subject, source: about.source, schemaId: about.schemaId };
+    const decided = { decidedBy: approver.subject, ...originOf(msg) };
     return [
       outputs.envelope('cleared', cleared.runId, cleared),
       outputs.audit(auditEvent({ kind: 'cleared', ...facts, ...decided }, now)),

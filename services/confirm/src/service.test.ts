@@ -213,7 +213,7 @@ describe('the confirm stage on Kafka', () => {
   });
 
   it('parks a destructive call and clears it exactly once when an approver approves', async () => {
-    const { request, id } = await parked(h, refund('p-approve', 'run-approve'));
+    const { env, request, id } = await parked(h, refund('p-approve', 'run-approve'));
     expect(request.key).toBe('acme');
     expect(request.value).toMatchObject({
       confirmationId: id,
@@ -259,7 +259,12 @@ describe('the confirm stage on Kafka', () => {
       outcome: null,
       proposalId: 'p-approve',
     });
+    // The call itself delivered again after it was decided: nothing parks, nothing is published.
+    await sendAuthorized(h, env);
     await flushCleared(h, 'run-approve', 'p-approve-flush');
+    expect(
+      h.seen('confirmations').filter((r) => r.value['proposalId'] === 'p-approve'),
+    ).toHaveLength(1);
     expect(clearedOf(h, 'p-approve')).toHaveLength(1);
     expect(observationsOf(h, 'p-approve').map((o) => o.value['outcome'])).toEqual([
       'pending_confirmation',
@@ -421,6 +426,11 @@ describe('the confirm stage on Kafka', () => {
       stage: 'confirmation',
       code: 'proposal_reused',
     });
+    // The agent learns that the id was taken, not what the first call was or where it waits.
+    expectNoLeak(refusedCall!);
+    for (const word of [first.id, '500', 'pay_11']) {
+      expect(JSON.stringify(refusedCall!.value)).not.toContain(word);
+    }
     const [audit] = await h.waitFor(
       'audit',
       'the audit event of the refusal',
@@ -431,6 +441,7 @@ describe('the confirm stage on Kafka', () => {
     await flushCleared(h, 'run-reused', 'p-reused-flush');
     const requests = h.seen('confirmations').filter((r) => r.value['proposalId'] === 'p-reused');
     expect(requests).toHaveLength(1);
+    expect(clearedOf(h, 'p-reused')).toEqual([]);
     const listed = await h.gate.runtime.store.listPending('acme', 1000);
     const waiting = listed.filter((p) => p.proposalId === 'p-reused');
     expect(waiting.map((p) => p.args)).toEqual([{ payment_id: 'pay_11', amount_cents: 500 }]);

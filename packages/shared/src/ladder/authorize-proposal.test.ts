@@ -88,6 +88,7 @@ describe('authorizeProposal', () => {
     expect(decision.rejected.internalDetail).toBe(
       'apply_payment references Invoice x-7 and Payment x-7; its hooks see objects by id alone',
     );
+    expect(decision.rejected.publicMessage).not.toMatch(/x-7|Invoice|Payment/);
     expect(seen).not.toHaveBeenCalled();
   });
 });
