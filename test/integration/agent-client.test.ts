@@ -171,6 +171,26 @@ describe('the agent client', () => {
     );
   });
 
+  it('refuses to send a proposalId it still waits on, and sends it again once answered', async () => {
+    const [proposal] = fromActionText('{"action": "search", "arguments": {"query": " "}}', {
+      runId: 'run-reuse',
+      requestId: 'req-reuse',
+      proposalId: 'p-reuse',
+    });
+    await client.submit(proposal!);
+    await expect(client.submit(proposal!)).rejects.toThrow(
+      new RangeError(
+        'proposalId p-reuse is still waiting for its answer; give each proposal its own id',
+      ),
+    );
+    expect(said(await client.awaitObservation('p-reuse'))).toBe('rejected semantics/empty_query');
+    // Answered and awaited: the id is free for this client again, and the gate answers it again.
+    await client.submit(proposal!);
+    expect(said(await client.awaitObservation('p-reuse'))).toBe('rejected semantics/empty_query');
+    await h.waitFor('proposals', 'both sends of p-reuse', about('p-reuse'), 2);
+    expect(h.seen('proposals').filter(about('p-reuse'))).toHaveLength(2);
+  });
+
   it('gives up waiting with a typed error that names the proposal', async () => {
     const error: unknown = await client
       .awaitObservation('p-never-submitted', { timeoutMs: 200 })

@@ -51,7 +51,9 @@ export interface AgentClient {
    * after {@link AgentClient.close}; a Fault when Kafka or the registry cannot be reached, or
    * (`invalid_message`) when the proposal breaks the proposals schema. Before anything is sent:
    * TypeError without a non-empty `proposalId`, `runId` and `requestId`, RangeError when one is
-   * longer than the gate takes or holds a lone surrogate (the gate could not answer under it).
+   * longer than the gate takes or holds a lone surrogate (the gate could not answer under it),
+   * or when this client still waits on a proposal under the same `proposalId` (submitted, its
+   * answer not yet awaited; one whose send failed may be sent again).
    */
   submit(proposal: Proposal, options?: SubmitOptions): Promise<{ readonly proposalId: string }>;
   /**
@@ -157,10 +159,22 @@ class Client implements AgentClient {
     const value = this.settings.plainJson
       ? Buffer.from(JSON.stringify(proposal), 'utf8')
       : await this.codec.encode(this.subject(), proposal);
-    // Tracked before it is sent: its observation may arrive before anyone awaits it.
-    this.router.track(proposalId);
+    // Tracked before it is sent: its observation may arrive before anyone awaits it. An id still
+    // tracked is refused: the gate would answer another call under it with a refusal under the
+    // same id (confirmation/proposal_reused), and this proposal's waiter could not tell the two
+    // apart.
+    if (!this.router.track(proposalId)) {
+      throw new RangeError(
+        `proposalId ${proposalId} is still waiting for its answer; give each proposal its own id`,
+      );
+    }
     const headers = { [SESSION_HEADER]: token };
-    await this.producer.send([{ topic: this.topics.proposals, key: runId, value, headers }]);
+    try {
+      await this.producer.send([{ topic: this.topics.proposals, key: runId, value, headers }]);
+    } catch (error) {
+      this.router.sendFailed(proposalId);
+      throw error;
+    }
     return { proposalId };
   }
 

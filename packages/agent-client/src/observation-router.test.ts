@@ -124,6 +124,27 @@ describe('createObservationRouter', () => {
     expect((await router.wait('p-1')).outcome).toBe('result');
   });
 
+  it('refuses to track a proposal it tracks already, until its answer was awaited', async () => {
+    const router = createObservationRouter({ logger: silent });
+    expect(router.track('p-1')).toBe(true);
+    expect(router.track('p-1')).toBe(false);
+    router.deliver(observation('p-1', 'result'));
+    expect(router.track('p-1')).toBe(false);
+    expect((await router.wait('p-1')).outcome).toBe('result');
+    expect(router.track('p-1')).toBe(true);
+  });
+
+  it('takes a proposal again after its send failed, keeping what arrived for it meanwhile', async () => {
+    const router = createObservationRouter({ logger: silent });
+    router.track('p-1');
+    router.sendFailed('p-1');
+    // The send that failed reached Kafka after all, and the gate answered it.
+    router.deliver(observation('p-1', 'result'));
+    expect(router.track('p-1')).toBe(true);
+    expect(router.track('p-1')).toBe(false);
+    expect((await router.wait('p-1')).outcome).toBe('result');
+  });
+
   it('forgets the proposal submitted longest ago beyond its bound', async () => {
     const router = createObservationRouter({ logger: silent, bufferLimit: 2 });
     for (const id of ['p-1', 'p-2', 'p-3']) router.track(id);

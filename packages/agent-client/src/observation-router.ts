@@ -48,8 +48,17 @@ export interface ObservationRouterOptions {
 
 /** The dispatcher between the observation consumer and the waiting calls. */
 export interface ObservationRouter {
-  /** Remembers a proposal this client submitted, so its observations are kept until awaited. */
-  track(proposalId: string): void;
+  /**
+   * Remembers a proposal this client submitted, so its observations are kept until awaited.
+   * False, changing nothing, when it is remembered already (submitted, its terminal observation
+   * not yet awaited), unless its send failed ({@link sendFailed}): then it may be sent again.
+   */
+  track(proposalId: string): boolean;
+  /**
+   * Says that the send of a tracked proposal failed. It stays tracked, since a send that failed
+   * may still have reached Kafka and be answered, and {@link track} takes it again.
+   */
+  sendFailed(proposalId: string): void;
   /** Hands `observation` to its waiters, keeps it for a tracked proposal, or drops it. */
   deliver(observation: Observation): void;
   /**
@@ -73,6 +82,8 @@ interface Waiter {
 interface Kept {
   pending?: Observation;
   terminal?: Observation;
+  /** Its last send failed, so it may be submitted again. */
+  unsent?: boolean;
 }
 
 /** A router with nothing tracked and nobody waiting. */
@@ -94,14 +105,25 @@ class Router implements ObservationRouter {
     private readonly logger: AdapterLogger,
   ) {}
 
-  track(proposalId: string): void {
-    if (this.kept.has(proposalId)) return;
+  track(proposalId: string): boolean {
+    const known = this.kept.get(proposalId);
+    if (known !== undefined) {
+      if (known.unsent !== true) return false;
+      known.unsent = false;
+      return true;
+    }
     this.kept.set(proposalId, {});
     // Maps iterate in insertion order: the first key is the proposal submitted longest ago.
     for (const oldest of this.kept.keys()) {
       if (this.kept.size <= this.limit) break;
       this.kept.delete(oldest);
     }
+    return true;
+  }
+
+  sendFailed(proposalId: string): void {
+    const known = this.kept.get(proposalId);
+    if (known !== undefined) known.unsent = true;
   }
 
   deliver(observation: Observation): void {
