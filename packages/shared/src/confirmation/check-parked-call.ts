@@ -3,7 +3,7 @@
  * message: is it this call, sent again, or another call under a reused proposalId?
  */
 import { accept, rejecterFor, type Decision } from '../decision.js';
-import { canonicalSha256 } from '../idempotency/canonical-sha256.js';
+import { canonicalSha256OrUndefined } from '../idempotency/canonical-sha256.js';
 import type { PendingConfirmation } from './check-approval.js';
 
 const reject = rejecterFor('confirmation');
@@ -21,8 +21,10 @@ export function checkParkedCall(
   ours: PendingConfirmation,
 ): Decision<PendingConfirmation, 'confirmation'> {
   const differs: string[] = DESCRIBING.filter((field) => parked[field] !== ours[field]);
-  const theirs = argsDigest(parked);
-  if (theirs === undefined || theirs !== argsDigest(ours)) differs.push('args');
+  // Arguments that passed validation are JSON; if not, they count as different, not as a crash.
+  const theirs = canonicalSha256OrUndefined(parked.args);
+  if (theirs === undefined || theirs !== canonicalSha256OrUndefined(ours.args))
+    differs.push('args');
   if (differs.length === 0) return accept(parked);
   const detail =
     `proposal ${ours.proposalId}: confirmation ${parked.confirmationId} is parked for another ` +
@@ -33,12 +35,3 @@ export function checkParkedCall(
 
 /** The fields that tell one call from another, besides its arguments. */
 const DESCRIBING = ['requestedBy', 'runId', 'requestId', 'callId', 'tool'] as const;
-
-function argsDigest(p: PendingConfirmation): string | undefined {
-  try {
-    return canonicalSha256(p.args);
-  } catch {
-    // Arguments that passed validation are JSON; if not, count them as different, not as a crash.
-    return undefined;
-  }
-}

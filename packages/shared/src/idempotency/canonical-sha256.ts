@@ -25,3 +25,12 @@ export function canonicalSha256(value: unknown): string {
   if (text === undefined) throw new TypeError('cannot canonicalize: not a JSON value');
   return sha256Hex(text);
 }
+
+/** {@link canonicalSha256}, or undefined for a value it cannot serialize, instead of a throw. */
+export function canonicalSha256OrUndefined(value: unknown): string | undefined {
+  try {
+    return canonicalSha256(value);
+  } catch {
+    return undefined;
+  }
+}

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { AnyCode, Disposition, Stage } from '../catalogue.js';
 import type { StoredOutcome } from '../idempotency/index.js';
-import { canonicalSha256 } from '../idempotency/canonical-sha256.js';
+import { canonicalSha256OrUndefined } from '../idempotency/canonical-sha256.js';
 import type { AnyRejected } from '../repair/index.js';
 import type { Rejected } from '../decision.js';
 import type { ObjectRef, Outcome } from '../types.js';
@@ -240,15 +240,7 @@ function confirmationOf(f: AuditFacts) {
 
 function argsOf(args: Readonly<Record<string, unknown>> | undefined) {
   if (args === undefined) return { argsDigest: null, args: null };
-  return { argsDigest: digestOrNull(args), args: redactArguments(args) };
-}
-
-function digestOrNull(args: Readonly<Record<string, unknown>>): string | null {
-  try {
-    return canonicalSha256(args);
-  } catch {
-    return null;
-  }
+  return { argsDigest: canonicalSha256OrUndefined(args) ?? null, args: redactArguments(args) };
 }
 
 function rawOf(bytes: Uint8Array): { sha256: string; bytes: number } {
