@@ -742,22 +742,25 @@ describe('pending confirmations', () => {
 
 describe('call counters', () => {
   const NOW = 1_800_000_000_500;
+  const KEEP = 1_000;
 
   it('counts calls per run and per tenant-second, in one step', async () => {
     const [tenant, run] = [`t-${uid()}`, `run-${uid()}`];
-    expect(await store.countCall(tenant, run, `call-${uid()}`, NOW)).toEqual({
+    expect(await store.countCall(tenant, run, `call-${uid()}`, NOW, KEEP)).toEqual({
       callsInRun: 1,
       tenantCallsThisSecond: 1,
     });
-    expect(await store.countCall(tenant, `run-${uid()}`, `call-${uid()}`, NOW + 499)).toEqual({
-      callsInRun: 1,
-      tenantCallsThisSecond: 2,
-    });
-    expect(await store.countCall(tenant, run, `call-${uid()}`, NOW + 500)).toEqual({
+    expect(await store.countCall(tenant, `run-${uid()}`, `call-${uid()}`, NOW + 499, KEEP)).toEqual(
+      {
+        callsInRun: 1,
+        tenantCallsThisSecond: 2,
+      },
+    );
+    expect(await store.countCall(tenant, run, `call-${uid()}`, NOW + 500, KEEP)).toEqual({
       callsInRun: 2,
       tenantCallsThisSecond: 1,
     });
-    expect(await store.countCall(`t-${uid()}`, run, `call-${uid()}`, NOW)).toEqual({
+    expect(await store.countCall(`t-${uid()}`, run, `call-${uid()}`, NOW, KEEP)).toEqual({
       callsInRun: 1,
       tenantCallsThisSecond: 1,
     });
@@ -765,24 +768,26 @@ describe('call counters', () => {
 
   it('does not count a redelivered call twice, in its run or in the rate', async () => {
     const [tenant, run] = [`t-${uid()}`, `run-${uid()}`];
-    await store.countCall(tenant, run, 'p-redelivered', NOW);
-    expect(await store.countCall(tenant, run, 'p-redelivered', NOW)).toEqual({
+    await store.countCall(tenant, run, 'p-redelivered', NOW, KEEP);
+    expect(await store.countCall(tenant, run, 'p-redelivered', NOW, KEEP)).toEqual({
       callsInRun: 1,
       tenantCallsThisSecond: 1,
     });
     // Another call of the tenant in that second is the second one, however often the first came.
-    await store.countCall(tenant, run, 'p-redelivered', NOW + 10);
-    expect(await store.countCall(tenant, `run-${uid()}`, `call-${uid()}`, NOW + 20)).toEqual({
+    await store.countCall(tenant, run, 'p-redelivered', NOW + 10, KEEP);
+    expect(await store.countCall(tenant, `run-${uid()}`, `call-${uid()}`, NOW + 20, KEEP)).toEqual({
       callsInRun: 1,
       tenantCallsThisSecond: 2,
     });
     // Redelivered in a later second: counted in neither, and told that second's count, or 1 for
     // itself when the tenant has made no call in it.
-    expect(await store.countCall(tenant, run, 'p-redelivered', NOW + 1_000)).toEqual({
+    expect(await store.countCall(tenant, run, 'p-redelivered', NOW + 1_000, KEEP)).toEqual({
       callsInRun: 1,
       tenantCallsThisSecond: 1,
     });
-    expect(await store.countCall(tenant, `run-${uid()}`, `call-${uid()}`, NOW + 1_010)).toEqual({
+    expect(
+      await store.countCall(tenant, `run-${uid()}`, `call-${uid()}`, NOW + 1_010, KEEP),
+    ).toEqual({
       callsInRun: 1,
       tenantCallsThisSecond: 1,
     });
@@ -790,11 +795,37 @@ describe('call counters', () => {
 
   it('lets the run counter live a day and the rate counter two seconds', async () => {
     const [tenant, run] = [`t-${uid()}`, `run-${uid()}`];
-    await store.countCall(tenant, run, `call-${uid()}`, NOW);
+    await store.countCall(tenant, run, `call-${uid()}`, NOW, KEEP);
     expect(await admin.ttl(store.keys.runCounter(tenant, run))).toBeGreaterThan(86_000);
     const rateTtl = await admin.ttl(store.keys.rateCounter(tenant, Math.floor(NOW / 1000)));
     expect(rateTtl).toBeGreaterThan(0);
     expect(rateTtl).toBeLessThanOrEqual(2);
+  });
+
+  it('keeps at most `keep` calls of a run apart and only counts the ones after them', async () => {
+    const [tenant, run] = [`t-${uid()}`, `run-${uid()}`];
+    const count = (token: string, at = NOW) => store.countCall(tenant, run, token, at, 3);
+    for (const [i, token] of ['c1', 'c2', 'c3', 'c4', 'c5'].entries()) {
+      expect(await count(token)).toEqual({ callsInRun: i + 1, tenantCallsThisSecond: i + 1 });
+    }
+    expect(await admin.smembers(store.keys.runCounter(tenant, run))).toEqual(
+      expect.arrayContaining(['c1', 'c2', 'c3']),
+    );
+    expect(await admin.scard(store.keys.runCounter(tenant, run))).toBe(3);
+    // A kept call redelivered is counted in neither; one past them is counted again in both.
+    expect(await count('c2', NOW + 10)).toEqual({ callsInRun: 5, tenantCallsThisSecond: 5 });
+    expect(await count('c4', NOW + 20)).toEqual({ callsInRun: 6, tenantCallsThisSecond: 6 });
+    expect(await admin.scard(store.keys.runCounter(tenant, run))).toBe(3);
+    const overflowTtl = await admin.ttl(store.keys.runOverflow(tenant, run));
+    expect(overflowTtl).toBeGreaterThan(86_000);
+    // Past them, 1,000 more calls cost one counter, not 1,000 tokens.
+    for (let i = 0; i < 1_000; i += 1) await count(`more-${i}`, NOW + 1_000);
+    expect(await count('last', NOW + 1_000)).toMatchObject({ callsInRun: 1_007 });
+    expect(await admin.scard(store.keys.runCounter(tenant, run))).toBe(3);
+  });
+
+  it('refuses to keep fewer than one call of a run', async () => {
+    await expect(store.countCall('acme', `run-${uid()}`, 'c', NOW, 0)).rejects.toThrow(RangeError);
   });
 
   it('counts every one of 50 concurrent calls exactly once', async () => {
@@ -802,7 +833,7 @@ describe('call counters', () => {
     const stores = racers(5);
     const counts = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
-        stores[i % 5]!.countCall(tenant, run, `call-${uid()}`, NOW),
+        stores[i % 5]!.countCall(tenant, run, `call-${uid()}`, NOW, KEEP),
       ),
     );
     expect(counts.map((c) => c.callsInRun).sort((a, b) => a - b)).toEqual(
@@ -931,7 +962,7 @@ describe('what the caller waited for', () => {
     await s.ping();
     const started = performance.now();
     await s.claim('acme', `k-${uid()}`, { digest: 'd', state: 'claimed', token: 't' }, RETENTION);
-    await s.countCall('acme', `run-${uid()}`, `call-${uid()}`, Date.now());
+    await s.countCall('acme', `run-${uid()}`, `call-${uid()}`, Date.now(), 50);
     const elapsed = (performance.now() - started) / 1000;
     expect(seen.map(({ op, ok }) => [op, ok])).toEqual([
       ['ping', true],
@@ -1006,7 +1037,7 @@ describe('when Redis cannot be reached', () => {
     await proxy.down();
     const started = performance.now();
     expect(
-      await faultOf(s.countCall('acme', `run-${uid()}`, `call-${uid()}`, Date.now())),
+      await faultOf(s.countCall('acme', `run-${uid()}`, `call-${uid()}`, Date.now(), 50)),
     ).toMatchObject({
       code: 'redis_unavailable',
       retriable: true,
@@ -1016,7 +1047,7 @@ describe('when Redis cannot be reached', () => {
     await eventually('the store to reconnect through the proxy', () => s.ping());
     expect(logged).toEqual(['warn: redis connection failed', 'info: redis connection restored']);
     expect(
-      (await s.countCall('acme', `run-${uid()}`, `call-${uid()}`, Date.now())).callsInRun,
+      (await s.countCall('acme', `run-${uid()}`, `call-${uid()}`, Date.now(), 50)).callsInRun,
     ).toBe(1);
   });
 

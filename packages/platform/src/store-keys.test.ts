@@ -17,6 +17,7 @@ describe('storeKeys', () => {
     expect(keys.confirmationsByTenant('acme')).toBe(`tg:conf-by-tenant:{${h}}`);
     expect(keys.confirmationExpiry).toBe('tg:conf-expiry');
     expect(keys.runCounter('acme', 'run-7')).toBe(`tg:run:{${h}}:run-7`);
+    expect(keys.runOverflow('acme', 'run-7')).toBe(`tg:run-over:{${h}}:run-7`);
     expect(keys.rateCounter('acme', 1_700_000_000)).toBe(`tg:rate:{${h}}:1700000000`);
     expect(keys.ledger('acme', 'k')).toBe(`tg:ledger:{${h}}:k`);
   });
@@ -28,6 +29,7 @@ describe('storeKeys', () => {
       keys.confirmation('acme', 'c'),
       keys.confirmationsByTenant('acme'),
       keys.runCounter('acme', 'r'),
+      keys.runOverflow('acme', 'r'),
       keys.rateCounter('acme', 1),
       keys.ledger('acme', 'k'),
       keys.object('billing', 'acme', ref),

@@ -28,6 +28,11 @@ export interface StoreKeys {
   confirmationMember(tenant: string, confirmationId: string): string;
   /** `<p>run:{h}:<runId>`: the calls of a run (a set of call tokens; its size is the count). */
   runCounter(tenant: string, runId: string): string;
+  /**
+   * `<p>run-over:{h}:<runId>`: the calls of a run past the ones its set keeps (a count), so a run
+   * that goes on calling past its limit does not grow the set.
+   */
+  runOverflow(tenant: string, runId: string): string;
   /** `<p>rate:{h}:<second>`: a tenant's calls in one second (seconds since the epoch). */
   rateCounter(tenant: string, second: number): string;
   /**
@@ -59,6 +64,7 @@ export function storeKeys(prefix: string): StoreKeys {
     confirmationExpiry: `${prefix}conf-expiry`,
     confirmationMember: (tenant: string, id: string) => `${tenantHashTag(tenant)}:${id}`,
     runCounter: (tenant: string, runId: string) => `${tagged('run', tenant)}:${runId}`,
+    runOverflow: (tenant: string, runId: string) => `${tagged('run-over', tenant)}:${runId}`,
     rateCounter: (tenant: string, second: number) => `${tagged('rate', tenant)}:${second}`,
     ledger: (tenant: string, key: string) => `${tagged('ledger', tenant)}:${key}`,
     object: (namespace: string, tenant: string, ref: ObjectRef) =>

@@ -374,8 +374,18 @@ export interface Store {
    * last) and in the tenant's current second (2 s). Counting by token means a redelivered message
    * (same token) is counted in neither again; a run over its limit is a final denial. A
    * redelivery is told the current second's count as it stands, and at least 1 (itself).
+   * The run keeps at most `keep` tokens (≥ 1; the run's limit and one more tell every call the
+   * limit decides on apart): past them each new call is only counted, so a run that goes on
+   * calling past its limit costs Redis a counter, not a token per call, and a redelivered call
+   * past them is counted again, in the run and in the rate.
    */
-  countCall(tenant: string, runId: string, callToken: string, nowMs: number): Promise<CallCounts>;
+  countCall(
+    tenant: string,
+    runId: string,
+    callToken: string,
+    nowMs: number,
+    keep: number,
+  ): Promise<CallCounts>;
 
   /**
    * A tool worker's claim on `key` before any side effect (Lua; TTL ≥ 24 h). Safe to repeat: the
@@ -967,11 +977,16 @@ function confirmationOperations(conn: Connection, keys: StoreKeys, graceMs: numb
 
 function counterOperations(conn: Connection, keys: StoreKeys) {
   return {
-    async countCall(tenant: string, runId: string, callToken: string, nowMs: number) {
+    async countCall(tenant: string, runId: string, callToken: string, nowMs: number, keep: number) {
       checkCount('now (ms)', nowMs, 0);
+      checkCount('tokens kept per run', keep, 1);
       const second = Math.floor(nowMs / 1000);
-      const ks = [keys.runCounter(tenant, runId), keys.rateCounter(tenant, second)];
-      const args = [callToken, RUN_COUNTER_TTL_SECONDS, RATE_COUNTER_TTL_SECONDS];
+      const ks = [
+        keys.runCounter(tenant, runId),
+        keys.rateCounter(tenant, second),
+        keys.runOverflow(tenant, runId),
+      ];
+      const args = [callToken, RUN_COUNTER_TTL_SECONDS, RATE_COUNTER_TTL_SECONDS, keep];
       const reply = await conn.script(scripts.COUNT_CALL, ks, args);
       const [callsInRun, tenantCallsThisSecond] = Array.isArray(reply) ? (reply as unknown[]) : [];
       if (typeof callsInRun !== 'number' || typeof tenantCallsThisSecond !== 'number') {

@@ -38,6 +38,9 @@ export function createValidatedHandler(
 ): (msg: Incoming, release: () => void) => Promise<readonly Outgoing[]> {
   const { gate, outputs, metrics, store } = deps;
   const refused = refuser(deps);
+  // The run's calls up to its limit and the first past it are told apart (a redelivery of one is
+  // not counted again); later ones are only counted: they are refused whatever they are.
+  const keep = Math.min(gate.ceilings.callsPerRun + 1, Number.MAX_SAFE_INTEGER);
   return async (msg, release) => {
     const now = deps.now();
     const forged = refuseForged(msg, deps, now);
@@ -56,7 +59,7 @@ export function createValidatedHandler(
     const token = callCountToken(v.proposalId, known.key, known.digest);
     const asked = Promise.all([
       Promise.all(refs.map((ref) => gate.objects.load(tenant, ref))),
-      store.countCall(tenant, v.runId, token, now.getTime()),
+      store.countCall(tenant, v.runId, token, now.getTime(), keep),
       store.getRecord(tenant, known.key),
     ]);
     // The count is sent: the run's next call is counted after this one, whenever it starts.

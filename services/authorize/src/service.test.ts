@@ -9,11 +9,13 @@
  * counter) is forwarded; once the tap has it, anything forwarded before it would have been seen.
  */
 import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   INTEGRITY_HEADER,
   integrityTag,
   REJECTION_CODES,
+  tenantHashTag,
   validatedEnvelope,
   validateProposal,
   verifyIntegrity,
@@ -390,6 +392,8 @@ describe('the authorize stage on a Redis of its own, with 2 calls per run', () =
     await feed(h, call('p-1')); // the same proposal again, e.g. resubmitted: counted once
     await feed(h, call('p-2'));
     await feed(h, call('p-3'));
+    await feed(h, call('p-4'));
+    await feed(h, call('p-5'));
 
     const observation = await observationOf(h, 'p-3');
     expect(observation).toMatchObject({
@@ -400,8 +404,24 @@ describe('the authorize stage on a Redis of its own, with 2 calls per run', () =
       message: REJECTION_CODES.limits.run_call_limit.publicMessage,
     });
     expect(await auditOf(h, 'p-3')).toMatchObject({ code: 'run_call_limit', tenant: 'acme' });
+    for (const later of ['p-4', 'p-5']) {
+      expect(await observationOf(h, later)).toMatchObject({ code: 'run_call_limit' });
+      expect((await auditOf(h, later))['internalDetail']).toContain(
+        `calls in run ${Number(later.slice(2))} > ceiling 2`,
+      );
+    }
     expect(await forwardedBefore(h, runId)).toEqual(['p-1', 'p-1', 'p-2']);
     expect(commandsSeen(h)).toBe(0);
+    // The run's set keeps the calls the limit tells apart (2, and the first past it); the rest
+    // are only counted.
+    const admin = new Redis(redis.url);
+    try {
+      const [runSet, ...others] = await admin.keys(`*run:{${tenantHashTag('acme')}}:${runId}`);
+      expect(others).toEqual([]);
+      expect(await admin.smembers(runSet!)).toHaveLength(3);
+    } finally {
+      admin.disconnect();
+    }
   });
 
   it('forwards nothing while Redis is down and everything, in order, once it is back', async () => {
