@@ -21,7 +21,15 @@ const run = (
   latencyUnattended: { count: 9, p50: p50 - 1, p99: p50 * 1.5, p999: p50 * 2, max: p50 * 3 },
   costs:
     phase === 'saturation'
-      ? [{ name: `${system}-x`, cpuSeconds: 1, cpuMsPerProposal: 0.25, rssMiB: 90 }]
+      ? [
+          {
+            name: `${system}-x`,
+            cpuSeconds: 1,
+            cpuMsPerProposal: 0.25,
+            writeCallsPerProposal: 1.5,
+            rssMiB: 90,
+          },
+        ]
       : [],
 });
 
@@ -65,7 +73,7 @@ describe('formatReport', () => {
     expect(text).toContain('gate     100.0');
     expect(text).toMatch(/50%\s+100\s+gate\s+14\.0\s+28\.0/);
     expect(text).toMatch(/those no person approves.*\n\s+50%\s+100\s+gate\s+13\.0\s+21\.0\n/);
-    expect(text).toMatch(/gate\s+gate-x\s+0\.250/);
+    expect(text).toMatch(/gate\s+gate-x\s+0\.250\s+1\.50\s+90 MiB/);
     expect(text).toContain('p50 within 2 ms of the relay at half load: 4.0 ms MISSED');
     expect(text).toContain(
       'Without the calls a person approves (not a target): p50 -1 ms, p99 at half load 1.05×',

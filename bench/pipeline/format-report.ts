@@ -49,11 +49,12 @@ export function formatReport(input: ReportInput): string[] {
     ...latencyRows(systems),
     ...unattendedRows(input.systems.gate),
     '',
-    'Cost at saturation: CPU ms per proposal and resident memory (MiB), per process',
+    'Cost at saturation, per process: CPU ms per proposal, write system calls per proposal, and',
+    'resident memory (MiB)',
     ...systems.flatMap(([name, s]) =>
       s.costs.map(
         (c) =>
-          `  ${pad(name, 8)}${pad(c.name, 22)}${pad(formatSpread(c.cpuMsPerProposal, 3), 28)}${formatSpread(c.rssMiB, 0)} MiB`,
+          `  ${pad(name, 8)}${pad(c.name, 22)}${pad(formatSpread(c.cpuMsPerProposal, 3), 28)}${pad(formatSpread(c.writeCallsPerProposal, 2), 24)}${formatSpread(c.rssMiB, 0)} MiB`,
       ),
     ),
     '',

@@ -149,11 +149,16 @@ function costsBetween(
     const b = before.get(name);
     if (b === undefined) return [];
     const cpuSeconds = a.cpuSeconds - b.cpuSeconds;
+    const writeCalls =
+      a.writeCalls === undefined || b.writeCalls === undefined
+        ? Number.NaN
+        : a.writeCalls - b.writeCalls;
     return [
       {
         name,
         cpuSeconds,
         cpuMsPerProposal: completed > 0 ? (cpuSeconds * 1000) / completed : Number.NaN,
+        writeCallsPerProposal: completed > 0 ? writeCalls / completed : Number.NaN,
         rssMiB: a.rssMiB,
       },
     ];

@@ -2,7 +2,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findServiceProcesses, parseProcStat, sampleProcess } from './proc-stats.js';
+import {
+  findServiceProcesses,
+  parseProcIoWrites,
+  parseProcStat,
+  sampleProcess,
+} from './proc-stats.js';
 
 describe('parseProcStat', () => {
   it('reads utime + stime as seconds and rss pages as MiB, past a command name with spaces', () => {
@@ -19,11 +24,28 @@ describe('parseProcStat', () => {
   });
 });
 
+describe('parseProcIoWrites', () => {
+  it('reads the write system calls, and nothing from text without them', () => {
+    const text = 'rchar: 6976\nwchar: 12\nsyscr: 10\nsyscw: 3\nread_bytes: 0\n';
+    expect(parseProcIoWrites(text)).toBe(3);
+    expect(parseProcIoWrites('rchar: 6976\nsyscr: 10\n')).toBeUndefined();
+  });
+});
+
 describe('sampleProcess', () => {
   it('reads this very process, and nothing for a pid that does not exist', () => {
     const self = sampleProcess(process.pid);
     expect(self?.rssMiB).toBeGreaterThan(1);
     expect(self?.cpuSeconds).toBeGreaterThanOrEqual(0);
+    // A file written synchronously is at least one write system call, counted by the next sample.
+    const before = self?.writeCalls ?? Number.NaN;
+    const dir = mkdtempSync(join(tmpdir(), 'bench-io-'));
+    try {
+      writeFileSync(join(dir, 'x'), 'x');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(sampleProcess(process.pid)?.writeCalls).toBeGreaterThan(before);
     expect(sampleProcess(2 ** 30)).toBeUndefined();
   });
 });

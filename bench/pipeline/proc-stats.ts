@@ -16,6 +16,11 @@ export interface ProcSample {
   readonly cpuSeconds: number;
   /** Resident set size, MiB. */
   readonly rssMiB: number;
+  /**
+   * Write system calls since the process started (`syscw` of /proc/<pid>/io: to sockets and files
+   * alike); absent when that file cannot be read (another user's process, say).
+   */
+  readonly writeCalls?: number;
 }
 
 /**
@@ -40,13 +45,28 @@ export function parseProcStat(text: string): ProcSample | undefined {
   };
 }
 
+/** The `syscw` count of the text of /proc/<pid>/io; undefined when it has none. */
+export function parseProcIoWrites(text: string): number | undefined {
+  const found = /^syscw:\s*(\d+)\s*$/m.exec(text);
+  return found === null ? undefined : Number(found[1]);
+}
+
 /** Reads a live process; undefined when it is gone or /proc is not there. */
 export function sampleProcess(pid: number): ProcSample | undefined {
+  let stat: ProcSample | undefined;
   try {
-    return parseProcStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    stat = parseProcStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return undefined;
   }
+  if (stat === undefined) return undefined;
+  let writeCalls: number | undefined;
+  try {
+    writeCalls = parseProcIoWrites(readFileSync(`/proc/${pid}/io`, 'utf8'));
+  } catch {
+    // Not ours to read: the sample goes without it.
+  }
+  return writeCalls === undefined ? stat : { ...stat, writeCalls };
 }
 
 /** A shared service both systems run on, measured with them. */

@@ -29,7 +29,16 @@ function sat(system: SystemName, rep: number, throughput: number, cpuMs = 1): Ru
     throughput,
     latency: latency(100, 900),
     latencyUnattended: latency(90, 800),
-    costs: [{ name: `${system}-a`, cpuSeconds: 1, cpuMsPerProposal: cpuMs, rssMiB: 100 + rep }],
+    costs: [
+      {
+        name: `${system}-a`,
+        cpuSeconds: 1,
+        cpuMsPerProposal: cpuMs,
+        // The second repetition could not read /proc/<pid>/io.
+        writeCallsPerProposal: rep === 1 ? Number.NaN : 2 + rep,
+        rssMiB: 100 + rep,
+      },
+    ],
   };
 }
 
@@ -92,6 +101,7 @@ describe('summarizeSystem', () => {
       {
         name: 'relay-a',
         cpuMsPerProposal: { median: 1, min: 1, max: 1, relative: 0 },
+        writeCallsPerProposal: { median: 3, min: 2, max: 4, relative: 2 / 3 },
         rssMiB: { median: 101, min: 100, max: 102, relative: 2 / 101 },
       },
     ]);

@@ -18,6 +18,11 @@ export interface ProcessCost {
   readonly cpuSeconds: number;
   /** CPU milliseconds per proposal completed in the window. */
   readonly cpuMsPerProposal: number;
+  /**
+   * Write system calls (to sockets and files: Kafka requests, Redis commands, logs) per proposal
+   * completed in the window; NaN when the OS would not say.
+   */
+  readonly writeCallsPerProposal: number;
   /** Resident memory at the end of the window, MiB. */
   readonly rssMiB: number;
 }
@@ -66,6 +71,8 @@ export interface SystemSummary {
   readonly costs: readonly {
     readonly name: string;
     readonly cpuMsPerProposal: Spread;
+    /** Over the repetitions that could read it; NaN throughout when none could. */
+    readonly writeCallsPerProposal: Spread;
     readonly rssMiB: Spread;
   }[];
   readonly loads: readonly LoadSummary[];
@@ -124,6 +131,9 @@ export function summarizeSystem(runs: readonly RunRecord[]): SystemSummary {
     return {
       name,
       cpuMsPerProposal: spreadOf(of.map((c) => c.cpuMsPerProposal)),
+      writeCallsPerProposal: spreadOf(
+        of.map((c) => c.writeCallsPerProposal).filter((n) => Number.isFinite(n)),
+      ),
       rssMiB: spreadOf(of.map((c) => c.rssMiB)),
     };
   });
