@@ -1,7 +1,7 @@
 /**
- * CPU time and resident memory of a process, from Linux's /proc, and where the shared services'
- * pids are. The gate's processes, the broker, Redis and the registry are measured by the OS, not
- * by themselves.
+ * CPU time, write system calls and resident memory of a process, from Linux's /proc, and where
+ * the shared services' pids are. The gate's processes, the broker, Redis and the registry are
+ * measured by the OS, not by themselves.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
