@@ -572,16 +572,30 @@ describe('pending confirmations', () => {
     expiresAt: new Date(NOW + expiresInMs).toISOString(),
   });
 
-  it('parks a confirmation once; a redelivery gets the stored one back, a duplicate nothing', async () => {
+  it('parks a confirmation once; a redelivery gets the stored one back, another message what stands', async () => {
     const id = `conf-${uid()}`;
-    expect(await store.parkConfirmation(pending(id), TTL, PARKER)).toEqual(pending(id));
+    expect(await store.parkConfirmation(pending(id), TTL, PARKER)).toEqual({
+      publish: pending(id),
+    });
     const later = { ...pending(id), expiresAt: new Date(NOW + 2 * TTL).toISOString() };
-    expect(await store.parkConfirmation(later, TTL, PARKER)).toEqual(pending(id));
-    expect(await store.parkConfirmation(later, TTL, 'authorized@1:8')).toBeUndefined();
+    expect(await store.parkConfirmation(later, TTL, PARKER)).toEqual({ publish: pending(id) });
+    expect(await store.parkConfirmation(later, TTL, 'authorized@1:8')).toEqual({
+      standing: pending(id),
+    });
     expect(await store.peekConfirmation('acme', id)).toEqual(pending(id));
     expect(await store.readConfirmation('acme', id)).toEqual({
       pending: pending(id),
       state: 'waiting',
+    });
+  });
+
+  it('refuses to park over a confirmation it cannot read, rather than answer nothing', async () => {
+    const id = `conf-${uid()}`;
+    await store.parkConfirmation(pending(id), TTL, PARKER);
+    await admin.hdel(store.keys.confirmation('acme', id), 'json');
+    await expect(store.parkConfirmation(pending(id), TTL, 'authorized@1:9')).rejects.toMatchObject({
+      code: 'store_corrupt',
+      retriable: false,
     });
   });
 
@@ -630,7 +644,9 @@ describe('pending confirmations', () => {
     const id = `conf-${uid()}`;
     await store.parkConfirmation(pending(id), TTL, PARKER);
     await store.takeConfirmation('acme', id, 'approval');
-    expect(await store.parkConfirmation(pending(id), TTL, PARKER)).toBeUndefined();
+    expect(await store.parkConfirmation(pending(id), TTL, PARKER)).toEqual({
+      standing: pending(id),
+    });
     expect(await store.peekConfirmation('acme', id)).toBeUndefined();
     expect(await store.takeConfirmation('acme', id, 'other approval')).toBeUndefined();
     expect(await admin.pttl(store.keys.confirmation('acme', id))).toBeGreaterThan(0);
@@ -691,7 +707,9 @@ describe('pending confirmations', () => {
     expect(await store.finishExpiredConfirmation('acme', id)).toBe(true);
     const later = (await store.claimExpiredConfirmations(NOW + 60_000, 1000, 1000)).claimed;
     expect(later.map((p) => p.confirmationId)).not.toContain(id);
-    expect(await store.parkConfirmation(pending(id, 'acme', -1), 1, PARKER)).toBeUndefined();
+    expect(await store.parkConfirmation(pending(id, 'acme', -1), 1, PARKER)).toEqual({
+      standing: pending(id, 'acme', -1),
+    });
   });
 
   it('reports a confirmation it cannot read, drops it from the index, and sweeps the rest', async () => {

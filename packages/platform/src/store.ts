@@ -94,6 +94,11 @@ export interface StoredConfirmation {
   readonly state: ConfirmationState;
 }
 
+/** What {@link Store.parkConfirmation} did: the confirmation to publish, or the one that stands. */
+export type ParkedConfirmation =
+  | { readonly publish: PendingConfirmation }
+  | { readonly standing: PendingConfirmation };
+
 /** What {@link Store.settleRecord} found and did. */
 export interface Settlement {
   /** True when this call replaced the claimed record: the caller publishes the terminal outcome. */
@@ -319,18 +324,19 @@ export interface Store {
 
   /**
    * Parks a confirmation (kept for ttlMs + grace) and indexes it by tenant and by expiry
-   * (`pending.expiresAt`), and answers what to publish: `pending` when this call parked it; the
-   * STORED confirmation when `parkerToken` parked it before and it still waits (the same message
-   * delivered again after a crash: publish the same request again); undefined when it exists
-   * otherwise (parked by another message, a duplicate, or decided: publish nothing). Use a token
-   * that is stable across redelivery and names no other message: the message's coordinates and a
-   * digest of its bytes.
+   * (`pending.expiresAt`), and answers what to publish: `{publish: pending}` when this call parked
+   * it; `{publish: STORED}` when `parkerToken` parked it before and it still waits (the same
+   * message delivered again after a crash: publish the same request again); `{standing: STORED}`
+   * when it exists otherwise (parked by another message, or decided: publish nothing for a
+   * duplicate, refuse another call under the same id), read in the same step as the park. Use a
+   * token that is stable across redelivery and names no other message: the message's coordinates
+   * and a digest of its bytes.
    */
   parkConfirmation(
     pending: PendingConfirmation,
     ttlMs: number,
     parkerToken: string,
-  ): Promise<PendingConfirmation | undefined>;
+  ): Promise<ParkedConfirmation>;
   /**
    * The confirmation under `tenant` in whatever state it is (waiting, taken, swept, finished), or
    * undefined (never parked there, expired past its grace, or another tenant's). Changes nothing.
@@ -931,8 +937,14 @@ function confirmationOperations(conn: Connection, keys: StoreKeys, graceMs: numb
       const { tenant, confirmationId: id } = pending;
       const member = keys.confirmationMember(tenant, id);
       const args = [JSON.stringify(pending), ttlMs + graceMs, expiresAtMs, id, member, parkerToken];
+      const k = keys.confirmation(tenant, id);
       const reply = await conn.script(scripts.PARK_CONFIRMATION, keysOf(tenant, id), args);
-      return read(reply, keys.confirmation(tenant, id));
+      const [verdict, json] = Array.isArray(reply) ? (reply as unknown[]) : [];
+      const found = read(json, k);
+      if (found === undefined) throw corrupt('confirmation', k);
+      if (verdict === 'publish') return { publish: found };
+      if (verdict === 'standing') return { standing: found };
+      throw corrupt('park reply', k);
     },
     peekConfirmation: (tenant: string, id: string) => waiting(keys.confirmation(tenant, id)),
     async readConfirmation(tenant: string, id: string) {

@@ -65,20 +65,20 @@ export function createAuthorizedHandler(
     // codec reads back within ENVELOPE_LIMITS, its default, which the gate runtime keeps.
     const request = checkConfirmationRequest(confirmationRequest(pending), check, ENVELOPE_LIMITS);
     if (!request.ok) return refused(a, refusal(request));
-    const parked = await store.parkConfirmation(pending, ttlSeconds * 1000, messageToken(msg));
-    if (parked === undefined) {
+    const outcome = await store.parkConfirmation(pending, ttlSeconds * 1000, messageToken(msg));
+    if ('standing' in outcome) {
       // Another message parked one under this proposal's id (the same call sent twice), or it
       // was already decided: the request and the observation went out with that message. Unless
       // that message was another call under a reused proposalId, which must not go unanswered.
-      const standing = await store.readConfirmation(pending.tenant, pending.confirmationId);
-      const same = standing === undefined ? undefined : checkParkedCall(standing.pending, pending);
-      if (same?.ok === false) return refused(a, refusal(same));
+      const same = checkParkedCall(outcome.standing, pending);
+      if (!same.ok) return refused(a, refusal(same));
       logger.info(
         { confirmationId: pending.confirmationId, proposalId: a.proposalId, ...sourceOf(msg) },
         'confirmation already parked by another message; nothing to publish',
       );
       return [];
     }
+    const parked = outcome.publish;
     metrics.decision({ disposition: 'confirm', stage: 'confirmation', code: 'pending' });
     const facts = { ...auditFactsOf(a), confirmationId: parked.confirmationId };
     return [

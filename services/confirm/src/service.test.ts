@@ -447,6 +447,47 @@ describe('the confirm stage on Kafka', () => {
     expect(waiting.map((p) => p.args)).toEqual([{ payment_id: 'pay_11', amount_cents: 500 }]);
   });
 
+  it('refuses another call under a parked proposalId even if the confirmation expires right after', async () => {
+    // What stands is read in the same step as the park: a later read would find nothing once the
+    // confirmation expired (its TTL and grace over), and the second call would go unanswered.
+    const store = { ...h.gate.runtime.store, readConfirmation: () => Promise.resolve(undefined) };
+    const handle = createAuthorizedHandler(stageDeps(h, { store }), createMessageChecker());
+    const topic = h.topic('authorized');
+    const at = async (offset: string, env: AuthorizedEnvelope): Promise<Incoming> => {
+      const raw = await h.gate.runtime.codec.encode(`${topic}-value`, env);
+      const tag = integrityTag(h.gate.config.integrityKey, topic, raw);
+      const headers = { [INTEGRITY_HEADER]: tag };
+      return {
+        topic,
+        partition: 0,
+        offset,
+        key: env.runId,
+        headers,
+        value: env,
+        raw,
+        receivedAt: new Date(),
+      };
+    };
+    const first = await authorizedFor(h, USERS.alice, refund('p-expiring', 'run-expiring'));
+    const other = mcp({ proposalId: 'p-expiring', runId: 'run-expiring' }, 'refund_payment', {
+      payment_id: 'pay_11',
+      amount_cents: 700,
+    });
+    expect((await handle(await at('5001', first))).map((o) => o.topic)).toEqual([
+      h.topic('confirmations'),
+      h.topic('observations'),
+      h.topic('audit'),
+    ]);
+    const answer = await handle(await at('5002', await authorizedFor(h, USERS.alice, other)));
+    expect(answer.map((o) => o.topic)).toEqual([h.topic('observations'), h.topic('audit')]);
+    expect(valueOf(answer[0])).toMatchObject({
+      proposalId: 'p-expiring',
+      outcome: 'rejected',
+      stage: 'confirmation',
+      code: 'proposal_reused',
+    });
+  });
+
   it('publishes the same request again when the same message is delivered again after a crash', async () => {
     const handle = createAuthorizedHandler(stageDeps(h), createMessageChecker());
     const env = await authorizedFor(h, USERS.alice, refund('p-again', 'run-again'));
