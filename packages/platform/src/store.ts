@@ -96,8 +96,7 @@ export interface StoredConfirmation {
 
 /** What {@link Store.parkConfirmation} did: the confirmation to publish, or the one that stands. */
 export type ParkedConfirmation =
-  | { readonly publish: PendingConfirmation }
-  | { readonly standing: PendingConfirmation };
+  { readonly publish: PendingConfirmation } | { readonly standing: PendingConfirmation };
 
 /** What {@link Store.settleRecord} found and did. */
 export interface Settlement {
