@@ -142,6 +142,11 @@ async function main(): Promise<void> {
               process.stderr.write(
                 `${Date.now()} batch ${size} in ${(seconds * 1000).toFixed(1)} ms\n`,
               ),
+            transaction: (seconds: number, chunks: number, partitions: number) =>
+              process.stderr.write(
+                `${Date.now()} transaction of ${chunks} chunks to ${partitions} partitions ` +
+                  `in ${(seconds * 1000).toFixed(1)} ms\n`,
+              ),
           },
         }
       : {}),

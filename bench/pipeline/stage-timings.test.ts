@@ -10,7 +10,7 @@ import {
 function exposition(
   handle: [number, number],
   batch: [number, number],
-  tx: [number, number],
+  tx: [number, number, number?],
   store: [number, number] = [0, 0],
   eventLoopP99 = 0.01,
 ) {
@@ -24,6 +24,7 @@ function exposition(
     `toolgate_batch_seconds_count{stage="execute"} ${batch[1]}`,
     `toolgate_transaction_seconds_sum ${tx[0]}`,
     `toolgate_transaction_seconds_count ${tx[1]}`,
+    `toolgate_transaction_partitions_total ${tx[2] ?? 0}`,
     'toolgate_messages_in_total{topic="a"} 99',
     `toolgate_store_seconds_sum{stage="execute",op="claim",result="ok"} ${store[0] / 2}`,
     `toolgate_store_seconds_count{stage="execute",op="claim",result="ok"} ${store[1] / 2}`,
@@ -36,7 +37,7 @@ function exposition(
 
 describe('stage timings', () => {
   it('reads the loop counters, with or without labels, and nothing else', () => {
-    const c = parseStageCounters(exposition([1.5, 10], [2, 4], [0.5, 2], [0.06, 12], 0.045));
+    const c = parseStageCounters(exposition([1.5, 10], [2, 4], [0.5, 2, 17], [0.06, 12], 0.045));
     expect(c).toEqual({
       toolgate_handle_seconds_sum: 1.5,
       toolgate_handle_seconds_count: 10,
@@ -44,6 +45,7 @@ describe('stage timings', () => {
       toolgate_batch_seconds_count: 4,
       toolgate_transaction_seconds_sum: 0.5,
       toolgate_transaction_seconds_count: 2,
+      toolgate_transaction_partitions_total: 17,
       toolgate_store_seconds_sum: 0.06,
       toolgate_store_seconds_count: 12,
       nodejs_eventloop_lag_p99_seconds: 0.045,
@@ -58,9 +60,9 @@ describe('stage timings', () => {
   });
 
   it('averages what moved between scrapes, over several runs', () => {
-    const start = parseStageCounters(exposition([1, 10], [1, 5], [1, 5]));
-    const mid = parseStageCounters(exposition([1.03, 20], [1.1, 7], [1.02, 6]));
-    const end = parseStageCounters(exposition([1.1, 30], [1.3, 9], [1.05, 7]));
+    const start = parseStageCounters(exposition([1, 10], [1, 5], [1, 5, 40]));
+    const mid = parseStageCounters(exposition([1.03, 20], [1.1, 7], [1.02, 6, 47]));
+    const end = parseStageCounters(exposition([1.1, 30], [1.3, 9], [1.05, 7, 57]));
     const moved = addDifference(addDifference(undefined, start, mid), mid, end);
     const t = timingOf(moved);
     expect(t.messages).toBe(20);
@@ -68,6 +70,7 @@ describe('stage timings', () => {
     expect(t.chunkMs).toBeCloseTo(75, 6);
     expect(t.transactionMs).toBeCloseTo(25, 6);
     expect(t.messagesPerTransaction).toBe(10);
+    expect(t.partitionsPerTransaction).toBe(8.5);
     expect(t.storeCallsPerMessage).toBe(0);
     expect(t.storeMs).toBeNaN();
   });
@@ -86,7 +89,7 @@ describe('stage timings', () => {
     const none = parseStageCounters('');
     const t = timingOf(addDifference(undefined, none, none));
     expect(formatStageTimings({ '25': { execute: t } })).toEqual([
-      'stage loop at 25 %, gate-execute: 0 messages, – ms each; chunk – ms; transaction – ms, – messages each; ' +
+      'stage loop at 25 %, gate-execute: 0 messages, – ms each; chunk – ms; transaction – ms, – messages to – partitions each; ' +
         'Redis – calls a message, – ms each; event loop delay p99 up to – ms',
     ]);
   });

@@ -13,6 +13,7 @@ const COUNTERS = [
   'toolgate_batch_seconds_count',
   'toolgate_transaction_seconds_sum',
   'toolgate_transaction_seconds_count',
+  'toolgate_transaction_partitions_total',
   'toolgate_store_seconds_sum',
   'toolgate_store_seconds_count',
 ] as const;
@@ -58,7 +59,7 @@ export function addDifference(
   return sum;
 }
 
-/** One stage's loop over some runs: means in ms, and messages per transaction. */
+/** One stage's loop over some runs: means in ms, and messages and partitions per transaction. */
 export interface StageTiming {
   readonly messages: number;
   /** Decode, handle and encode of one message, wall time (Redis round trips included). */
@@ -68,6 +69,8 @@ export interface StageTiming {
   /** One transaction, from begin to commit. */
   readonly transactionMs: number;
   readonly messagesPerTransaction: number;
+  /** Partitions a committed transaction wrote to (each gets a commit marker). */
+  readonly partitionsPerTransaction: number;
   /** Redis calls per message (the process's, shared by its stages). */
   readonly storeCallsPerMessage: number;
   /** One Redis call as the process waited for it. */
@@ -87,6 +90,8 @@ export function timingOf(moved: StageCounters): StageTiming {
     chunkMs: per(moved.toolgate_batch_seconds_sum, moved.toolgate_batch_seconds_count),
     transactionMs: per(moved.toolgate_transaction_seconds_sum, transactions),
     messagesPerTransaction: transactions > 0 ? messages / transactions : Number.NaN,
+    partitionsPerTransaction:
+      transactions > 0 ? moved.toolgate_transaction_partitions_total / transactions : Number.NaN,
     storeCallsPerMessage: messages > 0 ? moved.toolgate_store_seconds_count / messages : Number.NaN,
     storeMs: per(moved.toolgate_store_seconds_sum, moved.toolgate_store_seconds_count),
     eventLoopP99Ms: moved[EVENT_LOOP_P99] > 0 ? moved[EVENT_LOOP_P99] * 1000 : Number.NaN,
@@ -103,7 +108,8 @@ export function formatStageTimings(
       ([stage, t]) =>
         `stage loop at ${percent} %, gate-${stage}: ${t.messages} messages, ${ms(t.handleMs)} ms ` +
         `each; chunk ${ms(t.chunkMs)} ms; transaction ${ms(t.transactionMs)} ms, ` +
-        `${ms(t.messagesPerTransaction)} messages each; Redis ${ms(t.storeCallsPerMessage)} ` +
+        `${ms(t.messagesPerTransaction)} messages to ${ms(t.partitionsPerTransaction)} ` +
+        `partitions each; Redis ${ms(t.storeCallsPerMessage)} ` +
         `calls a message, ${ms(t.storeMs)} ms each; event loop delay p99 up to ` +
         `${ms(t.eventLoopP99Ms)} ms`,
     ),

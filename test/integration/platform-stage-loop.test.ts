@@ -229,12 +229,16 @@ describe('startStageLoop: a pass-through stage', () => {
     const output = await topic('pt-out', 3);
     const groupId = ns.group('pass-through');
     const batches: number[] = [];
+    const transactions: { chunks: number; partitions: number }[] = [];
     const pass = await loop({
       groupId,
       topics: [{ name: input, plainJsonAllowed: true }],
       handle: copyTo(output),
       maxBatchMessages: 50,
-      metrics: { batch: (_seconds, size) => batches.push(size) },
+      metrics: {
+        batch: (_seconds, size) => batches.push(size),
+        transaction: (_seconds, chunks, partitions) => transactions.push({ chunks, partitions }),
+      },
     });
     await produce(input, items(10, 20));
     await consumedAll(groupId, input);
@@ -248,6 +252,14 @@ describe('startStageLoop: a pass-through stage', () => {
     }
     for (const s of seen) expect(s.key).toBe((s.value as Item).key);
     expect(Math.max(...batches)).toBeLessThanOrEqual(50);
+    // A key's copy goes to the partition of the same number (three each, the same partitioner),
+    // so a transaction writes to one output partition per input partition it carries chunks of:
+    // each counted once, however many records went there.
+    expect(transactions.length).toBeGreaterThan(0);
+    for (const t of transactions) {
+      expect(t.partitions).toBeGreaterThanOrEqual(1);
+      expect(t.partitions).toBeLessThanOrEqual(Math.min(t.chunks, 3));
+    }
 
     // A new member of the same group starts after everything the first one handled.
     const after: Incoming[] = [];

@@ -28,8 +28,9 @@ function killingAfterCommand(producer: BusProducer): BusProducer {
       return {
         ...tx,
         send: async (records) => {
-          await tx.send(records);
+          const written = await tx.send(records);
           sentCommand ||= records.some((r) => r.topic.includes('.toolgate.commands.'));
+          return written;
         },
         commit: () => {
           if (sentCommand) process.kill(process.pid, 'SIGKILL');

@@ -114,13 +114,20 @@ export interface PartitionOffset {
   readonly offset: string;
 }
 
+/** One partition of a topic. */
+export interface TopicPartition {
+  readonly topic: string;
+  readonly partition: number;
+}
+
 /** One open transaction of a transactional producer. */
 export interface BusTransaction {
   /**
    * Produces records inside the transaction; in array order per partition. Records of more than
-   * `MAX_REQUEST_RECORD_BYTES` together go in several requests, one after another.
+   * `MAX_REQUEST_RECORD_BYTES` together go in several requests, one after another. Resolves with
+   * the partitions the broker wrote them to, as each request's answer names them.
    */
-  send(records: readonly OutRecord[]): Promise<void>;
+  send(records: readonly OutRecord[]): Promise<readonly TopicPartition[]>;
   /** Adds a group's offsets to the transaction: they commit if and only if it commits. */
   sendOffsets(groupId: string, offsets: readonly PartitionOffset[]): Promise<void>;
   commit(): Promise<void>;
@@ -361,12 +368,15 @@ function topicMessages(records: readonly OutRecord[]) {
 function wrapTransaction(tx: Transaction): BusTransaction {
   return {
     send: async (records) => {
+      const written: TopicPartition[] = [];
       // One request after another, so that no partition's batch outgrows what the broker takes.
       for (const request of requestsOf(records)) {
-        await attempt('send in a transaction', () =>
+        const answer = await attempt('send in a transaction', () =>
           tx.sendBatch({ acks: -1, topicMessages: topicMessages(request) }),
         );
+        for (const m of answer) written.push({ topic: m.topicName, partition: m.partition });
       }
+      return written;
     },
     sendOffsets: (groupId, offsets) =>
       attempt('add offsets to a transaction', () =>

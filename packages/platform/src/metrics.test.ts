@@ -41,8 +41,8 @@ describe('createMetrics', () => {
     metrics.observeHandle(0.003);
     const seconds = metrics.startHandleTimer()();
     metrics.observeBatch(0.2);
-    metrics.observeTransaction(0.05, 3);
-    metrics.observeTransaction(0.07, 2);
+    metrics.observeTransaction(0.05, 3, 7);
+    metrics.observeTransaction(0.07, 2, 8);
     metrics.lag('toolgate.cleared', 3, 42);
     metrics.lag('toolgate.cleared', 4, 7);
     metrics.forgetLag('toolgate.cleared', 4);
@@ -54,6 +54,7 @@ describe('createMetrics', () => {
     expect(sample(text, 'toolgate_batch_seconds_sum{stage="execute"}')).toBe(0.2);
     expect(sample(text, 'toolgate_transaction_seconds_count{stage="execute"}')).toBe(2);
     expect(sample(text, 'toolgate_transaction_chunks_total{stage="execute"}')).toBe(5);
+    expect(sample(text, 'toolgate_transaction_partitions_total{stage="execute"}')).toBe(15);
     expect(
       sample(text, 'toolgate_consumer_lag{topic="toolgate.cleared",partition="3",stage="execute"}'),
     ).toBe(42);

@@ -45,11 +45,12 @@ export interface Metrics {
   /** `toolgate_batch_seconds`: one batch (handling and transaction) took `seconds`. */
   observeBatch(seconds: number): void;
   /**
-   * `toolgate_transaction_seconds` and `toolgate_transaction_chunks_total`: one transaction took
-   * `seconds` and committed `chunks` chunks (group commit: chunks per transaction is the ratio of
-   * the counter to the histogram's count).
+   * `toolgate_transaction_seconds`, `toolgate_transaction_chunks_total` and
+   * `toolgate_transaction_partitions_total`: one transaction took `seconds`, carried `chunks`
+   * chunks and wrote to `partitions` partitions (per transaction: a counter over the histogram's
+   * count). The broker writes a commit marker to every partition a transaction wrote to.
    */
-  observeTransaction(seconds: number, chunks: number): void;
+  observeTransaction(seconds: number, chunks: number, partitions: number): void;
   /** Starts a timer; the returned function records into `toolgate_handle_seconds` and returns seconds. */
   startHandleTimer(): () => number;
   /**
@@ -118,6 +119,11 @@ export function createMetrics(stage: string, options: MetricsOptions = {}): Metr
     help: 'Chunks (and produce-only shares) carried by transactions.',
     registers,
   });
+  const transactionPartitions = new Counter({
+    name: 'toolgate_transaction_partitions_total',
+    help: 'Partitions committed transactions wrote records to (each gets a commit marker).',
+    registers,
+  });
   const store = new Histogram({
     name: 'toolgate_store_seconds',
     help: "Time the process waited for one Redis call (its connection's, whichever stage made it).",
@@ -152,9 +158,10 @@ export function createMetrics(stage: string, options: MetricsOptions = {}): Metr
       decisions.inc({ disposition: d.disposition, rung: d.stage, code: d.code ?? 'none' }),
     observeHandle: (seconds) => handle.observe(seconds),
     observeBatch: (seconds) => batch.observe(seconds),
-    observeTransaction: (seconds, chunks) => {
+    observeTransaction: (seconds, chunks, partitions) => {
       transaction.observe(seconds);
       transactionChunks.inc(chunks);
+      transactionPartitions.inc(partitions);
     },
     startHandleTimer: () => handle.startTimer(),
     observeStore: (op, seconds, ok) => store.observe({ op, result: ok ? 'ok' : 'fault' }, seconds),
@@ -171,7 +178,7 @@ export function loopMetrics(metrics: Metrics): {
   messageIn(topic: string): void;
   handled(seconds: number): void;
   batch(seconds: number, size: number): void;
-  transaction(seconds: number, chunks: number): void;
+  transaction(seconds: number, chunks: number, partitions: number): void;
   lag(topic: string, partition: number, lag: number): void;
   forgetLag(topic: string, partition: number): void;
   fault(code: string, retriable: boolean): void;
@@ -180,7 +187,8 @@ export function loopMetrics(metrics: Metrics): {
     messageIn: (topic) => metrics.messageIn(topic),
     handled: (seconds) => metrics.observeHandle(seconds),
     batch: (seconds) => metrics.observeBatch(seconds),
-    transaction: (seconds, chunks) => metrics.observeTransaction(seconds, chunks),
+    transaction: (seconds, chunks, partitions) =>
+      metrics.observeTransaction(seconds, chunks, partitions),
     lag: (topic, partition, value) => metrics.lag(topic, partition, value),
     forgetLag: (topic, partition) => metrics.forgetLag(topic, partition),
     fault: (code, retriable) => metrics.fault(code, retriable),

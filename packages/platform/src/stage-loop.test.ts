@@ -50,7 +50,12 @@ function memoryBus() {
     const offsets: PartitionOffset[] = [];
     let active = true;
     return {
-      send: (r) => Promise.resolve(void records.push(...r)),
+      // The partition the broker would name: the key's trailing number here.
+      send: (r) => {
+        records.push(...r);
+        const partitionOf = (key: string | null) => Number(/\d+$/.exec(key ?? '')?.[0] ?? 0);
+        return Promise.resolve(r.map((x) => ({ topic: x.topic, partition: partitionOf(x.key) })));
+      },
       sendOffsets: (_group, o) => Promise.resolve(void offsets.push(...o)),
       commit: () => {
         if (failing.fenced) {
@@ -367,15 +372,17 @@ describe('startStageLoop (in memory)', () => {
 
   it('sends the chunks of partitions handled side by side in one transaction with all their offsets', async () => {
     const memory = memoryBus();
-    const transactions: number[] = [];
+    const transactions: [number, number][] = [];
     await startWith(memory, {
-      metrics: { transaction: (_s, chunks) => transactions.push(chunks) },
+      metrics: { transaction: (_s, chunks, partitions) => transactions.push([chunks, partitions]) },
     });
+    const key = (n: number) => `run-${n}`;
     await Promise.all([
-      memory.deliver(batchOf(2, { partition: 0 }).batch),
-      memory.deliver(batchOf(3, { partition: 1 }).batch),
+      memory.deliver(batchOf(2, { partition: 0, key }).batch),
+      memory.deliver(batchOf(3, { partition: 1, key }).batch),
     ]);
-    expect(transactions).toEqual([2]);
+    // Two chunks; five records to three partitions of the output topic, each counted once.
+    expect(transactions).toEqual([[2, 3]]);
     expect(memory.committed).toHaveLength(1);
     expect(positionsOf(memory.committed[0])).toEqual(['0@2', '1@3']);
     expect(valuesOf(memory.committed[0]).sort()).toEqual([0, 0, 1, 1, 2]);
@@ -406,17 +413,17 @@ describe('startStageLoop (in memory)', () => {
 
   it('rewinds every partition of a shared transaction that failed, and commits them again later', async () => {
     const memory = memoryBus();
-    const transactions: number[] = [];
+    const transactions: [number, number][] = [];
     await startWith(memory, {
-      metrics: { transaction: (_s, chunks) => transactions.push(chunks) },
+      metrics: { transaction: (_s, chunks, partitions) => transactions.push([chunks, partitions]) },
     });
     memory.failing.commits = 1;
     const first = batchOf(2, { partition: 0 });
     const second = batchOf(3, { partition: 1 });
     await Promise.all([memory.deliver(first.batch), memory.deliver(second.batch)]);
     expect(memory.committed).toEqual([]);
-    // The aborted transaction is measured too.
-    expect(transactions).toEqual([2]);
+    // The aborted transaction is measured too, as having committed to no partition.
+    expect(transactions).toEqual([[2, 0]]);
     expect(positionsOf(memory.aborted[0])).toEqual(['0@2', '1@3']);
     expect(first.resolved).toEqual([]);
     expect(second.resolved).toEqual([]);

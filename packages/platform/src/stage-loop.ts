@@ -104,8 +104,11 @@ export interface StageLoopMetrics {
   handled?(seconds: number): void;
   /** One chunk of `size` messages was handled and committed in `seconds`. */
   batch?(seconds: number, size: number): void;
-  /** One transaction, carrying `chunks` shares (chunks or produce-only sends), took `seconds`. */
-  transaction?(seconds: number, chunks: number): void;
+  /**
+   * One transaction, carrying `chunks` shares (chunks or produce-only sends), took `seconds` and
+   * wrote to `partitions` partitions (0 when it failed; the group's offsets partition not counted).
+   */
+  transaction?(seconds: number, chunks: number, partitions: number): void;
   /**
    * After a commit, and when the partition is held back by a fault: messages of the partition not
    * yet consumed by the group.
@@ -758,13 +761,14 @@ class Loop {
       await this.untilHandled();
       const shares = this.waiting.splice(0);
       let failure: Error | undefined;
+      let partitions = 0;
       const started = performance.now();
       try {
-        await this.inTransaction(shares);
+        partitions = await this.inTransaction(shares);
       } catch (error) {
         failure = error instanceof Error ? error : new Error(String(error));
       }
-      this.metrics.transaction?.(seconds(started), shares.length);
+      this.metrics.transaction?.(seconds(started), shares.length, partitions);
       if (failure !== undefined) await this.afterFailedTransaction(failure);
       for (const share of shares) share.done(failure);
     }
@@ -789,7 +793,8 @@ class Loop {
     });
   }
 
-  private async inTransaction(shares: readonly TransactionShare[]): Promise<void> {
+  /** Sends the shares' records and offsets in one transaction; the partitions it wrote to. */
+  private async inTransaction(shares: readonly TransactionShare[]): Promise<number> {
     const records = shares.flatMap((share) => share.records);
     const positions = shares.flatMap((share) =>
       share.position === undefined ? [] : [share.position],
@@ -797,9 +802,10 @@ class Loop {
     const producer = this.producer ?? (await this.renewProducer());
     const tx = await producer.transaction();
     try {
-      if (records.length > 0) await tx.send(records);
+      const written = records.length > 0 ? await tx.send(records) : [];
       if (positions.length > 0) await tx.sendOffsets(this.o.groupId, positions);
       await tx.commit();
+      return new Set(written.map((p) => `${p.partition}:${p.topic}`)).size;
     } catch (error) {
       if (tx.isActive()) await tx.abort().catch(() => undefined);
       throw error;
