@@ -30,6 +30,19 @@ describe('parseBenchOptions', () => {
     expect(parseBenchOptions(['--profile', 'bench/results/p']).profileDir).toBe('bench/results/p');
   });
 
+  it('samples a profile every 10 ms unless --profile-interval says otherwise, and only with --profile', () => {
+    expect(parseBenchOptions(['--profile', 'p']).profileIntervalUs).toBe(10_000);
+    expect(
+      parseBenchOptions(['--profile', 'p', '--profile-interval', '1000']).profileIntervalUs,
+    ).toBe(1000);
+    expect(() => parseBenchOptions(['--profile', 'p', '--profile-interval', '50'])).toThrow(
+      /--profile-interval must be a whole number from 100 to 1000000, got "50"/,
+    );
+    expect(() => parseBenchOptions(['--profile-interval', '1000'])).toThrow(
+      /--profile-interval needs --profile DIR/,
+    );
+  });
+
   it('reads the topics again for the hop times only when asked (--hops)', () => {
     expect(parseBenchOptions(['--quick']).hops).toBe(false);
     expect(parseBenchOptions(['--quick', '--hops']).hops).toBe(true);

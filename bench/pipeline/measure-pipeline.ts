@@ -244,6 +244,7 @@ export async function measurePipeline(
       id: ns.id,
       logDir,
       profileDir: options.profileDir,
+      profileIntervalUs: options.profileIntervalUs,
       fetch: options.fetch,
       progress,
     });

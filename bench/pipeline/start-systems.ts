@@ -53,6 +53,8 @@ export interface StartOptions {
   readonly logDir: string;
   /** Directory for the gate processes' `--cpu-prof` profiles, if profiling. */
   readonly profileDir: string | undefined;
+  /** The profiler's sampling interval, in µs. */
+  readonly profileIntervalUs: number;
   /** Every process's stage-loop fetch settings, the same for both systems. */
   readonly fetch: FetchConfig;
   readonly progress: (line: string) => void;
@@ -102,7 +104,11 @@ function script(name: string): string {
 function profileFlags(o: StartOptions, name: string): string[] {
   return o.profileDir === undefined
     ? []
-    : ['--cpu-prof', `--cpu-prof-dir=${join(o.profileDir, name)}`];
+    : [
+        '--cpu-prof',
+        `--cpu-prof-dir=${join(o.profileDir, name)}`,
+        `--cpu-prof-interval=${o.profileIntervalUs}`,
+      ];
 }
 
 function startOwn(
