@@ -45,11 +45,11 @@ export interface BenchOptions {
   readonly fetch: FetchConfig;
 }
 
-/** Usage text, shown for --help and with an error. */
 /** Default sampling interval of `--profile`, in µs: 100 samples a second per thread. */
 export const DEFAULT_PROFILE_INTERVAL_US = 10_000;
 
-export const USAGE = `npm run bench [-- --quick] [--reps N] [--seed N] [--out FILE] [--profile DIR] [--hops]
+/** Usage text, shown for --help and with an error. */
+export const USAGE = `npm run bench [-- --quick] [--reps N] [--seed N] [--out FILE] [--profile DIR [--profile-interval US]] [--hops]
   --quick      3 short repetitions (a few minutes); default 5 longer ones
   --reps N     repetitions of each phase per system (≥ 3)
   --window N   proposals outstanding during saturation runs (default 200)
