@@ -164,6 +164,27 @@ function stageDeps(h: GateHarness, change: Partial<StageDeps> = {}): StageDeps {
   };
 }
 
+/** `env` as the authorized consumer reads it at `offset` of partition 0, tagged as the gate tags it. */
+async function authorizedAt(
+  h: GateHarness,
+  offset: string,
+  env: AuthorizedEnvelope,
+): Promise<Incoming> {
+  const topic = h.topic('authorized');
+  const raw = await h.gate.runtime.codec.encode(`${topic}-value`, env);
+  const headers = { [INTEGRITY_HEADER]: integrityTag(h.gate.config.integrityKey, topic, raw) };
+  return {
+    topic,
+    partition: 0,
+    offset,
+    key: env.runId,
+    headers,
+    value: env,
+    raw,
+    receivedAt: new Date(),
+  };
+}
+
 /** `approval` as the approvals consumer reads it at `offset` of partition 0, signed in by `token`. */
 function approvalAt(h: GateHarness, offset: string, approval: Approval, token: string): Incoming {
   return {
@@ -452,33 +473,19 @@ describe('the confirm stage on Kafka', () => {
     // confirmation expired (its TTL and grace over), and the second call would go unanswered.
     const store = { ...h.gate.runtime.store, readConfirmation: () => Promise.resolve(undefined) };
     const handle = createAuthorizedHandler(stageDeps(h, { store }), createMessageChecker());
-    const topic = h.topic('authorized');
-    const at = async (offset: string, env: AuthorizedEnvelope): Promise<Incoming> => {
-      const raw = await h.gate.runtime.codec.encode(`${topic}-value`, env);
-      const tag = integrityTag(h.gate.config.integrityKey, topic, raw);
-      const headers = { [INTEGRITY_HEADER]: tag };
-      return {
-        topic,
-        partition: 0,
-        offset,
-        key: env.runId,
-        headers,
-        value: env,
-        raw,
-        receivedAt: new Date(),
-      };
-    };
     const first = await authorizedFor(h, USERS.alice, refund('p-expiring', 'run-expiring'));
     const other = mcp({ proposalId: 'p-expiring', runId: 'run-expiring' }, 'refund_payment', {
       payment_id: 'pay_11',
       amount_cents: 700,
     });
-    expect((await handle(await at('5001', first))).map((o) => o.topic)).toEqual([
+    expect((await handle(await authorizedAt(h, '5001', first))).map((o) => o.topic)).toEqual([
       h.topic('confirmations'),
       h.topic('observations'),
       h.topic('audit'),
     ]);
-    const answer = await handle(await at('5002', await authorizedFor(h, USERS.alice, other)));
+    const answer = await handle(
+      await authorizedAt(h, '5002', await authorizedFor(h, USERS.alice, other)),
+    );
     expect(answer.map((o) => o.topic)).toEqual([h.topic('observations'), h.topic('audit')]);
     expect(valueOf(answer[0])).toMatchObject({
       proposalId: 'p-expiring',
@@ -491,18 +498,7 @@ describe('the confirm stage on Kafka', () => {
   it('publishes the same request again when the same message is delivered again after a crash', async () => {
     const handle = createAuthorizedHandler(stageDeps(h), createMessageChecker());
     const env = await authorizedFor(h, USERS.alice, refund('p-again', 'run-again'));
-    const topic = h.topic('authorized');
-    const raw = await h.gate.runtime.codec.encode(`${topic}-value`, env);
-    const msg: Incoming = {
-      topic,
-      partition: 0,
-      offset: '4242',
-      key: env.runId,
-      headers: { [INTEGRITY_HEADER]: integrityTag(h.gate.config.integrityKey, topic, raw) },
-      value: env,
-      raw,
-      receivedAt: new Date(),
-    };
+    const msg = await authorizedAt(h, '4242', env);
     const first = await handle(msg);
     const again = await handle(msg);
     expect(first.map((o) => o.topic)).toEqual([
