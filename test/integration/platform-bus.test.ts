@@ -271,50 +271,6 @@ describe('partition assignment', () => {
       await earlier.disconnect();
     }
   });
-
-  it('awaits beforeRevoke before it rejoins for a new member and before it leaves (our kafkajs patch)', async () => {
-    const groupId = ns.group('revoke');
-    const events: string[] = [];
-    const consumer: BusConsumer = bus.consumer({ groupId });
-    consumer.onGroupJoin((joined) => events.push(`join ${(joined[topic] ?? []).join(',')}`));
-    const other = kafka.consumer({ groupId });
-    // What a stage loop does in it: waits for the transaction carrying its offsets to end.
-    const beforeRevoke = async () => {
-      events.push('settling');
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      events.push('settled');
-    };
-    try {
-      await consumer.connect();
-      await consumer.subscribe([topic]);
-      await consumer.run(() => Promise.resolve(), { beforeRevoke });
-      await eventually(30_000, 'the first join', () =>
-        Promise.resolve(events.some((e) => e.startsWith('join'))),
-      );
-      await other.connect();
-      await other.subscribe({ topics: [topic] });
-      await other.run({ eachMessage: () => Promise.resolve() });
-      await eventually(30_000, 'the join after the rebalance', () =>
-        Promise.resolve(events.filter((e) => e.startsWith('join')).length === 2),
-      );
-      await consumer.disconnect();
-      // Settled before every join (the first with nothing in flight) and before it left, and
-      // disconnect waited for that.
-      expect(events).toEqual([
-        'settling',
-        'settled',
-        'join 0,1',
-        'settling',
-        'settled',
-        expect.stringMatching(/^join [01]$/),
-        'settling',
-        'settled',
-      ]);
-    } finally {
-      await consumer.disconnect();
-      await other.disconnect();
-    }
-  });
 });
 
 describe('fetching in batches (minBytes with the idle long poll of our kafkajs patch)', () => {

@@ -257,16 +257,8 @@ export interface BusConsumer {
     topics: readonly string[],
     options?: { readonly fromBeginning?: boolean },
   ): Promise<void>;
-  /**
-   * Starts consuming; resolves once the consumer has started (it joins the group on its own).
-   * `beforeRevoke` is awaited before the member joins the group again or leaves it, so that what
-   * is still in flight for its partitions (a transaction carrying their offsets, after `eachBatch`
-   * returned) ends first (our kafkajs patch, `patches/`).
-   */
-  run(
-    eachBatch: (batch: BusBatch) => Promise<void>,
-    options?: { readonly beforeRevoke?: () => Promise<void> },
-  ): Promise<void>;
+  /** Starts consuming; resolves once the consumer has started (it joins the group on its own). */
+  run(eachBatch: (batch: BusBatch) => Promise<void>): Promise<void>;
   /** Stops fetching from a partition until {@link BusConsumer.resume}. */
   pause(topic: string, partition: number): void;
   resume(topic: string, partition: number): void;
@@ -463,14 +455,13 @@ function wrapConsumer(consumer: Consumer, options: BusConsumerOptions): BusConsu
       attempt(`subscribe ${options.groupId}`, () =>
         consumer.subscribe({ topics: [...topics], fromBeginning }),
       ),
-    run: (eachBatch, { beforeRevoke } = {}) =>
+    run: (eachBatch) =>
       attempt(`run consumer ${options.groupId}`, () =>
         consumer.run({
           autoCommit: false,
           eachBatchAutoResolve: false,
           partitionsConsumedConcurrently: Math.max(1, options.partitionsConcurrently ?? 1),
           eachBatch: (payload) => eachBatch(toBusBatch(payload)),
-          ...(beforeRevoke === undefined ? {} : { beforeRevoke }),
         }),
       ),
     pause: (topic, partition) => consumer.pause([{ topic, partitions: [partition] }]),

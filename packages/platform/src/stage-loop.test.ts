@@ -36,9 +36,6 @@ function memoryBus() {
   const events: string[] = [];
   const consumerOptions: BusConsumerOptions[] = [];
   let eachBatch: ((batch: BusBatch) => Promise<void>) | undefined;
-  let beforeRevoke: (() => Promise<void>) | undefined;
-  /** Deliveries whose eachBatch has not returned: kafkajs waits for them before it leaves. */
-  const delivering = new Set<Promise<void>>();
   let joined: ((assignment: Assignment) => void) | undefined;
   let resumed: () => void = () => undefined;
   let crashed: ((error: Fault, restarting: boolean) => void) | undefined;
@@ -47,16 +44,6 @@ function memoryBus() {
    * the next one finds the producer fenced (another producer took over its transactional id).
    */
   const failing = { commits: 0, fenced: false };
-  /** While set, every commit waits for it (a broker slow to end the transaction). */
-  const held: { commits: Promise<void> | undefined } = { commits: undefined };
-  const hold = () => {
-    let release: () => void = () => undefined;
-    held.commits = new Promise<void>((resolve) => (release = resolve));
-    return () => {
-      held.commits = undefined;
-      release();
-    };
-  };
 
   const transaction = (): BusTransaction => {
     const records: OutRecord[] = [];
@@ -70,8 +57,7 @@ function memoryBus() {
         return Promise.resolve(r.map((x) => ({ topic: x.topic, partition: partitionOf(x.key) })));
       },
       sendOffsets: (_group, o) => Promise.resolve(void offsets.push(...o)),
-      commit: async () => {
-        await held.commits;
+      commit: () => {
         if (failing.fenced) {
           failing.fenced = false;
           return Promise.reject(
@@ -101,9 +87,8 @@ function memoryBus() {
   const consumer: BusConsumer = {
     connect: () => Promise.resolve(),
     subscribe: () => Promise.resolve(),
-    run: (fn, options) => {
+    run: (fn) => {
       eachBatch = fn;
-      beforeRevoke = options?.beforeRevoke;
       joined?.({ [TOPIC]: [0] });
       return Promise.resolve();
     },
@@ -121,11 +106,7 @@ function memoryBus() {
       crashed = listener;
       return () => undefined;
     },
-    // As kafkajs: waits for the batches in hand, then lets the loop settle, then leaves.
-    disconnect: async () => {
-      await Promise.allSettled(delivering);
-      await settle();
-    },
+    disconnect: () => Promise.resolve(),
   };
   const bus: Bus = {
     ensureTopics: () => Promise.resolve([]),
@@ -140,42 +121,14 @@ function memoryBus() {
     },
     close: () => Promise.resolve(),
   };
-  /** Hands `batch` to the loop; settles when its eachBatch returns, as kafkajs sees it. */
   const deliver = (batch: BusBatch): Promise<void> => {
     if (eachBatch === undefined) throw new Error('the loop is not consuming');
-    const delivery = eachBatch(batch);
-    delivering.add(delivery);
-    const forget = () => void delivering.delete(delivery);
-    delivery.then(forget, forget);
-    return delivery;
-  };
-  /** What kafkajs awaits before the member rejoins or leaves: the loop's transactions end. */
-  const settle = (): Promise<void> => {
-    if (beforeRevoke === undefined) throw new Error('the loop gave kafkajs no beforeRevoke');
-    return beforeRevoke();
-  };
-  /** Hands `batch` to the loop and waits until what it handled has committed (or failed). */
-  const deliverAll = async (...batches: BusBatch[]): Promise<void> => {
-    await Promise.all(batches.map(deliver));
-    await settle();
+    return eachBatch(batch);
   };
   const nextResume = () => new Promise<void>((resolve) => (resumed = resolve));
   /** The consumer crashes, as kafkajs reports it; `restarting` says whether kafkajs restarts it. */
   const crash = (error: Fault, restarting: boolean) => crashed?.(error, restarting);
-  return {
-    bus,
-    deliver,
-    deliverAll,
-    settle,
-    committed,
-    aborted,
-    events,
-    nextResume,
-    failing,
-    hold,
-    consumerOptions,
-    crash,
-  };
+  return { bus, deliver, committed, aborted, events, nextResume, failing, consumerOptions, crash };
 }
 
 /** JSON in, JSON out: the registry is not what these tests are about. */
@@ -190,10 +143,7 @@ const jsonCodec: Codec = {
     ),
 };
 
-/**
- * A batch of `count` messages `{n}` at offsets `from`…`from`+count−1 (`from` 0 by default);
- * `lastOffset` may reach past them.
- */
+/** A batch of `count` messages `{n}` at offsets 0…count−1; `lastOffset` may reach past them. */
 function batchOf(
   count: number,
   options: {
@@ -201,8 +151,6 @@ function batchOf(
     /** The partition's end as the fetch reported it; default past `lastOffset`. */
     readonly highWatermark?: string;
     readonly partition?: number;
-    /** The offset of the first message, and its `n`; default 0. */
-    readonly from?: number;
     /** The record key of message `n`; default `run-1` for all. */
     readonly key?: (n: number) => string;
     readonly heartbeat?: (n: number) => Promise<void>;
@@ -210,20 +158,18 @@ function batchOf(
 ) {
   const resolved: string[] = [];
   let beats = 0;
-  const from = options.from ?? 0;
-  const lastOffset = options.lastOffset ?? from + count - 1;
   const batch: BusBatch = {
     topic: TOPIC,
     partition: options.partition ?? 0,
-    highWatermark: options.highWatermark ?? String(lastOffset + 1),
-    messages: Array.from({ length: count }, (_, i) => from + i).map((n) => ({
+    highWatermark: options.highWatermark ?? String((options.lastOffset ?? count - 1) + 1),
+    messages: Array.from({ length: count }, (_, n) => ({
       offset: String(n),
       key: Buffer.from(options.key?.(n) ?? 'run-1'),
       value: Buffer.from(JSON.stringify({ n })),
       headers: {},
       timestamp: '0',
     })),
-    lastOffset: () => String(lastOffset),
+    lastOffset: () => String(options.lastOffset ?? count - 1),
     resolveOffset: (offset) => void resolved.push(offset),
     heartbeat: () => (options.heartbeat ?? (() => Promise.resolve()))(beats++),
     isRunning: () => true,
@@ -233,24 +179,6 @@ function batchOf(
 }
 
 const copy = (msg: Incoming) => Promise.resolve([{ topic: 'out', key: msg.key, value: msg.value }]);
-
-/** The `n` a test message carries. */
-const nOf = (msg: Incoming) => (msg.value as { n: number }).n;
-
-/** True when `work` settles within `ms`; false when it is still pending then. */
-async function settledWithin(ms: number, work: Promise<unknown>): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  const done = work.then(
-    () => true as const,
-    () => true as const,
-  );
-  try {
-    return await Promise.race([done, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** Copies every message, except that message `n` fails once with a retriable fault (Redis down). */
 function failingOnceAt(n: number) {
@@ -357,7 +285,7 @@ describe('startStageLoop (in memory)', () => {
     expect(loop.ready()).toBe(true);
     // Offset 7 is a control record (a commit marker): filtered out, but the fetch covered it.
     const { batch, resolved } = batchOf(7, { lastOffset: 7 });
-    await memory.deliverAll(batch);
+    await memory.deliver(batch);
     expect(offsetsOf(memory.committed)).toEqual(['3', '6', '8']);
     expect(memory.committed.map(valuesOf)).toEqual([[0, 1, 2], [3, 4, 5], [6]]);
     expect(resolved).toEqual(['2', '5', '6']);
@@ -377,7 +305,7 @@ describe('startStageLoop (in memory)', () => {
         },
       ]);
     const loop = await startWith(memory, { handle: signed });
-    await memory.deliverAll(batchOf(2).batch);
+    await memory.deliver(batchOf(2).batch);
     expect(memory.committed.flatMap((c) => c.records.map((r) => r.headers))).toEqual([
       { kept: 'yes', sig: '7:{"n":0}' },
       { kept: 'yes', sig: '7:{"n":1}' },
@@ -413,7 +341,7 @@ describe('startStageLoop (in memory)', () => {
     const memory = memoryBus();
     await startWith(memory, { handle: failingOnceAt(2) });
     const resumed = memory.nextResume();
-    await memory.deliverAll(batchOf(4).batch);
+    await memory.deliver(batchOf(4).batch);
     expect(offsetsOf(memory.committed)).toEqual(['2']);
     expect(memory.events).toEqual([`pause ${TOPIC}/0`, `seek ${TOPIC}/0 2`]);
     await resumed;
@@ -436,7 +364,7 @@ describe('startStageLoop (in memory)', () => {
         return [{ topic: 'audit', key: null, value: { n: n + 100 } }];
       },
     });
-    await memory.deliverAll(batchOf(4).batch);
+    await memory.deliver(batchOf(4).batch);
     expect(memory.committed.map(valuesOf)).toEqual([[0, 101, 3]]);
     expect(offsetsOf(memory.committed)).toEqual(['4']);
     expect(errors).toHaveLength(3);
@@ -449,10 +377,10 @@ describe('startStageLoop (in memory)', () => {
       metrics: { transaction: (_s, chunks, partitions) => transactions.push([chunks, partitions]) },
     });
     const key = (n: number) => `run-${n}`;
-    await memory.deliverAll(
-      batchOf(2, { partition: 0, key }).batch,
-      batchOf(3, { partition: 1, key }).batch,
-    );
+    await Promise.all([
+      memory.deliver(batchOf(2, { partition: 0, key }).batch),
+      memory.deliver(batchOf(3, { partition: 1, key }).batch),
+    ]);
     // Two chunks; five records to three partitions of the output topic, each counted once.
     expect(transactions).toEqual([[2, 3]]);
     expect(memory.committed).toHaveLength(1);
@@ -468,15 +396,18 @@ describe('startStageLoop (in memory)', () => {
     };
     const lingering = memoryBus();
     await startWith(lingering, { handle: slowSecond });
-    await lingering.deliverAll(
-      batchOf(2, { partition: 0 }).batch,
-      batchOf(3, { partition: 1 }).batch,
-    );
+    await Promise.all([
+      lingering.deliver(batchOf(2, { partition: 0 }).batch),
+      lingering.deliver(batchOf(3, { partition: 1 }).batch),
+    ]);
     expect(lingering.committed.map(positionsOf)).toEqual([['0@2', '1@3']]);
     // Without the linger the fast partition goes first, alone.
     const eager = memoryBus();
     await startWith(eager, { handle: slowSecond, commitLingerMs: 0 });
-    await eager.deliverAll(batchOf(2, { partition: 0 }).batch, batchOf(3, { partition: 1 }).batch);
+    await Promise.all([
+      eager.deliver(batchOf(2, { partition: 0 }).batch),
+      eager.deliver(batchOf(3, { partition: 1 }).batch),
+    ]);
     expect(eager.committed.map(positionsOf)).toEqual([['0@2'], ['1@3']]);
   });
 
@@ -489,14 +420,13 @@ describe('startStageLoop (in memory)', () => {
     memory.failing.commits = 1;
     const first = batchOf(2, { partition: 0 });
     const second = batchOf(3, { partition: 1 });
-    await memory.deliverAll(first.batch, second.batch);
+    await Promise.all([memory.deliver(first.batch), memory.deliver(second.batch)]);
     expect(memory.committed).toEqual([]);
     // The aborted transaction is measured too, as having committed to no partition.
     expect(transactions).toEqual([[2, 0]]);
     expect(positionsOf(memory.aborted[0])).toEqual(['0@2', '1@3']);
-    // Resolved before the commit, so the next fetch overlaps it; the seek below takes them back.
-    expect(first.resolved).toEqual(['1']);
-    expect(second.resolved).toEqual(['2']);
+    expect(first.resolved).toEqual([]);
+    expect(second.resolved).toEqual([]);
     expect(memory.events.filter((e) => e.startsWith('pause')).sort()).toEqual([
       `pause ${TOPIC}/0`,
       `pause ${TOPIC}/1`,
@@ -508,94 +438,8 @@ describe('startStageLoop (in memory)', () => {
         `seek ${TOPIC}/1 0`,
       ]),
     );
-    await memory.deliverAll(first.batch, second.batch);
+    await Promise.all([memory.deliver(first.batch), memory.deliver(second.batch)]);
     expect(positionsOf(memory.committed[0])).toEqual(['0@2', '1@3']);
-  });
-
-  it('returns a batch handled in full before its transaction commits, so the next fetch overlaps it', async () => {
-    const memory = memoryBus();
-    await startWith(memory);
-    const release = memory.hold();
-    const { batch, resolved } = batchOf(2);
-    expect(await settledWithin(20, memory.deliver(batch))).toBe(true);
-    expect(resolved).toEqual(['1']);
-    expect(memory.committed).toEqual([]);
-    release();
-    await memory.settle();
-    expect(offsetsOf(memory.committed)).toEqual(['2']);
-  });
-
-  it("handles a partition's next batch while its last chunk commits, and commits it after that one", async () => {
-    const memory = memoryBus();
-    const handled: number[] = [];
-    await startWith(memory, { handle: (msg) => (handled.push(nOf(msg)), copy(msg)) });
-    const release = memory.hold();
-    await memory.deliver(batchOf(2).batch);
-    const second = memory.deliver(batchOf(2, { from: 2 }).batch);
-    await vi.waitFor(() => expect(handled).toEqual([0, 1, 2, 3]));
-    // Handled, but it joins a transaction only once the one before has committed.
-    expect(await settledWithin(20, second)).toBe(false);
-    release();
-    await second;
-    await memory.settle();
-    expect(offsetsOf(memory.committed)).toEqual(['2', '4']);
-    expect(memory.committed.map(valuesOf)).toEqual([
-      [0, 1],
-      [2, 3],
-    ]);
-  });
-
-  it('drops the next batch of a partition whose commit failed, rewinds to before both, and skips batches until then', async () => {
-    const memory = memoryBus();
-    const handled: number[] = [];
-    await startWith(memory, {
-      handle: (msg) => (handled.push(nOf(msg)), copy(msg)),
-      // Long enough to deliver a batch while the partition waits to be rewound.
-      retry: { initialMs: 50, maxMs: 50 },
-    });
-    memory.failing.commits = 1;
-    const release = memory.hold();
-    await memory.deliver(batchOf(2).batch);
-    const second = batchOf(2, { from: 2 });
-    const secondDelivered = memory.deliver(second.batch);
-    await vi.waitFor(() => expect(handled).toEqual([0, 1, 2, 3]));
-    release();
-    await secondDelivered;
-    await memory.settle();
-    expect(memory.committed).toEqual([]);
-    // Only the first chunk was sent; the second never joined a transaction.
-    expect(memory.aborted.map(valuesOf)).toEqual([[0, 1]]);
-    expect(second.resolved).toEqual([]);
-    // A batch fetched before the pause took effect is stale: not handled, not resolved.
-    const third = batchOf(2, { from: 4 });
-    await memory.deliver(third.batch);
-    expect(handled).toEqual([0, 1, 2, 3]);
-    expect(third.resolved).toEqual([]);
-    // No committed offset yet: back to the first message of the failed chunk.
-    await vi.waitFor(() => expect(memory.events).toContain(`seek ${TOPIC}/0 0`));
-    expect(memory.events).toEqual([`pause ${TOPIC}/0`, `seek ${TOPIC}/0 0`, `resume ${TOPIC}/0`]);
-    await memory.deliverAll(batchOf(4).batch);
-    expect(offsetsOf(memory.committed)).toEqual(['4']);
-  });
-
-  it('ends the transactions in flight before kafkajs lets the member rejoin or leave', async () => {
-    const memory = memoryBus();
-    const loop = await startWith(memory);
-    const release = memory.hold();
-    await memory.deliver(batchOf(2).batch);
-    const settling = memory.settle();
-    expect(await settledWithin(20, settling)).toBe(false);
-    release();
-    await settling;
-    expect(offsetsOf(memory.committed)).toEqual(['2']);
-    // Stopping leaves the group the same way: the commit in flight lands first.
-    const releaseAgain = memory.hold();
-    await memory.deliver(batchOf(1, { from: 2 }).batch);
-    const stopping = loop.stop();
-    expect(await settledWithin(20, stopping)).toBe(false);
-    releaseAgain();
-    await stopping;
-    expect(offsetsOf(memory.committed)).toEqual(['2', '3']);
   });
 
   it('handles different keys side by side and same keys in order, and commits outputs in offset order', async () => {
@@ -603,7 +447,7 @@ describe('startStageLoop (in memory)', () => {
     // Message 0 (key a) waits until message 1 (key b) is handled: in strict order, never.
     const { handle, seen } = waitingFor(0, 1);
     await startWith(memory, { handle });
-    await memory.deliverAll(batchOf(4, { key: (n) => (n % 2 === 0 ? 'a' : 'b') }).batch);
+    await memory.deliver(batchOf(4, { key: (n) => (n % 2 === 0 ? 'a' : 'b') }).batch);
     expect(seen.indexOf(1)).toBeLessThan(seen.indexOf(0));
     expect(seen.indexOf(0)).toBeLessThan(seen.indexOf(2));
     expect(seen.indexOf(1)).toBeLessThan(seen.indexOf(3));
@@ -640,7 +484,7 @@ describe('startStageLoop (in memory)', () => {
       return waiting.handle(msg);
     };
     await startWith(memory, { handle });
-    await memory.deliverAll(batchOf(3).batch);
+    await memory.deliver(batchOf(3).batch);
     expect(seen.indexOf(2)).toBeLessThan(seen.indexOf(0));
     expect(memory.committed.map(valuesOf)).toEqual([[0, 1, 2]]);
     expect(offsetsOf(memory.committed)).toEqual(['3']);
@@ -662,7 +506,7 @@ describe('startStageLoop (in memory)', () => {
         return copy(msg);
       },
     });
-    await memory.deliverAll(batchOf(3).batch);
+    await memory.deliver(batchOf(3).batch);
     expect(started).toEqual([0, 1, 2]);
     expect(memory.committed.map(valuesOf)).toEqual([[0, 1, 2]]);
     expect(offsetsOf(memory.committed)).toEqual(['3']);
@@ -684,7 +528,7 @@ describe('startStageLoop (in memory)', () => {
       },
     });
     const { batch, resolved } = batchOf(3);
-    await memory.deliverAll(batch);
+    await memory.deliver(batch);
     expect(handled).toEqual([0, 2]);
     expect(memory.committed.map(valuesOf)).toEqual([[0]]);
     expect(offsetsOf(memory.committed)).toEqual(['1']);
@@ -706,7 +550,7 @@ describe('startStageLoop (in memory)', () => {
         return copy(msg);
       },
     });
-    await memory.deliverAll(batchOf(4, { key: (n) => (n % 2 === 0 ? 'a' : 'b') }).batch);
+    await memory.deliver(batchOf(4, { key: (n) => (n % 2 === 0 ? 'a' : 'b') }).batch);
     expect(seen).toEqual([0, 1, 2, 3]);
   });
 
@@ -716,7 +560,7 @@ describe('startStageLoop (in memory)', () => {
     // Keys a b a b c: the fault at offset 2 (key a) stops every lane before its next message.
     const keys = ['a', 'b', 'a', 'b', 'c'];
     const { batch, resolved } = batchOf(5, { key: (n) => keys[n] ?? 'x' });
-    await memory.deliverAll(batch);
+    await memory.deliver(batch);
     expect(memory.committed.map(valuesOf)).toEqual([[0, 1]]);
     expect(offsetsOf(memory.committed)).toEqual(['2']);
     expect(resolved).toEqual(['1']);
@@ -746,7 +590,7 @@ describe('startStageLoop (in memory)', () => {
       metrics: { lag: (_topic, _partition, lag) => lags.push(lag) },
     });
     // Kafka reads the high watermark before the log, so a fetch can bring record 0 with 0.
-    await memory.deliverAll(batchOf(1, { highWatermark: '0' }).batch);
+    await memory.deliver(batchOf(1, { highWatermark: '0' }).batch);
     expect(lags).toEqual([1]);
     await loop.stop();
   });
@@ -768,7 +612,7 @@ describe('startStageLoop (in memory)', () => {
     const told: string[] = [];
     await startWith(memory, { onCrash: (error) => told.push(error.message) });
     memory.failing.fenced = true;
-    await memory.deliverAll(batchOf(1).batch);
+    await memory.deliver(batchOf(1).batch);
     expect(told).toEqual(['fenced while trying to commit']);
   });
 });

@@ -17,13 +17,6 @@
  * offsets. A transaction costs the same broker round trips whatever it carries, so a stage's
  * latency does not grow with its partitions.
  *
- * A chunk that was handled in full is handed to the next transaction and the batch returns
- * without waiting for it, so kafkajs fetches again while the transaction commits (pipelining).
- * One chunk per partition may be in flight so: the partition's next chunk is handled meanwhile,
- * and joins a transaction only once the one before has committed. If that commit failed, the
- * next chunk is dropped with it and the partition rewound; before the member joins the group
- * again or leaves it, every transaction in flight ends (kafkajs's `beforeRevoke`, our patch).
- *
  * Faults, not refusals, are handled here, with one policy:
  * - a retriable {@link Fault} (Redis, registry, Kafka down): what came before the message is
  *   committed, the partition is paused and rewound to the message, and resumed after a capped
@@ -253,11 +246,6 @@ interface TransactionShare {
   done(error: Error | undefined): void;
 }
 
-/** The key of a partition in the loop's maps. */
-function partitionKey(topic: string, partition: number): string {
-  return `${topic}/${partition}`;
-}
-
 /** The chunk's indexes grouped by record key, each group in offset order. */
 function lanesByKey(chunk: readonly BusMessage[]): (readonly number[])[] {
   const lanes = new Map<string, number[]>();
@@ -371,15 +359,6 @@ class Loop {
   private allHandled: (() => void) | undefined;
   private readonly commitLingerMs: number;
   private readonly attempts = new Map<string, number>();
-  /** Per partition, the commit of its last chunk handed on without waiting; true if it landed. */
-  private readonly inFlight = new Map<string, Promise<boolean>>();
-  /**
-   * Per partition, bumped when a failed commit rewinds it: a chunk handled under an older value
-   * read records past what was committed, and is dropped.
-   */
-  private readonly epochs = new Map<string, number>();
-  /** Partitions paused after a failed commit, until they are rewound: their batches are stale. */
-  private readonly rewinding = new Set<string>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly consumer: BusConsumer;
   private producer: BusProducer | undefined;
@@ -438,9 +417,7 @@ class Loop {
         { fromBeginning: this.o.fromBeginning ?? true },
       );
       this.running = true;
-      await this.consumer.run((batch) => this.onBatch(batch), {
-        beforeRevoke: () => this.settle(),
-      });
+      await this.consumer.run((batch) => this.onBatch(batch));
     } catch (error) {
       await this.stop();
       throw error;
@@ -451,28 +428,21 @@ class Loop {
 
   private async onBatch(batch: BusBatch): Promise<void> {
     const { messages } = batch;
-    const key = partitionKey(batch.topic, batch.partition);
     for (let start = 0; start < messages.length; start += this.maxBatch) {
-      if (!this.running || batch.isStale() || this.rewinding.has(key)) return;
+      if (!this.running || batch.isStale()) return;
       const chunk = messages.slice(start, start + this.maxBatch);
       const isLast = start + this.maxBatch >= messages.length;
       if (!(await this.runChunk(batch, chunk, isLast))) return;
     }
   }
 
-  /**
-   * Handles one chunk and hands it to the next transaction; false when the rest of the batch must
-   * wait. A chunk handled in full is not waited for (the next fetch overlaps its commit); one cut
-   * short by a fault or a rebalance is, since what follows depends on its commit.
-   */
+  /** Handles and commits one chunk; false when the rest of the batch must wait. */
   private async runChunk(
     batch: BusBatch,
     chunk: readonly BusMessage[],
     isLast: boolean,
   ): Promise<boolean> {
     const started = performance.now();
-    const key = partitionKey(batch.topic, batch.partition);
-    const epoch = this.epochOf(key);
     this.handling += 1;
     let outcome: ChunkOutcome;
     try {
@@ -482,44 +452,25 @@ class Loop {
       if (this.handling === 0) this.allHandled?.();
     }
     // Out of the group: another member may own the partition now, so nothing is committed; kafkajs
-    // rejoins (once what is in flight has ended) and the chunk is delivered again to its owner.
+    // rejoins and the chunk is delivered again to whoever owns it.
     if (outcome.interrupted !== undefined && membershipLost(outcome.interrupted)) {
       throw outcome.interrupted;
     }
-    // The partition's chunk before this one commits first; if it failed, this one goes with it.
-    // Not awaited when there is none: the chunk must join the queue at once, before a transaction
-    // that lingered for it to be handled goes out.
-    const previous = this.inFlight.get(key);
-    if (previous !== undefined && !(await previous)) return false;
-    // Rewound since this chunk was fetched: it read records past what was committed.
-    if (this.epochOf(key) !== epoch || this.rewinding.has(key)) return false;
     const last = chunk[outcome.handled - 1];
     if (last !== undefined) {
       const complete = outcome.handled === chunk.length && isLast;
       // Past the last record of the fetch, so control records behind it are skipped as well.
       const next = plusOne(complete ? batch.lastOffset() : last.offset);
-      const first = chunk[0]?.offset ?? last.offset;
       const position = { topic: batch.topic, partition: batch.partition, offset: next };
-      const committed = this.commit(outcome.records, position).then((ok) => {
-        if (ok) {
-          this.metrics.batch?.(seconds(started), outcome.handled);
-          this.reportLag(batch, next);
-        } else {
-          this.reportLag(batch, first);
-          this.rewindAfterFailedCommit(batch, first, epoch);
-        }
-        return ok;
-      });
-      if (outcome.halt === undefined && outcome.interrupted === undefined) {
-        batch.resolveOffset(last.offset);
-        this.inFlight.set(key, committed);
-        void committed.then(() => {
-          if (this.inFlight.get(key) === committed) this.inFlight.delete(key);
-        });
-        return outcome.handled === chunk.length;
+      if (!(await this.commit(outcome.records, position))) {
+        const first = chunk[0]?.offset ?? last.offset;
+        this.reportLag(batch, first);
+        this.rewindAfterFailedCommit(batch, first);
+        return false;
       }
-      if (!(await committed)) return false;
       batch.resolveOffset(last.offset);
+      this.metrics.batch?.(seconds(started), outcome.handled);
+      this.reportLag(batch, next);
     }
     if (outcome.halt !== undefined) {
       // Held at the failed message, perhaps with nothing committed: the lag counts from there.
@@ -530,23 +481,6 @@ class Loop {
     // Committed first, as a member does when its partitions are revoked; kafkajs then rejoins.
     if (outcome.interrupted !== undefined) throw outcome.interrupted;
     return outcome.handled === chunk.length;
-  }
-
-  private epochOf(key: string): number {
-    return this.epochs.get(key) ?? 0;
-  }
-
-  /**
-   * Until every chunk handed on has committed or failed: kafkajs awaits this before the member
-   * joins the group again or leaves it, so that the partitions' next owner starts from offsets
-   * that account for everything this member sent.
-   */
-  private async settle(): Promise<void> {
-    const ms = this.o.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_MS;
-    const all = async () => {
-      while (this.inFlight.size > 0) await Promise.all(this.inFlight.values());
-    };
-    await within(ms, 'ending the transactions in flight', all());
   }
 
   /**
@@ -611,8 +545,7 @@ class Loop {
     );
     for (const result of settled) if (result.status === 'rejected') throw result.reason;
     // The backoff grows while the partition keeps failing, and starts over once a chunk goes through.
-    if (fault === undefined && stop > 0)
-      this.attempts.delete(partitionKey(batch.topic, batch.partition));
+    if (fault === undefined && stop > 0) this.attempts.delete(`${batch.topic}/${batch.partition}`);
     const records = outputs.slice(0, stop).flat();
     const halted: Fault | undefined = stop < chunk.length ? fault : undefined;
     return {
@@ -720,7 +653,7 @@ class Loop {
     const watermark = BigInt(batch.highWatermark);
     const covered = BigInt(batch.lastOffset()) + 1n;
     const lag = (covered > watermark ? covered : watermark) - BigInt(position);
-    this.lagged.set(partitionKey(topic, partition), { topic, partition });
+    this.lagged.set(`${topic}/${partition}`, { topic, partition });
     this.metrics.lag?.(topic, partition, lag > 0n ? Number(lag) : 0);
   }
 
@@ -737,7 +670,7 @@ class Loop {
 
   /** Pauses the partition at `offset` and resumes it after the backoff for this attempt. */
   private retryLater(topic: string, partition: number, offset: string, fault: Fault): void {
-    const key = partitionKey(topic, partition);
+    const key = `${topic}/${partition}`;
     const attempt = (this.attempts.get(key) ?? 0) + 1;
     this.attempts.set(key, attempt);
     const delayMs = backoffDelay(attempt, this.retry);
@@ -762,14 +695,10 @@ class Loop {
   /**
    * After a failed transaction: pause, and when the backoff is over rewind to the group's
    * committed offset (the commit may have landed even though the answer was lost), then resume.
-   * Whatever was handled of the partition under `epoch` since is dropped.
    */
-  private rewindAfterFailedCommit(batch: BusBatch, firstOffset: string, epoch: number): void {
+  private rewindAfterFailedCommit(batch: BusBatch, firstOffset: string): void {
     const { topic, partition } = batch;
-    const key = partitionKey(topic, partition);
-    if (this.epochOf(key) !== epoch) return;
-    this.epochs.set(key, epoch + 1);
-    this.rewinding.add(key);
+    const key = `${topic}/${partition}`;
     const attempt = (this.attempts.get(key) ?? 0) + 1;
     this.attempts.set(key, attempt);
     this.consumer.pause(topic, partition);
@@ -777,7 +706,6 @@ class Loop {
       const committed = await this.o.bus.committedOffset(this.o.groupId, topic, partition);
       // No committed offset at all: this chunk's commit cannot have landed.
       this.consumer.seek(topic, partition, committed ?? firstOffset);
-      this.rewinding.delete(key);
       this.consumer.resume(topic, partition);
     });
   }
