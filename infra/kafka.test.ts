@@ -4,21 +4,51 @@ import { loadStackConfig } from './stack-config.js';
 
 const properties = (env: Record<string, string> = {}) =>
   Object.fromEntries(
-    serverProperties(loadStackConfig(env, '/repo'))
+    serverProperties(loadStackConfig(env, '/repo'), PASSWORDS)
       .split('\n')
       .filter(Boolean)
-      .map((line) => line.split('=', 2) as [string, string]),
+      .map((line) => {
+        const at = line.indexOf('=');
+        return [line.slice(0, at), line.slice(at + 1)] as [string, string];
+      }),
   );
+
+const PASSWORDS = { admin: 'admin-secret', controller: 'controller-secret' };
 
 describe('serverProperties', () => {
   it('runs broker and controller in one node on loopback', () => {
     expect(properties()).toMatchObject({
       'process.roles': 'broker,controller',
       'controller.quorum.voters': '1@127.0.0.1:9093',
-      listeners: 'PLAINTEXT://127.0.0.1:9092,CONTROLLER://127.0.0.1:9093',
-      'advertised.listeners': 'PLAINTEXT://127.0.0.1:9092',
+      listeners: 'SASL_PLAINTEXT://127.0.0.1:9092,CONTROLLER://127.0.0.1:9093',
+      'advertised.listeners': 'SASL_PLAINTEXT://127.0.0.1:9092',
       'log.dirs': '/repo/.stack/kafka/data',
     });
+  });
+
+  it('authenticates every listener, the controller listener too', () => {
+    const p = properties();
+    expect(p['listener.security.protocol.map']).toBe(
+      'CONTROLLER:SASL_PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT',
+    );
+    expect(p['sasl.enabled.mechanisms']).toBe('SCRAM-SHA-512');
+    expect(p['sasl.mechanism.controller.protocol']).toBe('PLAIN');
+    expect(p['listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config']).toContain(
+      'username="admin" password="admin-secret"',
+    );
+    expect(p['listener.name.controller.plain.sasl.jaas.config']).toContain(
+      'user_controller="controller-secret"',
+    );
+  });
+
+  it('denies whatever no ACL allows, with admin the one super user besides the controller', () => {
+    const p = properties();
+    expect(p['authorizer.class.name']).toBe(
+      'org.apache.kafka.metadata.authorizer.StandardAuthorizer',
+    );
+    expect(p['allow.everyone.if.no.acl.found']).toBe('false');
+    expect(p['super.users']).toBe('User:admin;User:controller');
+    expect(p['super.users']).not.toContain('ANONYMOUS');
   });
 
   it('lets transactions and consumer groups work on a single broker', () => {
@@ -38,7 +68,9 @@ describe('serverProperties', () => {
       TOOLGATE_STACK_KAFKA_PORT: '19092',
       TOOLGATE_STACK_KAFKA_CONTROLLER_PORT: '19093',
     });
-    expect(moved['listeners']).toBe('PLAINTEXT://127.0.0.1:19092,CONTROLLER://127.0.0.1:19093');
+    expect(moved['listeners']).toBe(
+      'SASL_PLAINTEXT://127.0.0.1:19092,CONTROLLER://127.0.0.1:19093',
+    );
   });
 });
 

@@ -5,18 +5,71 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import kafkajs, { type Admin, type Kafka as KafkaClient } from 'kafkajs';
-import { DECLARED_TOPICS, topicConfigEntries, type TopicSpec } from '@toolgate/platform';
+import {
+  createBus,
+  DECLARED_TOPICS,
+  kafkaIdentityFromEnv,
+  resolveKafkaSecurity,
+  SILENT_LOGGER,
+  topicConfigEntries,
+  type AclBinding,
+  type KafkaSecurity,
+  type TopicSpec,
+} from '@toolgate/platform';
 import { findJava } from './java.js';
-import { fetchKafka } from './maven.js';
+import { fetchKafka, kafkaLibDir } from './maven.js';
 import { spawnDetached, type StartedProcess } from './processes.js';
 import { MIN_JAVA, type StackConfig } from './stack-config.js';
 import { StackError, problemIn } from './stack-error.js';
+import { missingBindings, stackPrincipals, STACK_ADMIN } from './stack-principals.js';
+import { kafkaPassword, kafkaPasswords, randomSecret, secretsDir, writeSecretFile } from './stack-secrets.js';
 import type { Attempt, Reporter } from './wait.js';
 
 const { Kafka, logLevel, Partitioners } = kafkajs;
+
+/** Where a client reaches Kafka, and as whom. */
+export interface KafkaAccess {
+  readonly brokers: readonly string[];
+  readonly security: KafkaSecurity;
+}
+
+/** The SASL mechanism of the stack's client listener. */
+export const STACK_SASL_MECHANISM = 'SCRAM-SHA-512';
+
+/**
+ * The stack's super user, as a client connects with it; for a Kafka given by
+ * TOOLGATE_KAFKA_BROKERS, the identity the TOOLGATE_KAFKA_* variables name (an administrator of
+ * that cluster, which `stack:up` needs to create topics and ACLs there).
+ */
+export function adminAccess(config: StackConfig): KafkaAccess {
+  if (config.external.has('kafka')) {
+    const outcome = resolveKafkaSecurity(kafkaIdentityFromEnv(config.env));
+    if (!outcome.ok) throw new StackError('config', outcome.problems.join('; '));
+    return { brokers: config.addresses.kafkaBrokers, security: outcome.security };
+  }
+  return {
+    brokers: config.addresses.kafkaBrokers,
+    security: {
+      sasl: {
+        mechanism: STACK_SASL_MECHANISM,
+        username: STACK_ADMIN,
+        password: kafkaPassword(config, STACK_ADMIN),
+      },
+    },
+  };
+}
+
+/** The controller listener's own user: only the broker itself logs in with it. */
+function controllerPassword(config: StackConfig): string {
+  const file = path.join(secretsDir(config), 'kafka-controller.password');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const password = randomSecret();
+  writeSecretFile(file, `${password}\n`);
+  return password;
+}
 
 /** The topic `stack:up` creates, describes and writes to in a transaction to prove Kafka answers. */
 export const READINESS_TOPIC = 'toolgate.stack.readiness';
@@ -32,21 +85,40 @@ export function kafkaLog(config: StackConfig): string {
 }
 
 /**
- * The single node's `server.properties`. Replication factors and the transaction log's min ISR
- * are 1, or transactions and consumer groups never become available on one broker.
+ * The single node's `server.properties`: SASL/SCRAM on the client listener, SASL/PLAIN on the
+ * controller listener (a controller listener without authentication would let any local process
+ * alter ACLs through it, and a broker reaching its controller as ANONYMOUS is refused), the KRaft
+ * `StandardAuthorizer` denying whatever no ACL allows, and `admin` the one super user besides the
+ * controller's own. It holds passwords: written with mode 0600. Replication factors and the
+ * transaction log's min ISR are 1, or transactions and consumer groups never become available on
+ * one broker.
  */
-export function serverProperties(config: StackConfig): string {
+export function serverProperties(
+  config: StackConfig,
+  passwords: { readonly admin: string; readonly controller: string },
+): string {
   const { host } = config;
   const { kafka: port, kafkaController: controller } = config.ports;
+  const jaas = (module: string, fields: string) =>
+    `org.apache.kafka.common.security.${module} required ${fields};`;
   return [
     'process.roles=broker,controller',
     'node.id=1',
     `controller.quorum.voters=1@${host}:${controller}`,
-    `listeners=PLAINTEXT://${host}:${port},CONTROLLER://${host}:${controller}`,
-    `advertised.listeners=PLAINTEXT://${host}:${port}`,
+    `listeners=SASL_PLAINTEXT://${host}:${port},CONTROLLER://${host}:${controller}`,
+    `advertised.listeners=SASL_PLAINTEXT://${host}:${port}`,
     'controller.listener.names=CONTROLLER',
-    'inter.broker.listener.name=PLAINTEXT',
-    'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+    'inter.broker.listener.name=SASL_PLAINTEXT',
+    'listener.security.protocol.map=CONTROLLER:SASL_PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT',
+    `sasl.enabled.mechanisms=${STACK_SASL_MECHANISM}`,
+    `sasl.mechanism.inter.broker.protocol=${STACK_SASL_MECHANISM}`,
+    `listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config=${jaas('scram.ScramLoginModule', `username="${STACK_ADMIN}" password="${passwords.admin}"`)}`,
+    'sasl.mechanism.controller.protocol=PLAIN',
+    'listener.name.controller.sasl.enabled.mechanisms=PLAIN',
+    `listener.name.controller.plain.sasl.jaas.config=${jaas('plain.PlainLoginModule', `username="controller" password="${passwords.controller}" user_controller="${passwords.controller}"`)}`,
+    'authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer',
+    'allow.everyone.if.no.acl.found=false',
+    `super.users=User:${STACK_ADMIN};User:controller`,
     `log.dirs=${path.join(kafkaDir(config), 'data')}`,
     'num.partitions=1',
     'default.replication.factor=1',
@@ -84,15 +156,27 @@ export function preflightKafka(config: StackConfig): void {
   findJava('kafka', MIN_JAVA.kafka, config.env);
 }
 
-/** Fetches the jars, writes the configuration, formats storage once and starts the broker. */
+/**
+ * Fetches the jars, writes the configuration, formats storage once (with every principal's SCRAM
+ * credentials) and starts the broker. Storage formatted by an older `stack:up`, without
+ * authentication, is formatted again: a local stack keeps nothing the gate cannot recreate.
+ */
 export async function startKafka(config: StackConfig, reporter: Reporter): Promise<StartedProcess> {
   const java = findJava('kafka', MIN_JAVA.kafka, config.env);
   const libs = await fetchKafka(config, reporter);
   const dir = kafkaDir(config);
+  if (existsSync(path.join(dir, 'data')) && !existsSync(securedMarker(config))) {
+    reporter.line('kafka: storage was formatted without authentication; formatting it again');
+    rmSync(path.join(dir, 'data'), { recursive: true, force: true });
+  }
   mkdirSync(path.join(dir, 'data'), { recursive: true });
   const props = path.join(dir, 'server.properties');
   const log4j = path.join(dir, 'log4j2.properties');
-  writeFileSync(props, serverProperties(config));
+  const passwords = {
+    admin: kafkaPassword(config, STACK_ADMIN),
+    controller: controllerPassword(config),
+  };
+  writeSecretFile(props, serverProperties(config, passwords));
   writeFileSync(log4j, LOG4J2_PROPERTIES);
   const jvm = [`-Dlog4j2.configurationFile=${log4j}`, '-cp', `${libs}${path.sep}*`];
   formatOnce(config, java.path, jvm, props);
@@ -110,6 +194,21 @@ export async function startKafka(config: StackConfig, reporter: Reporter): Promi
     pidFile: path.join(config.runDir, 'kafka.pid'),
     env: config.env,
   });
+}
+
+/** Written once storage is formatted with SCRAM users: storage without it predates security. */
+function securedMarker(config: StackConfig): string {
+  return path.join(kafkaDir(config), 'secured');
+}
+
+/** The users storage was formatted with, or added since by {@link ensureScramUsers}. */
+function knownUsersFile(config: StackConfig): string {
+  return path.join(kafkaDir(config), 'scram-users.json');
+}
+
+function knownUsers(config: StackConfig): readonly string[] {
+  const file = knownUsersFile(config);
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as string[]) : [];
 }
 
 /** Heap kept modest: several JVMs and Node services share a 2-core machine. */
@@ -130,32 +229,91 @@ function formatOnce(
 ): void {
   if (existsSync(path.join(kafkaDir(config), 'data', 'meta.properties'))) return;
   const clusterId = newClusterId();
+  const users = stackPrincipals();
+  const passwords = kafkaPasswords(config, users);
+  const scram = users.flatMap((user) => [
+    '--add-scram',
+    `${STACK_SASL_MECHANISM}=[name=${user},password=${passwords.get(user) ?? ''}]`,
+  ]);
   const run = spawnSync(
     java,
+    [...jvm, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', props, ...scram],
+    { encoding: 'utf8', env: { ...config.env }, timeout: 120_000 },
+  );
+  const log = kafkaLog(config);
+  mkdirSync(config.logDir, { recursive: true });
+  // The tool prints the bootstrap records, salted keys included: its output is not kept.
+  const said = `${run.stdout}${run.stderr}`.replace(/password=[^\],\s]*/g, 'password=***');
+  writeFileSync(`${log}.format`, run.status === 0 ? 'formatted\n' : said, { mode: 0o600 });
+  if (run.status !== 0) {
+    const why = problemIn(said);
+    throw new StackError('kafka', `formatting storage failed: ${why}`, {
+      logFile: `${log}.format`,
+    });
+  }
+  writeFileSync(knownUsersFile(config), `${JSON.stringify(users)}\n`);
+  writeFileSync(securedMarker(config), `${new Date().toISOString()}\n`);
+}
+
+/**
+ * Adds the SCRAM users the stack has come to need since its storage was formatted (a principal
+ * added to the ACL table), through the Admin API with a small Java program (kafkajs cannot).
+ * Returns the users it added.
+ */
+export function ensureScramUsers(config: StackConfig): readonly string[] {
+  const known = new Set(knownUsers(config));
+  const missing = stackPrincipals().filter((u) => !known.has(u));
+  if (missing.length === 0) return [];
+  const java = findJava('kafka', MIN_JAVA.kafka, config.env);
+  const adminProps = path.join(secretsDir(config), 'kafka-admin-client.properties');
+  const admin = adminAccess(config).security.sasl;
+  writeSecretFile(
+    adminProps,
     [
-      ...jvm,
-      'kafka.tools.StorageTool',
-      'format',
-      '-t',
-      clusterId,
-      '-c',
-      props,
-      '--ignore-formatted',
-    ],
+      `bootstrap.servers=${config.addresses.kafkaBrokers.join(',')}`,
+      'security.protocol=SASL_PLAINTEXT',
+      `sasl.mechanism=${STACK_SASL_MECHANISM}`,
+      `sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="${admin?.username ?? ''}" password="${admin?.password ?? ''}";`,
+      '',
+    ].join('\n'),
+  );
+  const passwords = kafkaPasswords(config, missing);
+  const source = path.join(config.repoRoot, 'infra', 'java', 'ScramUsers.java');
+  const run = spawnSync(
+    java.path,
+    ['-cp', `${kafkaLibDir(config)}${path.sep}*`, source, adminProps],
     {
       encoding: 'utf8',
+      input: missing.map((u) => `${u} ${passwords.get(u) ?? ''}\n`).join(''),
       env: { ...config.env },
       timeout: 120_000,
     },
   );
-  const log = kafkaLog(config);
-  mkdirSync(config.logDir, { recursive: true });
-  writeFileSync(`${log}.format`, `${run.stdout}${run.stderr}`);
   if (run.status !== 0) {
-    const why = problemIn(`${run.stdout}${run.stderr}`);
-    throw new StackError('kafka', `formatting storage failed: ${why}`, {
-      logFile: `${log}.format`,
-    });
+    throw new StackError('kafka', `adding SCRAM users failed: ${problemIn(`${run.stdout}${run.stderr}`)}`);
+  }
+  writeFileSync(knownUsersFile(config), `${JSON.stringify([...known, ...missing])}\n`);
+  return missing;
+}
+
+/** Creates the bindings the cluster does not hold yet; returns how many it created. */
+export async function ensureAcls(
+  access: KafkaAccess,
+  bindings: readonly AclBinding[],
+): Promise<number> {
+  const bus = createBus({
+    brokers: [...access.brokers],
+    clientId: 'toolgate-stack',
+    logger: SILENT_LOGGER,
+    security: access.security,
+    retries: 2,
+  });
+  try {
+    const missing = missingBindings(bindings, await bus.describeAcls());
+    await bus.createAcls(missing);
+    return missing.length;
+  } finally {
+    await bus.close();
   }
 }
 
@@ -170,23 +328,44 @@ export function newClusterId(): string {
   }
 }
 
-function client(brokers: readonly string[], retries = 2): KafkaClient {
+function client(access: KafkaAccess, retries = 2): KafkaClient {
+  const sasl = access.security.sasl;
   return new Kafka({
     clientId: 'toolgate-stack',
-    brokers: [...brokers],
+    brokers: [...access.brokers],
     logLevel: logLevel.NOTHING,
     connectionTimeout: 1_000,
     requestTimeout: 5_000,
     retry: { retries, initialRetryTime: 200 },
+    ...(sasl === undefined
+      ? {}
+      : {
+          sasl: {
+            mechanism: sasl.mechanism.toLowerCase() as 'scram-sha-512',
+            username: sasl.username,
+            password: sasl.password,
+          },
+        }),
+    ...(access.security.tls === undefined ? {} : { ssl: tlsOf(access.security) }),
   });
 }
 
+function tlsOf(security: KafkaSecurity): boolean | { ca?: string[]; cert?: string; key?: string } {
+  const tls = security.tls ?? {};
+  if (tls.ca === undefined && tls.cert === undefined) return true;
+  return {
+    ...(tls.ca === undefined ? {} : { ca: [tls.ca] }),
+    ...(tls.cert === undefined ? {} : { cert: tls.cert }),
+    ...(tls.key === undefined ? {} : { key: tls.key }),
+  };
+}
+
 async function withAdmin<T>(
-  brokers: readonly string[],
+  access: KafkaAccess,
   use: (admin: Admin) => Promise<T>,
   retries?: number,
 ): Promise<T> {
-  const admin = client(brokers, retries).admin();
+  const admin = client(access, retries).admin();
   await admin.connect();
   try {
     return await use(admin);
@@ -196,9 +375,9 @@ async function withAdmin<T>(
 }
 
 /** A quick check: does a Kafka broker answer at `brokers` (cluster metadata)? */
-export async function probeKafka(brokers: readonly string[]): Promise<Attempt> {
+export async function probeKafka(access: KafkaAccess): Promise<Attempt> {
   try {
-    await withAdmin(brokers, (admin) => admin.describeCluster(), 0);
+    await withAdmin(access, (admin) => admin.describeCluster(), 0);
     return { ready: true };
   } catch (error) {
     return { ready: false, why: messageOf(error) };
@@ -210,9 +389,9 @@ export async function probeKafka(brokers: readonly string[]): Promise<Attempt> {
  * commits consumer offsets goes through. The last part waits out the first-use creation of the
  * offsets and transaction-state topics, which otherwise fails a client's first transaction.
  */
-export async function kafkaReady(brokers: readonly string[]): Promise<Attempt> {
+export async function kafkaReady(access: KafkaAccess): Promise<Attempt> {
   try {
-    await withAdmin(brokers, async (admin) => {
+    await withAdmin(access, async (admin) => {
       await admin.createTopics({
         topics: [{ topic: READINESS_TOPIC, numPartitions: 1 }],
         waitForLeaders: true,
@@ -221,15 +400,15 @@ export async function kafkaReady(brokers: readonly string[]): Promise<Attempt> {
       if (topics[0]?.partitions[0]?.leader === undefined)
         throw new Error(`${READINESS_TOPIC} has no leader yet`);
     });
-    await commitProbeTransaction(brokers);
+    await commitProbeTransaction(access);
     return { ready: true };
   } catch (error) {
     return { ready: false, why: messageOf(error) };
   }
 }
 
-async function commitProbeTransaction(brokers: readonly string[]): Promise<void> {
-  const producer = client(brokers).producer({
+async function commitProbeTransaction(access: KafkaAccess): Promise<void> {
+  const producer = client(access).producer({
     transactionalId: READINESS_TOPIC,
     idempotent: true,
     maxInFlightRequests: 1,
@@ -259,10 +438,10 @@ async function commitProbeTransaction(brokers: readonly string[]): Promise<void>
  * the names it created. The replication factor is the cluster's default.
  */
 export async function ensureTopics(
-  brokers: readonly string[],
+  access: KafkaAccess,
   topics: readonly TopicSpec[] = DECLARED_TOPICS,
 ): Promise<string[]> {
-  return withAdmin(brokers, async (admin) => {
+  return withAdmin(access, async (admin) => {
     const existing = new Set(await admin.listTopics());
     const missing = topics.filter((t) => !existing.has(t.name));
     if (missing.length === 0) return [];

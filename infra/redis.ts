@@ -1,13 +1,71 @@
 /**
- * The Redis component. The machine's Redis is used when one answers; otherwise `stack:up` starts
- * `redis-server` on the loopback address, keeping nothing on disk (tests own their key prefixes).
+ * The Redis component: `redis-server` on the loopback address, keeping nothing on disk (tests own
+ * their key prefixes), with ACL users and no default user: `admin` for the stack itself, the
+ * gate's user for the stages, and one user per tool worker that may touch only its ledger and the
+ * objects its tools change (never pending confirmations, idempotency records or counters).
  */
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { requireTool } from './java.js';
 import { spawnDetached, type StartedProcess } from './processes.js';
 import type { StackConfig } from './stack-config.js';
+import { redisPassword, writeSecretFile } from './stack-secrets.js';
 import type { Attempt } from './wait.js';
+
+/** The stack's Redis super user. */
+export const REDIS_ADMIN = 'admin';
+
+/** The Redis user of the gate's stages. */
+export const REDIS_GATE_USER = 'toolgate-gate';
+
+/** The Redis user of the example's tool worker. */
+export const REDIS_WORKER_USER = 'worker-billing';
+
+/**
+ * What the gate's stages may do: every key (their prefix is configuration), every command but
+ * those that administer or wipe the server (`@admin`, `@dangerous`); INFO stays, as clients ask
+ * for it when they connect.
+ */
+export const GATE_REDIS_RULES = ['~*', '&*', '+@all', '-@admin', '-@dangerous', '+info'] as const;
+
+/**
+ * What a tool worker may do: read and write its ledger and the objects of `prefix` only. A key
+ * pattern anchored at the prefix: a pattern such as `*ledger:*` would also match a counter whose
+ * run id a client chose to contain `ledger:`.
+ */
+export function workerRedisRules(prefix: string): readonly string[] {
+  return [
+    `~${prefix}ledger:{*`,
+    `~${prefix}obj:{*`,
+    'resetchannels',
+    '+@all',
+    '-@admin',
+    '-@dangerous',
+    '-@pubsub',
+    '+info',
+  ];
+}
+
+/** The URL of the stack's Redis as `user`, password included. */
+export function redisUrlAs(config: StackConfig, user: string): string {
+  const url = new URL(config.addresses.redisUrl);
+  url.username = user;
+  url.password = redisPassword(config, user);
+  return url.toString().replace(/\/$/, '');
+}
+
+/** The ACL file a started server loads: the default user off, the stack's users on. */
+export function aclFile(config: StackConfig): string {
+  const user = (name: string, rules: readonly string[]) =>
+    `user ${name} on >${redisPassword(config, name)} ${rules.join(' ')}`;
+  return [
+    'user default off',
+    user(REDIS_ADMIN, ['~*', '&*', '+@all']),
+    user(REDIS_GATE_USER, GATE_REDIS_RULES),
+    user(REDIS_WORKER_USER, workerRedisRules('toolgate:')),
+    '',
+  ].join('\n');
+}
 
 /** The log of a `redis-server` that `stack:up` started. */
 export function redisLog(config: StackConfig): string {
@@ -46,7 +104,7 @@ export function preflightRedis(config: StackConfig): void {
   );
 }
 
-/** Starts `redis-server` on the loopback address, without persistence. */
+/** Starts `redis-server` on the loopback address, without persistence, with the stack's users. */
 export function startRedis(config: StackConfig): StartedProcess {
   const server = requireTool(
     'redis',
@@ -55,9 +113,13 @@ export function startRedis(config: StackConfig): StartedProcess {
     config.env,
   );
   const dir = path.join(config.stackDir, 'redis');
+  const acl = path.join(dir, 'users.acl');
+  writeSecretFile(acl, aclFile(config));
   return spawnDetached({
     command: server,
     args: [
+      '--aclfile',
+      acl,
       '--bind',
       config.host,
       '--port',
@@ -76,4 +138,26 @@ export function startRedis(config: StackConfig): StartedProcess {
     pidFile: path.join(config.runDir, 'redis.pid'),
     env: config.env,
   });
+}
+
+/**
+ * Sets the gate's and the worker's users on the Redis at `adminUrl` (a user that may run ACL
+ * SETUSER), their rules reset first; returns their names. For a Redis the stack did not start.
+ */
+export async function ensureRedisUsers(config: StackConfig, adminUrl: string): Promise<string[]> {
+  const redis = new Redis(adminUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    const users: [string, readonly string[]][] = [
+      [REDIS_GATE_USER, GATE_REDIS_RULES],
+      [REDIS_WORKER_USER, workerRedisRules('toolgate:')],
+    ];
+    for (const [user, rules] of users) {
+      await redis.call('ACL', 'SETUSER', user, 'reset', 'on', `>${redisPassword(config, user)}`, ...rules);
+    }
+    return users.map(([user]) => user);
+  } finally {
+    redis.disconnect();
+  }
 }

@@ -7,6 +7,8 @@ import { APICURIO_VERSION, MIN_JAVA, type StackConfig } from './stack-config.js'
 import { findJava } from './java.js';
 import { fetchRegistry } from './maven.js';
 import { spawnDetached, type StartedProcess } from './processes.js';
+import { REGISTRY_PRINCIPAL } from './stack-principals.js';
+import { kafkaPassword, writeSecretFile } from './stack-secrets.js';
 import type { Attempt, Reporter } from './wait.js';
 
 /** Where a person can point `TOOLGATE_REGISTRY_JAVA_HOME` when the default Java is too old. */
@@ -64,6 +66,12 @@ export async function startRegistry(
   reporter.line(
     `registry: Apicurio Registry ${APICURIO_VERSION} on Java ${java.release} (${java.path})`,
   );
+  // Quarkus reads `config/application.properties` under its working directory: the registry's
+  // Kafka credentials go there (mode 0600), not on a command line that `ps` shows.
+  writeSecretFile(
+    path.join(config.stackDir, 'registry', 'config', 'application.properties'),
+    registryKafkaProperties(config),
+  );
   return spawnDetached({
     command: java.path,
     args: [...registryJvmOptions(config), '-jar', path.join(app, 'quarkus-run.jar')],
@@ -72,6 +80,21 @@ export async function startRegistry(
     pidFile: path.join(config.runDir, 'registry.pid'),
     env: config.env,
   });
+}
+
+/**
+ * How the registry reaches the stack's Kafka: SASL/SCRAM as its own principal, which may use only
+ * its own topics and groups (infra/stack-principals.ts). Kafka client settings under
+ * `apicurio.kafka.common.` go to its producer, consumer and admin client alike.
+ */
+export function registryKafkaProperties(config: StackConfig): string {
+  const password = kafkaPassword(config, REGISTRY_PRINCIPAL);
+  return [
+    'apicurio.kafka.common.security.protocol=SASL_PLAINTEXT',
+    'apicurio.kafka.common.sasl.mechanism=SCRAM-SHA-512',
+    `apicurio.kafka.common.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="${REGISTRY_PRINCIPAL}" password="${password}";`,
+    '',
+  ].join('\n');
 }
 
 /** JVM and Quarkus options: loopback only (the management interface too), Kafka-backed storage. */

@@ -10,7 +10,7 @@ describe('loadStackConfig', () => {
     expect(config.addresses).toEqual({
       kafkaBrokers: ['127.0.0.1:9092'],
       schemaRegistryUrl: 'http://127.0.0.1:8081/apis/ccompat/v7',
-      redisUrl: 'redis://127.0.0.1:6379',
+      redisUrl: 'redis://127.0.0.1:6380',
     });
     expect([...config.external]).toEqual([]);
     expect(config.stackDir).toBe('/repo/.stack');

@@ -33,7 +33,7 @@ export const OVERRIDES = {
 
 /** Local ports of the managed stack, each overridable by `TOOLGATE_STACK_<NAME>_PORT`. */
 export const DEFAULT_PORTS = {
-  redis: 6379,
+  redis: 6380,
   kafka: 9092,
   kafkaController: 9093,
   registry: 8081,

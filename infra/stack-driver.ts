@@ -6,6 +6,9 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
+  adminAccess,
+  ensureAcls,
+  ensureScramUsers,
   ensureTopics,
   kafkaLog,
   kafkaReady,
@@ -22,7 +25,16 @@ import {
   type PidRecord,
   type StartedProcess,
 } from './processes.js';
-import { preflightRedis, probeRedis, redisLog, startRedis } from './redis.js';
+import {
+  ensureRedisUsers,
+  preflightRedis,
+  probeRedis,
+  REDIS_ADMIN,
+  redisLog,
+  redisUrlAs,
+  startRedis,
+} from './redis.js';
+import { stackBindings } from './stack-principals.js';
 import {
   preflightRegistry,
   probeRegistry,
@@ -69,6 +81,10 @@ interface ComponentDriver {
 function driversFor(config: StackConfig): Record<ComponentName, ComponentDriver> {
   const pid = (name: string): string => path.join(config.runDir, `${name}.pid`);
   const { addresses, ports } = config;
+  const kafka = adminAccess(config);
+  const redisAdmin = config.external.has('redis')
+    ? addresses.redisUrl
+    : redisUrlAs(config, REDIS_ADMIN);
   return {
     redis: {
       name: 'redis',
@@ -78,8 +94,8 @@ function driversFor(config: StackConfig): Record<ComponentName, ComponentDriver>
       logFile: redisLog(config),
       readyWithinMs: 15_000,
       stopGraceMs: 10_000,
-      probe: () => probeRedis(addresses.redisUrl),
-      ready: () => probeRedis(addresses.redisUrl),
+      probe: () => probeRedis(redisAdmin),
+      ready: () => probeRedis(redisAdmin),
       preflight: () => preflightRedis(config),
       start: () => Promise.resolve(startRedis(config)),
     },
@@ -94,8 +110,8 @@ function driversFor(config: StackConfig): Record<ComponentName, ComponentDriver>
       logFile: kafkaLog(config),
       readyWithinMs: 120_000,
       stopGraceMs: 60_000,
-      probe: () => probeKafka(addresses.kafkaBrokers),
-      ready: () => kafkaReady(addresses.kafkaBrokers),
+      probe: () => probeKafka(kafka),
+      ready: () => kafkaReady(kafka),
       preflight: () => preflightKafka(config),
       start: (reporter) => startKafka(config, reporter),
     },
@@ -135,12 +151,34 @@ export async function stackUp(config: StackConfig, reporter: Reporter): Promise<
   for (const name of COMPONENTS) {
     const plan = plans.get(name) ?? { action: 'reuse' };
     summary.push(`${name} ${await carryOut(drivers[name], plan, config, reporter)}`);
+    // Before the registry starts: it keeps its schemas in Kafka, as a principal of its own.
+    if (name === 'kafka') await secureKafka(config, reporter);
+    if (name === 'redis') await secureRedis(config, reporter);
   }
-  const created = await ensureTopics(config.addresses.kafkaBrokers);
+  const created = await ensureTopics(adminAccess(config));
   reporter.line(
     `topics: ${created.length === 0 ? 'all declared topics exist' : `created ${created.join(', ')}`}`,
   );
   reporter.line(`up in ${seconds(Date.now() - started)} (${summary.join(', ')})`);
+}
+
+/** The stack's SCRAM users (those added since storage was formatted) and its ACLs. */
+async function secureKafka(config: StackConfig, reporter: Reporter): Promise<void> {
+  if (!config.external.has('kafka')) {
+    const added = ensureScramUsers(config);
+    if (added.length > 0) reporter.line(`kafka: added SCRAM users ${added.join(', ')}`);
+  }
+  const created = await ensureAcls(adminAccess(config), stackBindings());
+  reporter.line(
+    `kafka: ${created === 0 ? 'every ACL of the table is in place' : `created ${created} ACL bindings`} (default deny)`,
+  );
+}
+
+/** The gate's and the worker's Redis users, on a Redis the stack did not start. */
+async function secureRedis(config: StackConfig, reporter: Reporter): Promise<void> {
+  if (!config.external.has('redis')) return;
+  const users = await ensureRedisUsers(config, config.addresses.redisUrl);
+  reporter.line(`redis: users ${users.join(', ')} in place`);
 }
 
 async function planFor(driver: ComponentDriver, config: StackConfig): Promise<Plan> {

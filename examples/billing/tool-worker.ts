@@ -1,23 +1,43 @@
 /**
  * The example's tools as a process: `npx tsx examples/billing/tool-worker.ts`. Reads the same
- * `TOOLGATE_*` variables as the gate's stages (Kafka, registry, Redis, prefixes), except the
- * integrity key, which a tool worker never holds. Seeds the example's objects where they are
+ * `TOOLGATE_*` variables as the gate's stages for Kafka (its own identity, e.g. `worker-billing`),
+ * the registry, Redis (a user confined to its ledger and objects) and the prefixes, plus its tool
+ * keys (TOOLGATE_TOOL_KEYS); never the integrity or command key, which a tool worker does not
+ * hold. With TOOLGATE_HTTP_PORT it serves `/healthz`, `/readyz` and `/metrics` (among them the
+ * commands it dropped for want of a valid proof). Seeds the example's objects where they are
  * missing (as the gate does; seeding never overwrites), so it can start before or after the gate.
  */
 import { ConfigError } from '@toolgate/shared';
 import {
+  CONFIG_VARIABLES,
   createLifecycle,
   createLogger,
   createRedisObjectStore,
   createStore,
+  loadVariables,
   OBJECT_NAMESPACE,
+  startHttpServer,
+  type AdapterLogger,
+  type Lifecycle,
 } from '@toolgate/platform';
-import { loadWorkerConfig, startToolWorker, WORKER_STAGE } from '@toolgate/tool-worker';
+import {
+  startToolWorker,
+  WORKER_STAGE,
+  WORKER_VARIABLES,
+  type ToolWorker,
+} from '@toolgate/tool-worker';
 import { SEED_OBJECTS } from './data.js';
 import { createBillingHandlers } from './tool-handlers.js';
 
+/** The worker's variables, and where its HTTP endpoint listens (none without a port). */
+const VARIABLES = {
+  ...WORKER_VARIABLES,
+  HTTP_HOST: CONFIG_VARIABLES.HTTP_HOST,
+  HTTP_PORT: CONFIG_VARIABLES.HTTP_PORT,
+};
+
 async function main(): Promise<void> {
-  const config = loadWorkerConfig(process.env);
+  const config = loadVariables(process.env, VARIABLES);
   const { logLevel: level, instanceId } = config;
   const logger = createLogger({ level, stage: WORKER_STAGE, instanceId });
   const lifecycle = createLifecycle({ logger, timeoutMs: config.shutdownTimeoutMs });
@@ -26,19 +46,38 @@ async function main(): Promise<void> {
     lifecycle.onStop('object store', () => store.close());
     const objects = createRedisObjectStore(store, OBJECT_NAMESPACE);
     await objects.seed(SEED_OBJECTS);
-    const tools = createBillingHandlers(objects);
     const worker = await startToolWorker({
       config,
       name: config.workerName ?? 'billing',
-      tools,
+      tools: createBillingHandlers(objects),
       logger,
       // Consuming nothing more: exit non-zero, so that whatever runs the process starts it again.
       onCrash: (error) => void lifecycle.stop('tool worker stopped on its own', error),
     });
     lifecycle.onStop('tool worker', () => worker.stop());
+    if (config.httpPort !== undefined) {
+      await serveHttp(worker, { port: config.httpPort, host: config.httpHost }, logger, lifecycle);
+    }
   } catch (error) {
     await lifecycle.stop('start-up failed', error);
   }
+}
+
+/** `/healthz`, `/readyz` (the worker consumes) and `/metrics` (the worker's own). */
+async function serveHttp(
+  worker: ToolWorker,
+  where: { readonly port: number; readonly host: string },
+  logger: AdapterLogger,
+  lifecycle: Lifecycle,
+): Promise<void> {
+  const server = await startHttpServer({
+    ...where,
+    metrics: worker.metrics,
+    ready: () => worker.ready(),
+    logger,
+  });
+  lifecycle.onStop('HTTP server', () => server.close());
+  logger.info({ port: server.port }, 'serving /healthz, /readyz and /metrics');
 }
 
 main().catch((error: unknown) => {

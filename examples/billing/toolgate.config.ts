@@ -20,6 +20,9 @@ const policyDir = new URL('./policies/', import.meta.url);
 export default defineDeployment({
   name: 'billing',
   tools: TOOLS,
+  tenants: ['acme', 'globex'],
+  // The example's one worker runs every tool (examples/billing/tool-worker.ts).
+  workers: [{ principal: 'worker-billing', name: 'billing', tools: TOOLS.map((t) => t.name) }],
   policies: readdirSync(policyDir)
     .filter((f) => f.endsWith('.cedar'))
     .sort()

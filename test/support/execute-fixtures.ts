@@ -11,10 +11,13 @@ import {
   authorizeProposal,
   clearedEnvelope,
   createGate,
+  deriveToolKey,
   INTEGRITY_HEADER,
   integrityTag,
   MESSAGE_SCHEMAS,
+  PROOF_HEADER,
   referencesOf,
+  toolProof,
   toolOf,
   validateProposal,
   type ClearedEnvelope,
@@ -27,7 +30,7 @@ import {
 } from '@toolgate/shared';
 import type { GateHarness, Tapped } from './gate-harness.js';
 import type { TestNamespace } from './namespace.js';
-import { kafkaClient, stackAddresses } from './stack.js';
+import { kafkaClient, stackAddresses, stackGateKeys } from './stack.js';
 
 /** Where cleared envelopes go: a namespace's topics, its integrity key, and a way to send bytes. */
 export interface FeedTarget {
@@ -104,7 +107,9 @@ export function createClearedFeeder(target: FeedTarget, deployment: Deployment):
   };
   const send = async (envelope: ClearedEnvelope, options: SendOptions = {}) => {
     await registered;
-    const bytes = await codec.encode(subject, envelope);
+    // Stamped as the confirm stage's outputs stamp every envelope they write.
+    const issuedAt = (envelope as { issuedAt?: string }).issuedAt ?? new Date().toISOString();
+    const bytes = await codec.encode(subject, { ...envelope, issuedAt });
     const tag =
       options.tag === undefined
         ? integrityTag(target.integrityKey, options.tagAs ?? target.topic('cleared'), bytes)
@@ -178,7 +183,9 @@ export async function startToolWorker(
       ...reply,
       completedAt: new Date().toISOString(),
     };
-    await sendPlain(producer, topic('results'), command.context.runId, result);
+    // Proved as a worker of the command's tool proves it, with that tool's key.
+    const key = deriveToolKey(stackGateKeys().commandKey, command.tool);
+    await sendPlain(producer, topic('results'), command.context.runId, result, key);
   };
   const consumer = kafka.consumer({ groupId: ns.group('worker'), readUncommitted: false });
   await consumer.connect();
@@ -240,8 +247,31 @@ async function commandOf(codec: Codec, bytes: Buffer | null): Promise<Command | 
     : undefined;
 }
 
-async function sendPlain(producer: Producer, topic: string, key: string, value: unknown) {
-  await producer.send({ topic, messages: [{ key, value: Buffer.from(JSON.stringify(value)) }] });
+async function sendPlain(
+  producer: Producer,
+  topic: string,
+  key: string,
+  value: unknown,
+  toolKey?: string,
+) {
+  const bytes = Buffer.from(JSON.stringify(value));
+  const headers = toolKey === undefined ? {} : { [PROOF_HEADER]: toolProof(toolKey, topic, bytes) };
+  await producer.send({ topic, messages: [{ key, value: bytes, headers }] });
+}
+
+/**
+ * `result` as a worker of `tool` writes it to `results`: plain JSON, proved with `tool`'s key (or
+ * `provedAs`'s, to forge one), ready for `h.send('results', key, bytes, headers)`.
+ */
+export function provedResult(
+  h: GateHarness,
+  tool: string,
+  result: ToolResult,
+  provedAs: string = tool,
+): { readonly bytes: Buffer; readonly headers: Record<string, string> } {
+  const bytes = Buffer.from(JSON.stringify(result));
+  const key = deriveToolKey(stackGateKeys().commandKey, provedAs);
+  return { bytes, headers: { [PROOF_HEADER]: toolProof(key, h.topic('results'), bytes) } };
 }
 
 /**
@@ -256,8 +286,15 @@ export async function everythingUnder(
   key: string,
 ): Promise<Tapped[]> {
   const sentinel = randomUUID();
-  await h.send(short, key, { sentinel });
-  await h.waitFor(short, `the sentinel under ${key}`, (r) => r.value['sentinel'] === sentinel);
+  // `observations` is every tenant's topic: a sentinel goes through each of them.
+  const topics = short === 'observations' ? h.observationTopics : [short];
+  for (const one of topics) await h.send(one, key, { sentinel });
+  await h.waitFor(
+    short,
+    `the sentinel under ${key}`,
+    (r) => r.value['sentinel'] === sentinel,
+    topics.length,
+  );
   return h.seen(short).filter((r) => r.key === key && r.value['sentinel'] === undefined);
 }
 

@@ -3,22 +3,42 @@
  * test what an agent, an approver and a tool see: a producer for proposals and approvals, and a
  * read-committed tap on observations, audit events, confirmation requests and command topics.
  */
-import { randomBytes } from 'node:crypto';
 import type { Consumer, Kafka, Producer } from 'kafkajs';
 import {
   createCodec,
+  GATE_STAGE_NAMES,
+  stagePrincipal,
   superviseStages,
   type Codec,
+  type KafkaSecurity,
   type StageModule,
   type SupervisedStages,
 } from '@toolgate/platform';
-import { mintSession, SESSION_HEADER, type Deployment, type Principal } from '@toolgate/shared';
+import {
+  mintSession,
+  REPLY_TENANT_HEADER,
+  SESSION_HEADER,
+  type Deployment,
+  type Principal,
+} from '@toolgate/shared';
 import deployment, { EXAMPLE_SESSION_SECRET } from '../../examples/billing/toolgate.config.js';
 import { SILENT_LOGGER } from '@toolgate/platform';
 import { eventually } from './deadline.js';
-import { dropNamespace, testNamespace, type TestNamespace } from './namespace.js';
+import {
+  dropNamespace,
+  provisionNamespace,
+  testNamespace,
+  type TestNamespace,
+} from './namespace.js';
 import { dropSubjects } from './registry-cleanup.js';
-import { kafkaClient, redisClient, stackAddresses } from './stack.js';
+import {
+  identity,
+  kafkaClient,
+  principalEnv,
+  redisClient,
+  stackAddresses,
+  stackGateKeys,
+} from './stack.js';
 
 /** One consumed record, decoded. */
 export interface Tapped {
@@ -36,6 +56,8 @@ export interface GateHarness {
   readonly gate: SupervisedStages;
   /** Full topic name of a short one, in this namespace (`proposals`, `commands.search`, …). */
   topic(short: string): string;
+  /** The short names of every tenant's observations topic (`observations.acme`, …). */
+  readonly observationTopics: readonly string[];
   /** A session token for a principal, signed with the example's secret. */
   session(who: Principal, ttlSeconds?: number): Promise<string>;
   /** Sends a value as plain JSON (or raw bytes) to a topic, with headers. */
@@ -73,8 +95,10 @@ export interface HarnessOptions {
 }
 
 const TOOL_TOPICS = deployment.tools.map((t) => `commands.${t.name}`);
+/** Every tenant's observations topic: `seen('observations')` and `waitFor('observations', …)` read them all. */
+const OBSERVATION_TOPICS = deployment.tenants.map((t) => `observations.${t}`);
 const DEFAULT_TAP = [
-  'observations',
+  ...OBSERVATION_TOPICS,
   'audit',
   'validated',
   'authorized',
@@ -84,20 +108,28 @@ const DEFAULT_TAP = [
   ...TOOL_TOPICS,
 ];
 
-/** The environment of a gate in namespace `ns`. */
+/**
+ * The environment of a gate in namespace `ns`: the stack's addresses and gate keys, and the
+ * validate stage's Kafka identity as the process's own (each stage gets its own principal through
+ * {@link stageIdentities}).
+ */
 export function gateEnv(
   ns: TestNamespace,
   extra: Readonly<Record<string, string>> = {},
 ): Record<string, string> {
   const stack = stackAddresses();
+  const keys = stackGateKeys();
   return {
     TOOLGATE_KAFKA_BROKERS: stack.kafkaBrokers.join(','),
+    ...identityEnv(stagePrincipal('validate')),
     TOOLGATE_SCHEMA_REGISTRY_URL: stack.schemaRegistryUrl,
     TOOLGATE_REDIS_URL: stack.redisUrl,
     TOOLGATE_TOPIC_PREFIX: `${ns.id}.`,
     TOOLGATE_GROUP_PREFIX: `${ns.id}.`,
     TOOLGATE_REDIS_PREFIX: ns.redisPrefix,
-    TOOLGATE_INTEGRITY_KEY: randomBytes(32).toString('hex'),
+    TOOLGATE_INTEGRITY_KEY: keys.integrityKey,
+    TOOLGATE_OBSERVATION_KEY: keys.observationKey,
+    TOOLGATE_COMMAND_KEY: keys.commandKey,
     TOOLGATE_HTTP_PORT: '0',
     TOOLGATE_LOG_LEVEL: 'warn',
     TOOLGATE_INSTANCE_ID: `${ns.id}-i1`,
@@ -105,14 +137,40 @@ export function gateEnv(
   };
 }
 
+/**
+ * The `TOOLGATE_KAFKA_*` variables of `principal`: give them to a process that runs as that
+ * principal (a stage alone in its process runs as its own, e.g. `toolgate-execute`).
+ */
+export function identityEnv(principal: string): Record<string, string> {
+  const own = principalEnv(principal);
+  return {
+    TOOLGATE_KAFKA_SASL_MECHANISM: own['TOOLGATE_KAFKA_SASL_MECHANISM'] ?? '',
+    TOOLGATE_KAFKA_USERNAME: own['TOOLGATE_KAFKA_USERNAME'] ?? '',
+    TOOLGATE_KAFKA_PASSWORD_FILE: own['TOOLGATE_KAFKA_PASSWORD_FILE'] ?? '',
+  };
+}
+
+/** Each stage's own Kafka identity: the principal the ACL table gives its rights to. */
+export function stageIdentities(): Record<(typeof GATE_STAGE_NAMES)[number], KafkaSecurity> {
+  return Object.fromEntries(
+    GATE_STAGE_NAMES.map((stage) => [stage, identity(stagePrincipal(stage))]),
+  ) as Record<(typeof GATE_STAGE_NAMES)[number], KafkaSecurity>;
+}
+
 /** Starts `modules` in a fresh namespace with a tap on the topics a test watches. */
 export async function startGateHarness(options: HarnessOptions): Promise<GateHarness> {
   const ns = testNamespace(options.label);
   const topic = (short: string) => `${ns.id}.toolgate.${short}`;
+  const used = options.deployment ?? deployment;
+  await provisionNamespace(ns, {
+    tools: used.tools.map((t) => t.name),
+    tenants: used.tenants,
+  });
   const gate = await superviseStages({
     env: gateEnv(ns, options.env),
-    deployment: options.deployment ?? deployment,
+    deployment: used,
     modules: options.modules,
+    identities: stageIdentities(),
     ...(options.logLines === undefined
       ? {}
       : { logDestination: { write: (line: string) => void options.logLines?.push(line) } }),
@@ -129,24 +187,27 @@ export async function startGateHarness(options: HarnessOptions): Promise<GateHar
   const producer = kafka.producer();
   await producer.connect();
   const tapped = new Map<string, Tapped[]>();
-  const consumer = await startTap(
-    kafka,
-    codec,
-    ns,
-    (options.tap ?? DEFAULT_TAP).map(topic),
-    tapped,
+  const observationTopics = used.tenants.map((t) => `observations.${t}`);
+  const shorts = (options.tap ?? DEFAULT_TAP).flatMap((short) =>
+    short === 'observations' ? observationTopics : [short],
   );
+  const consumer = await startTap(kafka, codec, ns, shorts.map(topic), tapped);
   await eventually(
     60_000,
     'the gate stages to join their groups',
     () => Promise.resolve(gate.ready()),
     20,
   );
-  const seen = (short: string) => tapped.get(topic(short)) ?? [];
+  // `observations` is every tenant's topic at once; `observations.<tenant>` is one tenant's.
+  const seen = (short: string) =>
+    short === 'observations'
+      ? (tapped.get(EVERY_OBSERVATION) ?? []).filter((r) => r.topic.startsWith(topic('')))
+      : (tapped.get(topic(short)) ?? []);
   return {
     ns,
     gate,
     topic,
+    observationTopics,
     session: (who, ttlSeconds = 3600) =>
       mintSession(who, EXAMPLE_SESSION_SECRET, { now: new Date(), ttlSeconds }),
     async send(short, key, value, headers = {}) {
@@ -186,10 +247,20 @@ export async function dropGateNamespace(ns: TestNamespace, kafka: Kafka): Promis
   }
 }
 
-/** Builds the headers of a proposal sent by `token`'s holder. */
-export function sessionHeaders(token: string | undefined): Record<string, string> {
-  return token === undefined ? {} : { [SESSION_HEADER]: token };
+/**
+ * Builds the headers of a proposal sent by `token`'s holder, from an agent of `replyTenant` (as
+ * the agent client sends them: a refusal the session cannot place is answered there).
+ */
+export function sessionHeaders(
+  token: string | undefined,
+  replyTenant = 'acme',
+): Record<string, string> {
+  const reply = { [REPLY_TENANT_HEADER]: replyTenant };
+  return token === undefined ? reply : { [SESSION_HEADER]: token, ...reply };
 }
+
+/** The key under which the tap keeps every tenant's observations, in arrival order. */
+const EVERY_OBSERVATION = '\u0000observations';
 
 async function startTap(
   kafka: Kafka,
@@ -211,15 +282,16 @@ async function startTap(
       const headers = Object.fromEntries(
         Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)]),
       );
+      const record = { topic, key: message.key?.toString() ?? null, value, raw: message.value, headers };
       const list = into.get(topic) ?? [];
-      list.push({
-        topic,
-        key: message.key?.toString() ?? null,
-        value,
-        raw: message.value,
-        headers,
-      });
+      list.push(record);
       into.set(topic, list);
+      // Every tenant's observations also in one list, in the order they arrived.
+      if (topic.includes('.toolgate.observations.')) {
+        const every = into.get(EVERY_OBSERVATION) ?? [];
+        every.push(record);
+        into.set(EVERY_OBSERVATION, every);
+      }
     },
   });
   return consumer;

@@ -4,9 +4,24 @@
  * run at the same time against the same stack.
  */
 import { randomBytes } from 'node:crypto';
-import { namespacedTopicName, type TopicSpec } from '@toolgate/platform';
+import {
+  aclTable,
+  createBus,
+  EXAMPLE_TENANTS,
+  EXAMPLE_TOOLS,
+  EXAMPLE_WORKER,
+  namespacedTopicName,
+  SILENT_LOGGER,
+  topicsFor,
+  withNamespace,
+  type AclBinding,
+  type TopicSpec,
+  type WorkerGrant,
+} from '@toolgate/platform';
 import type { Kafka } from 'kafkajs';
 import type { Redis } from 'ioredis';
+import { workerRedisRules } from '../../infra/redis.js';
+import { identity, redisClient, stackAddresses } from './stack.js';
 
 /** Names inside one test file's namespace. */
 export interface TestNamespace {
@@ -37,11 +52,115 @@ export function testNamespace(label: string): TestNamespace {
   };
 }
 
-/** Deletes the namespace's topics and Redis keys: an `afterAll` courtesy to the shared stack. */
+/** What {@link provisionNamespace} sets up: the gate of the example, in the namespace. */
+export interface ProvisionOptions {
+  readonly tools?: readonly string[];
+  readonly tenants?: readonly string[];
+  /** The workers the ACLs let in; default the example's (principal `worker-billing`). */
+  readonly workers?: readonly WorkerGrant[];
+}
+
+/** What an operator would have done for the namespace: its topics, ACLs and a worker's Redis user. */
+export interface Provisioned {
+  /** The ACL bindings made for the namespace (deleted again by {@link dropNamespace}). */
+  readonly bindings: readonly AclBinding[];
+  /**
+   * A Redis URL whose user may touch only the namespace's ledger and object keys, as the stack's
+   * worker user may only the default prefix's.
+   */
+  readonly workerRedisUrl: string;
+}
+
+const provisioned = new Map<string, Provisioned>();
+
+/**
+ * As the stack's super user: creates the namespace's topics (the example's tools and tenants,
+ * unless told others), the ACL table's bindings under its prefixes (so every component works as
+ * its own principal, within its rights only), and a Redis user for its tool workers. Idempotent.
+ */
+export async function provisionNamespace(
+  ns: TestNamespace,
+  options: ProvisionOptions = {},
+): Promise<Provisioned> {
+  const known = provisioned.get(ns.id);
+  if (known !== undefined) return known;
+  const prefix = `${ns.id}.`;
+  const tools = options.tools ?? EXAMPLE_TOOLS;
+  const tenants = options.tenants ?? EXAMPLE_TENANTS;
+  const bindings = aclTable({
+    topicPrefix: prefix,
+    groupPrefix: prefix,
+    tools,
+    tenants,
+    workers: options.workers ?? [{ ...EXAMPLE_WORKER, tools }],
+  });
+  const bus = createBus({
+    brokers: [...stackAddresses().kafkaBrokers],
+    clientId: `${ns.id}-provision`,
+    logger: SILENT_LOGGER,
+    security: identity(),
+  });
+  try {
+    await bus.ensureTopics(withNamespace(ns.id, topicsFor(tools, tenants)));
+    await bus.createAcls(bindings.map(bindingOf));
+  } finally {
+    await bus.close();
+  }
+  const done = { bindings: bindings.map(bindingOf), workerRedisUrl: await workerUser(ns) };
+  provisioned.set(ns.id, done);
+  return done;
+}
+
+function bindingOf(row: AclBinding): AclBinding {
+  const { principal, resourceType, resourceName, patternType, operation } = row;
+  return { principal, resourceType, resourceName, patternType, operation };
+}
+
+/** A Redis user confined to the namespace's ledger and object keys; its URL. */
+async function workerUser(ns: TestNamespace): Promise<string> {
+  const user = `worker-${ns.id}`;
+  const password = randomBytes(16).toString('hex');
+  const redis = redisClient();
+  try {
+    await redis.call('ACL', 'SETUSER', user, 'reset', 'on', `>${password}`, ...workerRedisRules(ns.redisPrefix));
+  } finally {
+    redis.disconnect();
+  }
+  const url = new URL(stackAddresses().redisUrl);
+  url.username = user;
+  url.password = password;
+  return url.toString().replace(/\/$/, '');
+}
+
+/**
+ * Deletes the namespace's topics, Redis keys, ACL bindings and Redis user: an `afterAll` courtesy
+ * to the shared stack.
+ */
 export async function dropNamespace(
   ns: TestNamespace,
   clients: { readonly kafka?: Kafka; readonly redis?: Redis },
 ): Promise<void> {
+  const made = provisioned.get(ns.id);
+  if (made !== undefined) {
+    provisioned.delete(ns.id);
+    const bus = createBus({
+      brokers: [...stackAddresses().kafkaBrokers],
+      clientId: `${ns.id}-drop`,
+      logger: SILENT_LOGGER,
+      security: identity(),
+    });
+    try {
+      await bus.deleteAcls(made.bindings);
+    } finally {
+      await bus.close();
+    }
+    const redis = redisClient();
+    try {
+      await redis.call('ACL', 'DELUSER', `worker-${ns.id}`);
+    } finally {
+      redis.disconnect();
+    }
+  }
   if (clients.kafka) {
     const admin = clients.kafka.admin();
     await admin.connect();

@@ -1,11 +1,21 @@
 /**
  * The stack's addresses as the global setup provides them to every integration test file, and
- * clients for them that keep their noise out of the test output.
+ * clients for them that keep their noise out of the test output. The stack is secured: every
+ * client connects as a principal of the stack (`admin`, the super user, unless a test says which),
+ * with the password `stack:up` made for it under `.stack/secrets/`.
  */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import kafkajs, { type Kafka } from 'kafkajs';
 import { Redis } from 'ioredis';
 import { inject } from 'vitest';
-import type { StackAddresses } from '../../infra/stack-config.js';
+import type { KafkaSecurity } from '@toolgate/platform';
+import { STACK_SASL_MECHANISM } from '../../infra/kafka.js';
+import { REDIS_ADMIN, REDIS_GATE_USER, redisUrlAs } from '../../infra/redis.js';
+import { loadStackConfig, type StackAddresses, type StackConfig } from '../../infra/stack-config.js';
+import { stackEnv } from '../../infra/stack-env.js';
+import { STACK_ADMIN } from '../../infra/stack-principals.js';
+import { gateKeys, kafkaPassword, type GateKeys } from '../../infra/stack-secrets.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -16,22 +26,60 @@ declare module 'vitest' {
 
 const { Kafka: KafkaClient, logLevel } = kafkajs;
 
-/** The addresses of the stack under test. */
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/**
+ * The addresses of the stack under test. `redisUrl` carries the gate's Redis user: what a stage
+ * connects with (a worker gets a user of its own, {@link redisClient} the super user).
+ */
 export function stackAddresses(): StackAddresses {
-  return inject('stack');
+  const stack = inject('stack');
+  return { ...stack, redisUrl: redisUrlAs(stackConfig(), REDIS_GATE_USER) };
 }
 
-/** A kafkajs client for the stack, silent (tests assert on outcomes, not on client logs). */
-export function kafkaClient(clientId: string): Kafka {
+/** The stack's configuration, for its secrets (passwords and keys under `.stack/secrets/`). */
+export function stackConfig(): StackConfig {
+  return loadStackConfig(process.env, REPO_ROOT);
+}
+
+/** The SCRAM identity of one principal of the stack. */
+export function identity(principal: string = STACK_ADMIN): KafkaSecurity {
+  return {
+    sasl: {
+      mechanism: STACK_SASL_MECHANISM,
+      username: principal,
+      password: kafkaPassword(stackConfig(), principal),
+    },
+  };
+}
+
+/** The `TOOLGATE_*` variables of a principal of the stack (its identity, Redis user and keys). */
+export function principalEnv(principal: string): Readonly<Record<string, string>> {
+  const env = stackEnv(stackConfig(), principal);
+  if (env === undefined) throw new Error(`the stack has no principal ${principal}`);
+  return env;
+}
+
+/** The stack's gate keys (integrity, command, observation). */
+export function stackGateKeys(): GateKeys {
+  return gateKeys(stackConfig());
+}
+
+/** A kafkajs client for the stack as `principal` (default the super user), silent. */
+export function kafkaClient(clientId: string, principal: string = STACK_ADMIN): Kafka {
   return new KafkaClient({
     clientId,
     brokers: [...stackAddresses().kafkaBrokers],
     logLevel: logLevel.NOTHING,
+    sasl: {
+      mechanism: 'scram-sha-512',
+      username: principal,
+      password: kafkaPassword(stackConfig(), principal),
+    },
   });
 }
 
-/** An ioredis client for the stack that fails fast instead of queueing while disconnected. */
+/** An ioredis client for the stack as its super user, that fails fast instead of queueing. */
 export function redisClient(): Redis {
-  const redis = new Redis(stackAddresses().redisUrl, { maxRetriesPerRequest: 1 });
-  return redis;
+  return new Redis(redisUrlAs(stackConfig(), REDIS_ADMIN), { maxRetriesPerRequest: 1 });
 }

@@ -1,8 +1,9 @@
 /**
- * The demo's child processes, started as a user would start them: the gate's four stages
- * (`toolgate start all`) and the example's tool worker, each logging to its own file. A child that
- * dies while the demo runs is reported with its log; stopping signals each child and waits for it,
- * so no process outlives the demo.
+ * The demo's child processes, started as a user would start them: each of the gate's four stages
+ * (`toolgate start <stage>`) and the example's tool worker, each logging to its own file. A child
+ * that dies while the demo runs is reported with its log; a child can be suspended and resumed
+ * (the walk-around holds the tool worker still so that a command stays pending); stopping
+ * resumes, signals and waits for each child, so no process outlives the demo.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
@@ -12,7 +13,7 @@ import { REPO_ROOT } from './demo-settings.js';
 
 /** One child process of the demo. */
 export interface DemoChild {
-  /** Short name, e.g. `gate`. */
+  /** Short name, e.g. `validate`. */
   readonly name: string;
   /** Its log file, relative to the repository root. */
   readonly log: string;
@@ -26,7 +27,14 @@ export interface DemoChild {
    * JSON log line, such as a start-up failure); the last lines at all when there are none.
    */
   tail(lines?: number): string;
-  /** Sends SIGTERM, then SIGKILL after `graceMs`; resolves when it has ended. Idempotent. */
+  /** Freezes the process (SIGSTOP) until {@link DemoChild.resume}. */
+  suspend(): void;
+  /** Lets a suspended process run again (SIGCONT); harmless on one that runs. */
+  resume(): void;
+  /**
+   * Resumes it if suspended, sends SIGTERM, then SIGKILL after `graceMs`; resolves when it has
+   * ended. Idempotent.
+   */
   stop(graceMs: number): Promise<void>;
 }
 
@@ -73,6 +81,8 @@ export function startChild(spec: ChildSpec): DemoChild {
     exited,
     hasExited: () => ended !== undefined,
     tail: (lines = 5) => tailOf(logFile, lines),
+    suspend: () => signal(child, 'SIGSTOP', () => ended !== undefined),
+    resume: () => signal(child, 'SIGCONT', () => ended !== undefined),
     stop(graceMs) {
       stopping ??= stopChild(child, exited, () => ended !== undefined, graceMs);
       return stopping;
@@ -87,6 +97,8 @@ async function stopChild(
   graceMs: number,
 ): Promise<void> {
   if (hasEnded()) return;
+  // A suspended process would hold SIGTERM until it runs again.
+  child.kill('SIGCONT');
   child.kill('SIGTERM');
   const timer = setTimeout(() => {
     if (!hasEnded()) child.kill('SIGKILL');
@@ -95,15 +107,15 @@ async function stopChild(
   clearTimeout(timer);
 }
 
+function signal(child: ChildProcess, name: NodeJS.Signals, hasEnded: () => boolean): void {
+  if (!hasEnded()) child.kill(name);
+}
+
 function tailOf(file: string, lines: number): string {
   if (!existsSync(file)) return '';
   const all = readFileSync(file, 'utf8').trimEnd().split('\n');
-  const telling = all.filter((line) => !line.startsWith('{') || /"level":(50|60)\b/.test(line));
+  const telling = all.filter(
+    (line) => !line.startsWith('{') || /"level":(?:50|60|"error"|"fatal")[,}]/.test(line),
+  );
   return (telling.length > 0 ? telling : all).slice(-lines).join('\n');
-}
-
-/** True when the log of `child` holds `text` (e.g. a start-up line). */
-export function logHas(child: DemoChild, text: string): boolean {
-  const file = path.join(REPO_ROOT, child.log);
-  return existsSync(file) && readFileSync(file, 'utf8').includes(text);
 }

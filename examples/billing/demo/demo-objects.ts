@@ -1,7 +1,8 @@
 /**
  * The objects one demo run changes: fresh copies of the example's invoices, payment and draft,
  * with the run's tag in their ids, so that every run starts from the same state (an invoice
- * approved by the last run is not open any more). The example's own objects (inv_481 …) are left
+ * approved by the last run is not open any more; the walk-around aims its forged refunds at a
+ * payment copy of its own). The example's own objects (inv_481 …) are left
  * as they are for the CLI to explore; the demo only reads them.
  */
 import type { ResolvedObject } from '@toolgate/shared';
@@ -48,7 +49,7 @@ export function demoObjects(tag: string): {
 }
 
 /** The example's seed object `seedId`, as it was seeded, under the id `id`. */
-function copyOf(seedId: string, id: string): ResolvedObject {
+export function copyOf(seedId: string, id: string): ResolvedObject {
   const seed = SEED_OBJECTS.find((o) => o.id === seedId);
   if (seed === undefined) throw new Error(`the example has no seed object ${seedId}`);
   return { ...structuredClone(seed), id };

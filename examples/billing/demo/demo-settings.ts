@@ -1,48 +1,91 @@
 /**
- * What one demo run works with: the environment its child processes get, where the confirm stage's
- * approval API and each stage's health endpoint answer, where logs go, and the run's tag. Read
- * once from the demo's own environment and arguments; the demo honours the same `TOOLGATE_*`
+ * What one demo run works with: the stack it runs on, the complete environment of each principal
+ * it starts or connects as (every stage, the tool worker, the agents, analytics and the stack's
+ * admin each connect as themselves, with their own password and only the keys their role holds),
+ * where the stages' and the tool worker's HTTP endpoints answer, where logs go, and the run's tag.
+ * Read once from the demo's own environment and arguments; the demo honours the same `TOOLGATE_*`
  * variables as every Toolgate process, so it can run in a namespace (topic, group and Redis
  * prefixes) next to other users of one stack.
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { httpPortFor, loadConfig, type Config, type Env } from '@toolgate/platform';
+import {
+  CONFIG_VARIABLES,
+  DEFAULT_HTTP_PORTS,
+  GATE_STAGE_NAMES,
+  KAFKA_SECURITY_VARIABLES,
+  loadConfig,
+  stagePrincipal,
+  type Config,
+  type Env,
+  type GateStageName,
+} from '@toolgate/platform';
 import { ConfigError } from '@toolgate/shared';
-import { loadStackConfig, type StackAddresses } from '../../../infra/stack-config.js';
+import {
+  loadStackConfig,
+  OVERRIDES,
+  type StackAddresses,
+  type StackConfig,
+} from '../../../infra/stack-config.js';
+import { stackEnv } from '../../../infra/stack-env.js';
 import { StackError } from '../../../infra/stack-error.js';
 import { EXAMPLE_SESSION_SECRET } from '../toolgate.config.js';
 
-/**
- * The integrity key the demo's stages share when TOOLGATE_INTEGRITY_KEY is not set. Published in
- * this repository, so it protects nothing: never deploy it.
- */
-export const DEMO_INTEGRITY_KEY = 'toolgate-demo-only-integrity-key-never-deploy-0001';
-
-/** The stages `toolgate start all` runs, in the order it assigns ports from TOOLGATE_HTTP_PORT. */
-export const DEMO_STAGES = ['validate', 'authorize', 'confirm', 'execute'] as const;
+/** The gate's stages, each started as a process of its own, in the order of their ports. */
+export const DEMO_STAGES = GATE_STAGE_NAMES;
 
 /** One of {@link DEMO_STAGES}. */
-export type DemoStage = (typeof DEMO_STAGES)[number];
+export type DemoStage = GateStageName;
+
+/** The demo's processes that serve HTTP (`/readyz`, `/metrics`): the stages and the tool worker. */
+export type DemoProcess = DemoStage | 'worker';
+
+/** The tool worker's HTTP port when TOOLGATE_HTTP_PORT gives no base: the one after execute's. */
+export const DEMO_WORKER_PORT = 9105;
 
 /** The repository's root directory. */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
+/**
+ * Variables that say who a process is or which secrets it holds. The caller's are never handed
+ * on: each process gets its principal's own from the stack, so no process runs as another or
+ * holds a key its role has no business with.
+ */
+const PRINCIPAL_VARIABLES: readonly string[] = [
+  ...Object.keys(KAFKA_SECURITY_VARIABLES),
+  'REDIS_URL',
+  'INTEGRITY_KEY',
+  'INTEGRITY_KEYS_ACCEPTED',
+  'OBSERVATION_KEY',
+  'COMMAND_KEY',
+  'COMMAND_KEYS_ACCEPTED',
+  'TOOL_KEYS',
+  'WORKER_NAME',
+  'TENANT',
+  'OBSERVATION_PUBLIC_KEYS',
+  'HTTP_PORT',
+].map((name) => `TOOLGATE_${name}`);
+
 /** Settings of one demo run. */
 export interface DemoSettings {
-  /** Exit after the table (`--once`) instead of keeping the system up until Ctrl-C. */
+  /** Exit after the summary (`--once`) instead of keeping the system up until Ctrl-C. */
   readonly once: boolean;
   /** Short, unique per run: in every run id, request id and per-run object id. */
   readonly runTag: string;
-  /** The environment every child process gets: the caller's, plus the demo's defaults. */
-  readonly env: Env;
-  /** The gate's configuration as the stages will read it from {@link env}. */
+  /** The stack the demo runs on (its addresses, and its secrets under `stackDir`). */
+  readonly stack: StackConfig;
+  /** The gate's configuration as the execute stage reads it (addresses, prefixes, ports). */
   readonly config: Readonly<Config>;
+  /**
+   * True when a topic, group or Redis prefix sets this run apart from the stack's own names: the
+   * demo then provisions that namespace first, as the stack's admin.
+   */
+  readonly namespaced: boolean;
   /** The HMAC secret of session tokens (the deployment file reads the same variable). */
   readonly sessionSecret: string;
-  /** Health and metrics port of each stage. */
-  readonly ports: Readonly<Record<DemoStage, number>>;
+  /** HTTP port of each stage and of the tool worker. */
+  readonly ports: Readonly<Record<DemoProcess, number>>;
   /** Base URL of the confirm stage's approval API. */
   readonly approvalUrl: string;
   /** Where child processes write their logs. */
@@ -54,13 +97,23 @@ export interface DemoSettings {
    * (TOOLGATE_STACK_*_PORT): the CLI in another terminal needs them too. Empty otherwise.
    */
   readonly addressExports: readonly string[];
+  /** Base URL of the HTTP endpoint of one of the demo's processes. */
+  urlOf(process: DemoProcess): string;
+  /**
+   * The complete environment of a process or client running as `principal`: the caller's
+   * environment without anyone's identity or keys, the principal's own from the stack, and the
+   * demo's defaults.
+   *
+   * @throws Error for a principal the stack does not know.
+   */
+  envOf(principal: string): Env;
 }
 
 /**
  * Reads the settings from `argv` (after the script name) and `env`.
  *
- * @throws ConfigError naming every problem: an unknown argument, or what `loadConfig` finds wrong
- *   with the `TOOLGATE_*` variables.
+ * @throws ConfigError naming every problem: an unknown argument, a stack port that is no port, or
+ *   what `loadConfig` finds wrong with the `TOOLGATE_*` variables.
  */
 export function demoSettings(argv: readonly string[], env: Env): DemoSettings {
   const unknown = argv.filter((a) => a !== '--once');
@@ -69,76 +122,101 @@ export function demoSettings(argv: readonly string[], env: Env): DemoSettings {
       `unknown argument(s) ${unknown.join(' ')}; the only option is --once`,
     ]);
   }
-  const filled = stackAddressesFor(env);
-  const childEnv: Env = {
-    ...env,
-    ...filled,
-    TOOLGATE_INTEGRITY_KEY: nonEmpty(env['TOOLGATE_INTEGRITY_KEY']) ?? DEMO_INTEGRITY_KEY,
-    TOOLGATE_LOG_LEVEL: nonEmpty(env['TOOLGATE_LOG_LEVEL']) ?? 'info',
-  };
-  const config = loadConfig(childEnv);
+  const stack = stackConfigOf(env);
+  const envOf = principalEnvs(stack, env);
+  const config = loadConfig({
+    ...envOf(stagePrincipal('execute')),
+    TOOLGATE_HTTP_PORT: env['TOOLGATE_HTTP_PORT'],
+  });
   if (config.httpPort === 0) {
     throw new ConfigError('npm start', [
       'TOOLGATE_HTTP_PORT=0 picks ports the demo cannot know; give a base port or leave it unset',
     ]);
   }
-  const ports = portsOf(config);
-  const approvalPort = config.confirmationHttpPort ?? ports.confirm;
+  const ports = portsOf(config.httpPort);
   const host = config.httpHost === '0.0.0.0' ? '127.0.0.1' : config.httpHost;
+  const urlOf = (process: DemoProcess) => `http://${host}:${ports[process]}`;
   return {
     once: argv.includes('--once'),
     runTag: `${Date.now().toString(36)}${randomBytes(2).toString('hex')}`,
-    env: childEnv,
+    stack,
     config,
+    namespaced: isNamespaced(config),
     sessionSecret: nonEmpty(env['TOOLGATE_SESSION_SECRET']) ?? EXAMPLE_SESSION_SECRET,
     ports,
-    approvalUrl: `http://${host}:${approvalPort}`,
+    approvalUrl: `http://${host}:${config.confirmationHttpPort ?? ports.confirm}`,
     logDir: logDirOf(config.topicPrefix),
     deploymentFile: path.join(REPO_ROOT, 'examples/billing/demo/toolgate.demo.config.ts'),
-    addressExports: exportsOf(filled),
+    addressExports: exportsOf(stack.addresses, env),
+    urlOf,
+    envOf,
   };
 }
 
 /**
- * The address variables `env` leaves unset, as `stack:up` reads the same `env`: `npm start` brings
- * the stack up first, on the ports TOOLGATE_STACK_*_PORT may have moved it to, and the gate must
- * talk to that stack rather than to whatever holds the default ports.
+ * The stack as `stack:up` reads the same `env`: `npm start` brings it up first, on the ports
+ * TOOLGATE_STACK_*_PORT may have moved it to, and the demo must talk to that stack rather than to
+ * whatever holds the default ports.
  */
-function stackAddressesFor(env: Env): Record<string, string> {
-  let stack: Record<string, string>;
+function stackConfigOf(env: Env): StackConfig {
   try {
-    stack = addressVariables(loadStackConfig(env, REPO_ROOT).addresses);
+    return loadStackConfig(env, REPO_ROOT);
   } catch (error) {
     if (error instanceof StackError) throw new ConfigError('npm start', [error.reason]);
     throw error;
   }
-  return Object.fromEntries(
-    Object.entries(stack).filter(([variable]) => nonEmpty(env[variable]) === undefined),
+}
+
+/** `envOf` of {@link DemoSettings}. */
+function principalEnvs(stack: StackConfig, env: Env): (principal: string) => Env {
+  const shared: Env = {
+    ...Object.fromEntries(
+      Object.entries(env).filter(([name]) => !PRINCIPAL_VARIABLES.includes(name)),
+    ),
+    TOOLGATE_LOG_LEVEL: nonEmpty(env['TOOLGATE_LOG_LEVEL']) ?? 'info',
+  };
+  return (principal) => {
+    const own = stackEnv(stack, principal);
+    if (own === undefined) throw new Error(`the stack has no principal ${principal}`);
+    return { ...shared, ...own };
+  };
+}
+
+/** True when any prefix differs from the names the stack provisions for itself. */
+function isNamespaced(config: Config): boolean {
+  return (
+    config.topicPrefix !== '' ||
+    config.groupPrefix !== '' ||
+    config.redisPrefix !== CONFIG_VARIABLES.REDIS_PREFIX.default
   );
+}
+
+/** `export` lines for the addresses the caller left unset whose stack value is not the default. */
+function exportsOf(addresses: StackAddresses, env: Env): string[] {
+  const defaults = addressVariables(loadStackConfig({}, REPO_ROOT).addresses);
+  return Object.entries(addressVariables(addresses))
+    .filter(
+      ([variable, value]) => nonEmpty(env[variable]) === undefined && defaults[variable] !== value,
+    )
+    .map(([variable, value]) => `export ${variable}=${value}`);
 }
 
 function addressVariables(addresses: StackAddresses): Record<string, string> {
   return {
-    TOOLGATE_KAFKA_BROKERS: addresses.kafkaBrokers.join(','),
-    TOOLGATE_SCHEMA_REGISTRY_URL: addresses.schemaRegistryUrl,
-    TOOLGATE_REDIS_URL: addresses.redisUrl,
+    [OVERRIDES.kafka]: addresses.kafkaBrokers.join(','),
+    [OVERRIDES.registry]: addresses.schemaRegistryUrl,
+    [OVERRIDES.redis]: addresses.redisUrl,
   };
 }
 
-/** `export` lines for the addresses taken from a stack off its default ports. */
-function exportsOf(filled: Readonly<Record<string, string>>): string[] {
-  const defaults = addressVariables(loadStackConfig({}, REPO_ROOT).addresses);
-  return Object.entries(filled)
-    .filter(([variable, value]) => defaults[variable] !== value)
-    .map(([variable, value]) => `export ${variable}=${value}`);
-}
-
-/** Ports as `toolgate start all` assigns them: consecutive from a base, or each stage's default. */
-function portsOf(config: Config): Record<DemoStage, number> {
-  const base = config.httpPort;
-  return Object.fromEntries(
-    DEMO_STAGES.map((s, i) => [s, base === undefined ? httpPortFor(config, s) : base + i]),
-  ) as Record<DemoStage, number>;
+/** Consecutive ports from a base (the stages in order, then the worker), or each default. */
+function portsOf(base: number | undefined): Record<DemoProcess, number> {
+  const stages = DEMO_STAGES.map((s, i) => [
+    s,
+    base === undefined ? DEFAULT_HTTP_PORTS[s] : base + i,
+  ]);
+  const worker = base === undefined ? DEMO_WORKER_PORT : base + DEMO_STAGES.length;
+  return { ...(Object.fromEntries(stages) as Record<DemoStage, number>), worker };
 }
 
 /** `.demo/logs`, or a directory of its own per topic prefix, so namespaced runs keep apart. */

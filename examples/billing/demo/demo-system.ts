@@ -1,11 +1,19 @@
 /**
- * Brings the gate and the tool worker up as child processes and waits until every stage reports
- * ready on `/readyz` and the tool worker has started, failing with the log to read when one of
- * them dies or does not get there in time.
+ * Brings the gate and the tool worker up as child processes, each as its own principal of the
+ * stack (`toolgate-<stage>` for each stage, `worker-billing` for the worker, each with only the
+ * keys its role holds), and waits until every one of them reports ready on `/readyz`, failing
+ * with the log to read when one of them dies or does not get there in time.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { logHas, startChild, type DemoChild } from './child-processes.js';
-import { DEMO_STAGES, type DemoSettings } from './demo-settings.js';
+import { EXAMPLE_WORKER, stagePrincipal, type Env } from '@toolgate/platform';
+import { startChild, type DemoChild } from './child-processes.js';
+import {
+  DEMO_STAGES,
+  type DemoProcess,
+  type DemoSettings,
+  type DemoStage,
+} from './demo-settings.js';
+import type { Provisioned } from './namespace-setup.js';
 
 /** How long start-up may take before the demo gives up, in ms (tsx compiles on first start). */
 export const START_TIMEOUT_MS = 120_000;
@@ -13,6 +21,8 @@ export const START_TIMEOUT_MS = 120_000;
 /** The running gate and tool worker. */
 export interface DemoSystem {
   readonly children: readonly DemoChild[];
+  /** The tool worker's process. */
+  readonly worker: DemoChild;
   /** The first child that ended on its own, if any. */
   died(): DemoChild | undefined;
   /** Stops every child (SIGTERM, then SIGKILL past the shutdown deadline) and waits for them. */
@@ -35,19 +45,20 @@ export class DemoStartError extends Error {
 }
 
 /**
- * Starts the stages and the tool worker; resolves once both are ready. A child that dies during
+ * Starts the stages and the tool worker; resolves once every one is ready. A child that dies during
  * start-up (on a loaded machine the registry can miss the stages' 5 s bound the first time they
  * register their schemas) is reported and everything is started again, up to
  * {@link START_ATTEMPTS} times.
  */
 export async function startDemoSystem(
   settings: DemoSettings,
+  provisioned: Provisioned,
   say: (line: string) => void,
   signal: AbortSignal,
 ): Promise<DemoSystem> {
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await startOnce(settings, say, signal);
+      return await startOnce(settings, provisioned, say, signal);
     } catch (error) {
       if (!(error instanceof DemoStartError && error.childDied) || attempt >= START_ATTEMPTS) {
         throw error;
@@ -59,49 +70,67 @@ export async function startDemoSystem(
 
 async function startOnce(
   settings: DemoSettings,
+  provisioned: Provisioned,
   say: (line: string) => void,
   signal: AbortSignal,
 ): Promise<DemoSystem> {
-  const gate = startChild({
-    name: 'gate',
-    args: ['packages/cli/bin/toolgate.js', 'start', 'all', '--config', settings.deploymentFile],
-    env: settings.env,
-    logDir: settings.logDir,
-  });
+  const stages = DEMO_STAGES.map((stage) => startStage(settings, stage));
   const worker = startChild({
     name: 'tool-worker',
     args: ['--no-turbo-inline-js-wasm-calls', '--import', 'tsx', 'examples/billing/tool-worker.ts'],
-    env: { ...settings.env, TOOLGATE_INTEGRITY_KEY: undefined },
+    env: workerEnv(settings, provisioned),
     logDir: settings.logDir,
   });
-  const children = [gate, worker];
+  const children = [...stages, worker];
   const system: DemoSystem = {
     children,
+    worker,
     died: () => children.find((c) => c.hasExited()),
     stop: async () => {
       const graceMs = settings.config.shutdownTimeoutMs + 2_000;
       await Promise.all(children.map((c) => c.stop(graceMs)));
     },
   };
-  // Below info the worker does not log its start; commands then wait on their topic until it
-  // joins (a new group reads from the beginning), so nothing is lost by not waiting for it.
-  const startLogged = ['trace', 'debug', 'info'].includes(settings.config.logLevel);
-  say(`started the gate (pid ${gate.pid}, log ${gate.log})`);
-  say(`started the tool worker (pid ${worker.pid}, log ${worker.log})`);
+  for (const child of children) say(`started ${child.name} (pid ${child.pid}, log ${child.log})`);
+  const processes: readonly DemoProcess[] = [...DEMO_STAGES, 'worker'];
   try {
     await waitUntil(system, START_TIMEOUT_MS, signal, async () => {
-      const stages = await Promise.all(
-        DEMO_STAGES.map((s) => isReady(`http://127.0.0.1:${settings.ports[s]}/readyz`)),
-      );
-      const pending: string[] = DEMO_STAGES.filter((_, i) => stages[i] !== true);
-      if (startLogged && !logHas(worker, 'tool worker started')) pending.push('tool worker');
-      return pending;
+      const ready = await Promise.all(processes.map((p) => isReady(`${settings.urlOf(p)}/readyz`)));
+      return processes.filter((_, i) => !ready[i]);
     });
   } catch (error) {
     await system.stop();
     throw error;
   }
   return system;
+}
+
+/** `toolgate start <stage>` as `toolgate-<stage>`, on the stage's own HTTP port. */
+function startStage(settings: DemoSettings, stage: DemoStage): DemoChild {
+  const env: Env = {
+    ...settings.envOf(stagePrincipal(stage)),
+    TOOLGATE_HTTP_PORT: String(settings.ports[stage]),
+  };
+  return startChild({
+    name: stage,
+    args: ['packages/cli/bin/toolgate.js', 'start', stage, '--config', settings.deploymentFile],
+    env,
+    logDir: settings.logDir,
+  });
+}
+
+/**
+ * The worker as `worker-billing`: its tool keys and its Redis user (the namespace's, when the run
+ * has one), no integrity or command key; its metrics and readiness on its HTTP port.
+ */
+function workerEnv(settings: DemoSettings, provisioned: Provisioned): Env {
+  return {
+    ...settings.envOf(EXAMPLE_WORKER.principal),
+    ...(provisioned.workerRedisUrl === undefined
+      ? {}
+      : { TOOLGATE_REDIS_URL: provisioned.workerRedisUrl }),
+    TOOLGATE_HTTP_PORT: String(settings.ports.worker),
+  };
 }
 
 /** A message naming `child`'s exit and the end of its log. */

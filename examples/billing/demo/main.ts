@@ -1,18 +1,24 @@
 /**
- * `npm start`: the whole system on the billing example. Starts the gate's four stages and the
- * example's tool worker as child processes (logs under .demo/logs), plays a scripted agent and
- * approver against them, prints a table of outcomes read back from the audit topic, then keeps
- * the system up for exploring until Ctrl-C. With `--once` it exits after the table: 0 when every
- * outcome was the one the script expected, 1 otherwise. The stack must be up (`npm start` runs
+ * `npm start`: the whole system on the billing example, on the secured stack. Starts each of the
+ * gate's four stages and the example's tool worker as a child process of its own, each connecting
+ * as its own principal of the stack (logs under .demo/logs), plays scripted agents (one per
+ * tenant, each as its tenant's principal) and a scripted approver against them, prints a table of
+ * outcomes read back from the audit topic, then tries to walk around the gate and prints what
+ * stopped each attempt. Then it keeps the system up for exploring until Ctrl-C. With `--once` it
+ * exits after the summary: 0 when every outcome was the one the script expected and every
+ * walk-around attempt was stopped, 1 otherwise. With topic, group or Redis prefixes it first
+ * provisions that namespace as the stack's admin. The stack must be up (`npm start` runs
  * `stack:up` first).
  */
 import path from 'node:path';
 import { ConfigError } from '@toolgate/shared';
 import { demoSettings, REPO_ROOT, type DemoSettings } from './demo-settings.js';
 import { deathNotice, startDemoSystem, type DemoSystem } from './demo-system.js';
-import { runDemo } from './run-demo.js';
+import { provisionNamespace, type Provisioned } from './namespace-setup.js';
+import { playDemo } from './play-demo.js';
 
 const say = (line: string) => process.stdout.write(`demo: ${line}\n`);
+const print = (text: string) => process.stdout.write(text);
 
 async function main(): Promise<number> {
   let settings: DemoSettings;
@@ -26,13 +32,15 @@ async function main(): Promise<number> {
     return 2;
   }
   say(
-    `run ${settings.runTag}: starting the gate (validate, authorize, confirm, execute) and the tool worker`,
+    `run ${settings.runTag}: starting the gate (validate, authorize, confirm, execute) and the tool worker, each as its own principal`,
   );
   const interrupt = new AbortController();
   const interrupted = onSignal(interrupt);
+  let provisioned: Provisioned;
   let system: DemoSystem;
   try {
-    system = await startDemoSystem(settings, say, interrupt.signal);
+    provisioned = await provisioning(settings);
+    system = await startDemoSystem(settings, provisioned, say, interrupt.signal);
   } catch (error) {
     if (interrupt.signal.aborted) return 130;
     throw error;
@@ -40,29 +48,28 @@ async function main(): Promise<number> {
   const died = watchChildren(system, interrupt.signal);
   try {
     say('the gate and the tool worker are ready');
-    const report = await Promise.race([
-      runDemo(settings, say),
+    const ok = await Promise.race([
+      playDemo(settings, system, provisioned, { say, print }),
       died.promise,
       interrupted.then(() => undefined),
     ]);
-    if (report === undefined) return 130;
-    process.stdout.write(
-      `\nOutcomes of this run by stage, code and kind (from the audit topic):\n\n${report.table}\n\n`,
-    );
-    if (report.mismatches.length === 0) {
-      say(
-        `all ${report.proposals} proposals ended as the script expected; every rung of the ladder refused at least once`,
-      );
-    } else {
-      say(`${report.mismatches.length} difference(s) from the script:`);
-      for (const line of report.mismatches) process.stdout.write(`  - ${line}\n`);
-    }
-    if (settings.once) return report.mismatches.length === 0 ? 0 : 1;
+    if (ok === undefined) return 130;
+    if (settings.once) return ok ? 0 : 1;
     explore(settings);
     return await Promise.race([interrupted, died.promise]);
   } finally {
     await system.stop();
   }
+}
+
+/** The run's namespace, provisioned as the stack's admin when it has one. */
+async function provisioning(settings: DemoSettings): Promise<Provisioned> {
+  if (!settings.namespaced) return {};
+  const { topicPrefix, groupPrefix, redisPrefix } = settings.config;
+  say(
+    `provisioning the namespace as the stack's admin: topics and ACLs under ${JSON.stringify(topicPrefix)} and ${JSON.stringify(groupPrefix)}, a worker Redis user for ${JSON.stringify(redisPrefix)}`,
+  );
+  return provisionNamespace(settings);
 }
 
 /**
@@ -97,18 +104,21 @@ function watchChildren(system: DemoSystem, stopping: AbortSignal): { promise: Pr
 function explore(settings: DemoSettings): void {
   const { ports } = settings;
   const config = 'examples/billing/demo/toolgate.demo.config.ts';
+  const logs = path.relative(REPO_ROOT, settings.logDir);
   process.stdout.write(
     [
       '',
       'The gate and the tool worker keep running. From another terminal:',
       ...settings.addressExports.map((line) => `  ${line}`),
       '  npx toolgate --help                       every command',
+      '  npx toolgate stack env --list             the principals of the stack',
       `  npx toolgate token --config ${config} --sub alice --tenant acme --roles approver`,
       '  npx toolgate pending                      confirmations waiting for a person',
+      '  eval "$(npx toolgate stack env toolgate-analytics)"   then, as analytics:',
       '  npx toolgate tail audit                   decisions as they happen',
       '  npx toolgate stats                        refusals by stage and code',
-      `  curl -s http://127.0.0.1:${ports.validate}/metrics   (validate; authorize ${ports.authorize}, confirm ${ports.confirm}, execute ${ports.execute})`,
-      `Logs: ${path.relative(REPO_ROOT, settings.logDir)}/{gate,tool-worker}.log. Ctrl-C stops everything.`,
+      `  curl -s http://127.0.0.1:${ports.validate}/metrics   (validate; authorize ${ports.authorize}, confirm ${ports.confirm}, execute ${ports.execute}, tool worker ${ports.worker})`,
+      `Logs: ${logs}/{validate,authorize,confirm,execute,tool-worker}.log. Ctrl-C stops everything.`,
       '',
     ].join('\n'),
   );

@@ -1,5 +1,5 @@
 /**
- * Progress while the workload runs: the agent client wrapped so that every call counts as sent
+ * Progress while the workload runs: the agents' client wrapped so that every call counts as sent
  * and, once its terminal observation arrives, as settled; a line "sent 40/64, settled 38" is
  * printed when the counts change (rewritten in place on a terminal), at most every `everyMs`.
  */

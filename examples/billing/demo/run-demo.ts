@@ -1,22 +1,14 @@
 /**
- * One demo run against a running gate: seeds the run's objects, plays the scripted agent and
- * approver, reads the run's audit events back and compares everything with what the workload
- * expected. Returns the report; the caller prints it and decides the exit code.
+ * One scripted run against a running gate: seeds the run's objects, plays the scripted agents
+ * (one client per tenant, each as its tenant's principal) and approver, reads the run's audit
+ * events back as `toolgate-analytics` and compares everything with what the workload expected.
+ * Returns the report; the caller prints it and decides the exit code.
  */
-import { createAgentClient } from '@toolgate/agent-client';
-import {
-  createBus,
-  createCodec,
-  createRedisObjectStore,
-  createStore,
-  gateTopics,
-  OBJECT_NAMESPACE,
-  SILENT_LOGGER,
-} from '@toolgate/platform';
-import { mintSession, type AuditEvent } from '@toolgate/shared';
-import { USERS } from '../data.js';
+import { analyticsGroupPrefix, gateTopics } from '@toolgate/platform';
+import type { AuditEvent } from '@toolgate/shared';
 import { approvalApi } from './approval-api.js';
 import { auditTable, readRunAudit } from './audit-table.js';
+import type { DemoClients } from './demo-clients.js';
 import { demoObjects } from './demo-objects.js';
 import type { DemoSettings } from './demo-settings.js';
 import {
@@ -26,7 +18,7 @@ import {
   stepMismatch,
 } from './expectations.js';
 import { trackProgress } from './progress.js';
-import { Script, type DemoSessions } from './script.js';
+import { Script } from './script.js';
 import { runWorkload, SCENARIOS, WORKLOAD_SIZE } from './workload.js';
 
 /** What a run found. */
@@ -42,72 +34,53 @@ export interface DemoReport {
 /** How long the demo waits for one terminal observation, in ms. */
 const OBSERVATION_TIMEOUT_MS = 60_000;
 
-/** Plays the workload; `say` prints a phase line. */
+/** Plays the workload through `clients`; `say` prints a phase line. */
 export async function runDemo(
   settings: DemoSettings,
+  clients: DemoClients,
   say: (line: string) => void,
 ): Promise<DemoReport> {
   const { config, runTag } = settings;
   const sinceMs = Date.now() - 1_000;
-  const store = createStore({
-    url: config.redisUrl,
-    prefix: config.redisPrefix,
-    connectionName: 'toolgate-demo',
+  const seeded = demoObjects(runTag);
+  await clients.objects.seed(seeded.objects);
+  say(
+    `seeded this run's invoices, payment and draft (${seeded.objects.map((o) => o.id).join(', ')})`,
+  );
+  say(
+    `the scripted agents of acme and globex send ${WORKLOAD_SIZE} proposals in ${SCENARIOS.length} runs, each as its tenant's principal; a scripted approver answers the cards`,
+  );
+  const progress = trackProgress(clients.agents, WORKLOAD_SIZE, process.stdout);
+  const script = new Script({
+    client: progress.client,
+    sessions: clients.sessions,
+    approvals: approvalApi(settings.approvalUrl),
+    objects: clients.objects,
+    ids: seeded.ids,
+    runTag,
+    timeoutMs: OBSERVATION_TIMEOUT_MS,
   });
-  const bus = createBus({
-    brokers: [...config.kafkaBrokers],
-    clientId: 'toolgate-demo',
-    logger: SILENT_LOGGER,
-  });
-  const codec = createCodec({
-    registryUrl: config.schemaRegistryUrl,
-    logger: SILENT_LOGGER,
-    compatibility: 'NONE',
-  });
-  const sessions = await mintSessions(settings.sessionSecret);
-  const client = await createAgentClient({ env: settings.env, session: sessions.alice });
   try {
-    const objects = createRedisObjectStore(store, OBJECT_NAMESPACE);
-    const seeded = demoObjects(runTag);
-    await objects.seed(seeded.objects);
-    say(
-      `seeded this run's invoices, payment and draft (${seeded.objects.map((o) => o.id).join(', ')})`,
-    );
-    say(
-      `the scripted agent sends ${WORKLOAD_SIZE} proposals in ${SCENARIOS.length} runs for acme and globex; a scripted approver answers the cards`,
-    );
-    const progress = trackProgress(client, WORKLOAD_SIZE, process.stdout);
-    const script = new Script({
-      client: progress.client,
-      sessions,
-      approvals: approvalApi(settings.approvalUrl),
-      objects,
-      ids: seeded.ids,
-      runTag,
-      timeoutMs: OBSERVATION_TIMEOUT_MS,
-    });
-    try {
-      await runWorkload(script);
-    } finally {
-      progress.finish();
-    }
-    say('reading this run back from the audit topic');
-    const events = await readRunAudit(
-      bus,
-      codec,
-      { topic: gateTopics(config.topicPrefix).audit, sinceMs, groupPrefix: config.groupPrefix },
-      { runIdPrefix: script.runId(''), confirmationIds: script.confirmationIds },
-    );
-    return {
-      table: auditTable(events),
-      proposals: script.steps.length,
-      mismatches: mismatchesOf(script, events),
-    };
+    await runWorkload(script);
   } finally {
-    await client.close();
-    await bus.close();
-    await store.close();
+    progress.finish();
   }
+  say('reading this run back from the audit topic, as toolgate-analytics');
+  const events = await readRunAudit(
+    clients.analytics,
+    clients.codec,
+    {
+      topic: gateTopics(config.topicPrefix).audit,
+      sinceMs,
+      groupPrefix: `${analyticsGroupPrefix(config.groupPrefix)}.`,
+    },
+    { runIdPrefix: script.runId(''), confirmationIds: script.confirmationIds },
+  );
+  return {
+    table: auditTable(events),
+    proposals: script.steps.length,
+    mismatches: mismatchesOf(script, events),
+  };
 }
 
 function mismatchesOf(script: Script, events: readonly AuditEvent[]): string[] {
@@ -132,21 +105,4 @@ function mismatchesOf(script: Script, events: readonly AuditEvent[]): string[] {
   const never = rungsNeverRefused(events);
   if (never.length > 0) lines.push(`no refusal at ${never.join(', ')} in the audit table`);
   return lines;
-}
-
-async function mintSessions(secret: string): Promise<DemoSessions> {
-  const now = new Date();
-  const ttlSeconds = 8 * 3600;
-  const mint = (user: (typeof USERS)[keyof typeof USERS], at = now, ttl = ttlSeconds) =>
-    mintSession(user, secret, { now: at, ttlSeconds: ttl });
-  return {
-    alice: await mint(USERS.alice),
-    bob: await mint(USERS.bob),
-    carol: await mint(USERS.carol),
-    expired: await mint(USERS.alice, new Date(now.getTime() - 3_600_000), 60),
-    forged: await mintSession(USERS.alice, 'not-the-gate-secret-but-long-enough-000000', {
-      now,
-      ttlSeconds,
-    }),
-  };
 }

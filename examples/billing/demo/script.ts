@@ -1,7 +1,8 @@
 /**
- * The scripted agent's notebook: sends proposals through the agent client, records for each one
- * what the workload expected and what came back, drives the scripted approver when a call waits
- * for a person, and collects the extra checks and audit events the demo must find afterwards.
+ * The scripted agents' notebook: sends proposals through the agent clients (each through its
+ * session's tenant's own), records for each one what the workload expected and what came back,
+ * drives the scripted approver when a call waits for a person, and collects the extra checks and
+ * audit events the demo must find afterwards.
  */
 import type { AgentClient, CallOptions, RepairLoopOptions } from '@toolgate/agent-client';
 import { runWithRepair } from '@toolgate/agent-client';
@@ -23,7 +24,7 @@ export interface DemoSessions {
 
 /** What the script works with. */
 export interface ScriptDeps {
-  /** Sends with alice's session unless told otherwise. */
+  /** Sends with alice's session unless told otherwise, through the session's tenant's client. */
   readonly client: Pick<AgentClient, 'call'>;
   readonly sessions: DemoSessions;
   readonly approvals: ApprovalApi;

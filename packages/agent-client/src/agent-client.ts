@@ -16,9 +16,11 @@ import {
   type GateTopics,
 } from '@toolgate/platform';
 import {
+  createObservationVerifier,
   hasLoneSurrogate,
   MAX_PROPOSAL_ID_CHARS,
   MESSAGE_SCHEMAS,
+  REPLY_TENANT_HEADER,
   SESSION_HEADER,
   type Observation,
   type Proposal,
@@ -67,15 +69,22 @@ export interface AgentClient {
   awaitObservation(proposalId: string, options?: AwaitOptions): Promise<Observation>;
   /** {@link AgentClient.submit}, then {@link AgentClient.awaitObservation}. */
   call(proposal: Proposal, options?: CallOptions): Promise<Observation>;
+  /**
+   * How many records of the observations topic this client dropped because they did not verify as
+   * the gate's (no signature, a wrong one, or a key it does not trust): each is also logged, never
+   * with its content. A number above zero means something other than the gate writes there.
+   */
+  droppedObservations(): number;
   /** Rejects every wait with `client_closed`, leaves the group, disconnects. Idempotent. */
   close(): Promise<void>;
 }
 
 /**
- * Connects a client: registers (or finds) the proposals schema, connects a producer, and starts
- * the observation consumer (group `<groupPrefix>toolgate.agent.<uuid>`), resolving once it has
- * joined, so that nothing written after this resolves is missed. The gate must have created its
- * topics (any stage does at start).
+ * Connects a client as its own Kafka principal: finds the proposals schema the gate registered
+ * (it registers nothing), connects a producer, and starts the observation consumer on its
+ * tenant's topic (group `<groupPrefix>toolgate.agent.<tenant>.<uuid>`), resolving once it has
+ * joined, so that nothing written after this resolves is missed. The topics must exist and the
+ * gate must have started once (it registers its schemas).
  *
  * @throws ConfigError naming every bad option; a Fault when Kafka or the registry cannot be
  * reached; AgentClientError `join_timeout`. What was opened is closed again.
@@ -88,6 +97,7 @@ export async function createAgentClient(options: AgentClientOptions): Promise<Ag
     brokers: [...settings.brokers],
     clientId: `toolgate-agent-${id}`,
     logger,
+    security: settings.kafka,
   });
   const client = new Client(settings, logger, bus, id);
   try {
@@ -106,6 +116,7 @@ class Client implements AgentClient {
   private readonly producer: BusProducer;
   private feed: ObservationFeed | undefined;
   private closing: Promise<void> | undefined;
+  private dropped = 0;
 
   constructor(
     private readonly settings: ClientSettings,
@@ -123,17 +134,22 @@ class Client implements AgentClient {
 
   async open(): Promise<void> {
     if (!this.settings.plainJson) {
-      await this.codec.register(this.subject(), MESSAGE_SCHEMAS.proposals);
+      await this.codec.adopt(this.subject(), MESSAGE_SCHEMAS.proposals);
     }
     await this.producer.connect();
+    const { tenant } = this.settings;
     this.feed = await startObservationFeed({
       bus: this.bus,
       codec: this.codec,
-      topic: this.topics.observations,
-      groupId: `${this.settings.groupPrefix}toolgate.agent.${this.id}`,
+      topic: this.topics.observationsOf(tenant),
+      groupId: `${this.settings.groupPrefix}toolgate.agent.${tenant}.${this.id}`,
       logger: this.logger,
       joinTimeoutMs: this.settings.joinTimeoutMs,
+      verify: createObservationVerifier(this.settings.observationKeys),
       onObservation: (observation) => this.router.deliver(observation),
+      onForgery: () => {
+        this.dropped += 1;
+      },
       onFailure: (cause) => this.router.fail(feedFailed(cause)),
     });
     this.logger.info({ client: this.id, topics: this.topics.proposals }, 'agent client ready');
@@ -168,7 +184,7 @@ class Client implements AgentClient {
         `proposalId ${proposalId} is still waiting for its answer; give each proposal its own id`,
       );
     }
-    const headers = { [SESSION_HEADER]: token };
+    const headers = { [SESSION_HEADER]: token, [REPLY_TENANT_HEADER]: this.settings.tenant };
     try {
       await this.producer.send([{ topic: this.topics.proposals, key: runId, value, headers }]);
     } catch (error) {
@@ -185,6 +201,10 @@ class Client implements AgentClient {
   async call(proposal: Proposal, options: CallOptions = {}): Promise<Observation> {
     const { proposalId } = await this.submit(proposal, options);
     return this.awaitObservation(proposalId, options);
+  }
+
+  droppedObservations(): number {
+    return this.dropped;
   }
 
   close(): Promise<void> {

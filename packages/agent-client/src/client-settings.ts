@@ -7,10 +7,13 @@ import {
   CONFIG_VARIABLES,
   ENV_PREFIX,
   isHostPort,
+  kafkaIdentityFromEnv,
+  resolveKafkaSecurity,
   type AdapterLogger,
   type Env,
+  type KafkaSecurity,
 } from '@toolgate/platform';
-import { ConfigError } from '@toolgate/shared';
+import { ConfigError, observationPublicKeyProblems } from '@toolgate/shared';
 import { DEFAULT_BUFFER_LIMIT, MAX_OBSERVATION_TIMEOUT_MS } from './observation-router.js';
 
 /** A session token, or a function that returns a fresh one (called once per submission). */
@@ -36,6 +39,23 @@ export interface AgentClientOptions {
   readonly groupPrefix?: string;
   /** The caller's session token (or a source of fresh ones), sent in `toolgate-session`. */
   readonly session: SessionSource;
+  /**
+   * The tenant this agent works for: it reads `toolgate.observations.<tenant>` (its Kafka
+   * principal may read no other), and asks the gate to answer there when a session cannot say.
+   * Default: `TOOLGATE_TENANT`.
+   */
+  readonly tenant?: string;
+  /**
+   * Who the client is to Kafka: SASL and TLS, as the gate's own processes take them. Default: the
+   * `TOOLGATE_KAFKA_*` variables of `env`, which must name an identity (or `none`, said loudly).
+   */
+  readonly kafka?: KafkaSecurity;
+  /**
+   * The gate's observation public keys (base64 SPKI DER; several during a rotation): only an
+   * observation signed with one of them reaches a waiter. Default:
+   * `TOOLGATE_OBSERVATION_PUBLIC_KEYS` (comma-separated).
+   */
+  readonly observationKeys?: readonly string[];
   /** Where the client and kafkajs log. Default: nowhere. */
   readonly logger?: AdapterLogger;
   /** Send proposals as plain JSON instead of the registry wire format. Default false. */
@@ -52,6 +72,9 @@ export interface AgentClientOptions {
 /** The options after defaults, checked. */
 export interface ClientSettings {
   readonly brokers: readonly string[];
+  readonly tenant: string;
+  readonly kafka: KafkaSecurity;
+  readonly observationKeys: readonly string[];
   readonly registryUrl: string;
   readonly topicPrefix: string;
   readonly groupPrefix: string;
@@ -75,8 +98,12 @@ export function clientSettings(options: AgentClientOptions): ClientSettings {
     const value = env[ENV_PREFIX + name];
     return value === undefined || value === '' ? undefined : value;
   };
+  const identity = options.kafka === undefined ? resolveKafkaSecurity(kafkaIdentityFromEnv(env)) : undefined;
   const settings: ClientSettings = {
     brokers: options.brokers ?? brokerList(fromEnv('KAFKA_BROKERS')),
+    tenant: options.tenant ?? fromEnv('TENANT') ?? '',
+    kafka: options.kafka ?? (identity?.ok === true ? identity.security : {}),
+    observationKeys: options.observationKeys ?? listOf(fromEnv('OBSERVATION_PUBLIC_KEYS')),
     registryUrl:
       options.registryUrl ??
       fromEnv('SCHEMA_REGISTRY_URL') ??
@@ -88,10 +115,22 @@ export function clientSettings(options: AgentClientOptions): ClientSettings {
     bufferLimit: options.bufferLimit ?? DEFAULT_BUFFER_LIMIT,
     joinTimeoutMs: options.joinTimeoutMs ?? DEFAULT_JOIN_TIMEOUT_MS,
   };
-  const problems = problemsOf(settings);
+  const problems = [
+    ...problemsOf(settings),
+    ...(identity?.ok === false ? identity.problems : []),
+  ];
   if (problems.length > 0) throw new ConfigError('agent client options', problems);
   return Object.freeze({ ...settings, brokers: Object.freeze([...settings.brokers]) });
 }
+
+function listOf(text: string | undefined): readonly string[] {
+  return (text ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}
+
+const TENANT = /^[A-Za-z0-9_-]{1,64}$/;
 
 function brokerList(text: string | undefined): readonly string[] {
   if (text === undefined) return CONFIG_VARIABLES.KAFKA_BROKERS.default;
@@ -109,6 +148,10 @@ function problemsOf(s: ClientSettings): string[] {
       problems.push(`broker ${JSON.stringify(broker)} is not host:port (port 1–65535)`);
   }
   if (!URL_PATTERN.test(s.registryUrl)) problems.push('registryUrl must be an http(s) URL');
+  if (!TENANT.test(s.tenant)) {
+    problems.push('tenant (or TOOLGATE_TENANT) must name the tenant: 1-64 of A-Z a-z 0-9 _ -');
+  }
+  problems.push(...observationPublicKeyProblems(s.observationKeys).map((p) => `observationKeys: ${p}`));
   if (!PREFIX.test(s.topicPrefix)) problems.push('topicPrefix may hold only A-Z a-z 0-9 . _ -');
   if (!PREFIX.test(s.groupPrefix)) problems.push('groupPrefix may hold only A-Z a-z 0-9 . _ -');
   const session = s.session as unknown;

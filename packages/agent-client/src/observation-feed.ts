@@ -1,7 +1,9 @@
 /**
- * The agent client's one consumer of the observations topic: a group of its own, read-committed,
- * that starts where each partition ended before it joined and never commits (an agent process
- * that restarts has no waiters for what it missed). Every observation goes to one callback.
+ * The agent client's one consumer of its tenant's observations topic: a group of its own,
+ * read-committed, that starts where each partition ended before it joined and never commits (an
+ * agent process that restarts has no waiters for what it missed). Every observation that verifies
+ * as the gate's goes to one callback; any other record is dropped before it is even decoded,
+ * counted and logged without its content.
  */
 import type {
   AdapterLogger,
@@ -11,7 +13,11 @@ import type {
   BusMessage,
   Codec,
 } from '@toolgate/platform';
-import type { Observation } from '@toolgate/shared';
+import {
+  OBSERVATION_SIGNATURE_HEADER,
+  type Observation,
+  type ObservationVerifier,
+} from '@toolgate/shared';
 import { AGENT_CLIENT_ERRORS, AgentClientError } from './agent-client-error.js';
 import { isObservation } from './is-observation.js';
 
@@ -26,8 +32,12 @@ export interface ObservationFeedOptions {
   readonly logger: AdapterLogger;
   /** How long to wait for the group join before giving up, in ms. */
   readonly joinTimeoutMs: number;
+  /** True when a record's signature is the gate's, for exactly its bytes on its topic. */
+  readonly verify: ObservationVerifier;
   /** Receives every observation, in partition order. */
   readonly onObservation: (observation: Observation) => void;
+  /** Told of each record dropped because it did not verify. */
+  readonly onForgery: () => void;
   /** Told once when the consumer stopped for good. */
   readonly onFailure: (error: Error) => void;
 }
@@ -119,8 +129,17 @@ async function readBatch(
 }
 
 async function readOne(message: BusMessage, batch: BusBatch, options: ObservationFeedOptions) {
-  const decoded = await options.codec.decode(message.value, { plainJsonAllowed: false });
   const where = { topic: batch.topic, partition: batch.partition, offset: message.offset };
+  const signature = message.headers[OBSERVATION_SIGNATURE_HEADER];
+  if (!options.verify(batch.topic, message.value, signature)) {
+    options.onForgery();
+    options.logger.warn(
+      { ...where, signature: signature === undefined ? 'none' : 'wrong' },
+      'dropped a record of the observations topic that the gate did not sign',
+    );
+    return;
+  }
+  const decoded = await options.codec.decode(message.value, { plainJsonAllowed: false });
   if ('error' in decoded) {
     options.logger.warn({ ...where, error: decoded.error }, 'skipped an undecodable observation');
   } else if (!isObservation(decoded.value)) {

@@ -1,14 +1,15 @@
 /**
  * Audit statistics as `toolgate stats` and the demo's closing table show them: read the audit
  * topic over a time window, keep the refusals (or every event), count them by the chosen
- * dimensions. Needs Kafka, the schema registry and the prefixes, never the integrity key.
+ * dimensions. Needs Kafka (as an identity that may read the audit topic), the schema registry and
+ * the prefixes, never the integrity key.
  */
 import { readTopicWindow, type Env } from '@toolgate/platform';
 import type { AuditDimension, AuditRow } from '@toolgate/shared';
 import { cliErrorOf } from './fault-exit.js';
 import { tallyAudit, type AuditInclude } from './tally-audit.js';
 import { openTopicReader } from './topic-reader.js';
-import { resolveTopic } from './topic-name.js';
+import { readerGroupPrefix, resolveTopic } from './topic-name.js';
 
 /** Options of {@link auditStats}; every field has a default. */
 export interface AuditStatsOptions {
@@ -43,11 +44,14 @@ export const DEFAULT_WINDOW_MS = 3_600_000;
 
 /**
  * Reads `<TOOLGATE_TOPIC_PREFIX>toolgate.audit` of `env`'s installation from `sinceMs` to now and
- * counts its events. `env` needs only TOOLGATE_KAFKA_BROKERS, TOOLGATE_SCHEMA_REGISTRY_URL,
- * TOOLGATE_TOPIC_PREFIX and TOOLGATE_GROUP_PREFIX (all have defaults).
+ * counts its events. `env` needs TOOLGATE_KAFKA_BROKERS, TOOLGATE_SCHEMA_REGISTRY_URL,
+ * TOOLGATE_TOPIC_PREFIX and TOOLGATE_GROUP_PREFIX (all have defaults) and a Kafka identity that
+ * may read the audit topic (TOOLGATE_KAFKA_*, e.g. `toolgate-analytics`), never the integrity key.
+ * Its throwaway group is named under `<group prefix>toolgate.analytics.`, which the ACL table
+ * grants analytics.
  *
- * @throws ConfigError for a bad variable; CliError (exit 3 unavailable, 5 no such topic) when
- *   Kafka or the registry cannot be read.
+ * @throws ConfigError for a bad variable; CliError (exit 3 unavailable, 4 refused by Kafka, 5 no
+ *   such topic) when Kafka or the registry cannot be read.
  */
 export async function auditStats(env: Env, options: AuditStatsOptions = {}): Promise<AuditStats> {
   const sinceMs = options.sinceMs ?? Date.now() - DEFAULT_WINDOW_MS;
@@ -59,7 +63,7 @@ export async function auditStats(env: Env, options: AuditStatsOptions = {}): Pro
     const read = await readTopicWindow(reader.bus, reader.codec, {
       topic,
       sinceMs,
-      groupPrefix: reader.groupPrefix,
+      groupPrefix: readerGroupPrefix('audit', reader),
       onRecord: (r) => values.push(r.value),
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     });

@@ -5,11 +5,14 @@ import { runCaptured } from './run-cli.test-support.js';
 const cli = (args: string[]) => runCaptured(args);
 
 describe('runCli', () => {
-  it('lists every command of the issue, each with its own --help', async () => {
+  it('lists every command, each with its own --help', async () => {
     const overview = await cli(['--help']);
     expect(overview.code).toBe(0);
     for (const name of [
       'stack',
+      'topics',
+      'acls',
+      'keys',
       'start',
       'evaluate',
       'tools',
@@ -30,7 +33,15 @@ describe('runCli', () => {
 
   it('refuses bad usage of the new commands with exit 2 before touching anything', async () => {
     const cases: [string[], RegExp][] = [
-      [['stack'], /name one action: up, down or status/],
+      [['stack'], /name one action: up, down, status or env/],
+      [['stack', 'env'], /name one principal, or --list/],
+      [['topics'], /the only subcommand is: topics create/],
+      [['topics', 'create'], /--config \(or TOOLGATE_CONFIG\) is required/],
+      [['acls', 'show'], /name one action: print or apply/],
+      [['keys', 'tool', 'search'], /TOOLGATE_COMMAND_KEY is required/],
+      [['tail', 'observations'], /observations are per tenant/],
+      [['tail', 'audit'], /TOOLGATE_KAFKA_SASL_MECHANISM is required/],
+      [['stats'], /TOOLGATE_KAFKA_SASL_MECHANISM is required/],
       [['stack', 'restart'], /name one action/],
       [['tail'], /name one topic/],
       [['tail', 'audits'], /unknown topic "audits": one of proposals/],

@@ -5,8 +5,10 @@
 import { parseArgs } from 'node:util';
 import { CliError, EXIT } from './cli-error.js';
 import type { Command, CommandIo } from './command.js';
+import { aclsCommand } from './commands/acls.js';
 import { approveCommand, rejectCommand } from './commands/decide.js';
 import { evaluateCommand } from './commands/evaluate.js';
+import { keysCommand } from './commands/keys.js';
 import { pendingCommand } from './commands/pending.js';
 import { stackCommand } from './commands/stack.js';
 import { startCommand } from './commands/start.js';
@@ -14,10 +16,14 @@ import { statsCommand } from './commands/stats.js';
 import { tailCommand } from './commands/tail.js';
 import { tokenCommand } from './commands/token.js';
 import { toolsCommand } from './commands/tools.js';
+import { topicsCommand } from './commands/topics.js';
 
 /** Every command, in the order `toolgate --help` lists them. */
 export const COMMANDS: readonly Command[] = [
   stackCommand,
+  topicsCommand,
+  aclsCommand,
+  keysCommand,
   startCommand,
   evaluateCommand,
   toolsCommand,

@@ -1,12 +1,11 @@
 /**
- * What `tail` and `stats` need to read topics: Kafka, the schema registry (to decode the wire
- * format) and the prefixes, from TOOLGATE_* variables. Deliberately not the gate's whole
- * configuration: reading the audit trail must not require TOOLGATE_INTEGRITY_KEY, which would
- * let its holder forge the gate's internal envelopes.
+ * What `tail` and `stats` need to read topics: Kafka as this process's own identity, the schema
+ * registry (to decode the wire format) and the prefixes, from TOOLGATE_* variables. Deliberately
+ * not the gate's whole configuration: reading the audit trail must not require
+ * TOOLGATE_INTEGRITY_KEY, which would let its holder forge the gate's internal envelopes.
  */
 import {
   CONFIG_VARIABLES,
-  createBus,
   createCodec,
   loadVariables,
   SILENT_LOGGER,
@@ -14,13 +13,12 @@ import {
   type Codec,
   type Env,
 } from '@toolgate/platform';
+import { cliBus, KAFKA_CLIENT_VARIABLES } from './kafka-client.js';
 
 /** The variables a topic reader reads (see docs/configuration.md). */
 export const READER_VARIABLES = {
-  KAFKA_BROKERS: CONFIG_VARIABLES.KAFKA_BROKERS,
+  ...KAFKA_CLIENT_VARIABLES,
   SCHEMA_REGISTRY_URL: CONFIG_VARIABLES.SCHEMA_REGISTRY_URL,
-  TOPIC_PREFIX: CONFIG_VARIABLES.TOPIC_PREFIX,
-  GROUP_PREFIX: CONFIG_VARIABLES.GROUP_PREFIX,
 } as const;
 
 /** An open connection to the topics of one installation. */
@@ -36,20 +34,14 @@ export interface TopicReader {
 }
 
 /**
- * A reader for `env`'s installation. Connects lazily (on first read).
+ * A reader for `env`'s installation, as the Kafka identity of its TOOLGATE_KAFKA_* variables.
+ * Connects lazily (on first read).
  *
- * @throws ConfigError listing every bad variable.
+ * @throws ConfigError listing every bad variable (a missing or half-given identity included).
  */
 export function openTopicReader(env: Env): TopicReader {
   const config = loadVariables(env, READER_VARIABLES);
-  const bus = createBus({
-    brokers: config.kafkaBrokers,
-    clientId: 'toolgate-cli',
-    logger: SILENT_LOGGER,
-    // A person is waiting: a broker that does not answer is reported in seconds, not minutes.
-    requestTimeoutMs: 10_000,
-    retries: 3,
-  });
+  const bus = cliBus(config);
   const codec = createCodec({ registryUrl: config.schemaRegistryUrl, logger: SILENT_LOGGER });
   return {
     bus,

@@ -11,6 +11,7 @@ import type {
   Consumer,
   EachBatchPayload,
   Kafka,
+  KafkaConfig,
   KafkaMessage,
   LogEntry,
   PartitionAssigner,
@@ -21,12 +22,18 @@ import type { AdapterLogger } from './adapter-logger.js';
 import { assignBySubscription } from './assign-by-subscription.js';
 import type { Fault } from './fault.js';
 import { kafkaFault } from './kafka-fault.js';
+import type { KafkaSecurity } from './kafka-security.js';
+import type { AclBinding } from './acls.js';
 import { headersFromRecord } from './record-headers.js';
 import { requestsOf } from './record-size.js';
 import { topicConfigEntries, type TopicSpec } from './topics.js';
 
 const {
+  AclOperationTypes,
+  AclPermissionTypes,
+  AclResourceTypes,
   AssignerProtocol,
+  ResourcePatternTypes,
   Kafka: KafkaClient,
   PartitionAssigners,
   Partitioners,
@@ -84,6 +91,11 @@ export interface BusOptions {
   readonly brokers: readonly string[];
   /** The client id brokers log and quota by, e.g. `toolgate.validate`. */
   readonly clientId: string;
+  /**
+   * Who this client is to Kafka (SASL, TLS). Default: anonymous over plaintext, which a secured
+   * cluster refuses; every Toolgate process passes its configured identity.
+   */
+  readonly security?: KafkaSecurity;
   /** Where kafkajs's warnings and errors go, with field `kafkajs` naming its namespace. */
   readonly logger: AdapterLogger;
   /** Bound on opening a connection, in ms. Default 3000. */
@@ -300,6 +312,20 @@ export interface Bus {
    * holds their subscriptions; none when the group has no member.
    */
   groupTopics(groupId: string): Promise<readonly string[]>;
+  /**
+   * Which of `topics` this identity cannot see: missing, or not allowed to it (a default-deny
+   * authorizer answers both the same way, so that nobody learns which topics exist).
+   */
+  unseenTopics(topics: readonly string[]): Promise<readonly string[]>;
+  /**
+   * Creates an ALLOW binding for each of `bindings`, from any host; one that exists already stays
+   * as it is. Needs an identity that may alter the cluster's ACLs (a super user).
+   */
+  createAcls(bindings: readonly AclBinding[]): Promise<void>;
+  /** The ALLOW bindings the cluster holds, all or only those of `principal`. */
+  describeAcls(principal?: string): Promise<readonly AclBinding[]>;
+  /** Deletes exactly `bindings` (ALLOW, any host). */
+  deleteAcls(bindings: readonly AclBinding[]): Promise<void>;
   producer(options?: BusProducerOptions): BusProducer;
   consumer(options: BusConsumerOptions): BusConsumer;
   /** Disconnects the admin client; producers and consumers are closed by their owners. Idempotent. */
@@ -606,6 +632,85 @@ async function whileSettling<T>(timeoutMs: number, work: () => Promise<T>): Prom
   }
 }
 
+const RESOURCE_TYPES = {
+  TOPIC: AclResourceTypes.TOPIC,
+  GROUP: AclResourceTypes.GROUP,
+  TRANSACTIONAL_ID: AclResourceTypes.TRANSACTIONAL_ID,
+  CLUSTER: AclResourceTypes.CLUSTER,
+} as const;
+const PATTERN_TYPES = {
+  LITERAL: ResourcePatternTypes.LITERAL,
+  PREFIXED: ResourcePatternTypes.PREFIXED,
+} as const;
+const OPERATIONS = {
+  ALL: AclOperationTypes.ALL,
+  READ: AclOperationTypes.READ,
+  WRITE: AclOperationTypes.WRITE,
+  CREATE: AclOperationTypes.CREATE,
+  DESCRIBE: AclOperationTypes.DESCRIBE,
+  DESCRIBE_CONFIGS: AclOperationTypes.DESCRIBE_CONFIGS,
+} as const;
+
+function aclEntryOf(b: AclBinding) {
+  return {
+    resourceType: RESOURCE_TYPES[b.resourceType],
+    resourceName: b.resourceName,
+    resourcePatternType: PATTERN_TYPES[b.patternType],
+    principal: `User:${b.principal}`,
+    host: '*',
+    operation: OPERATIONS[b.operation],
+    permissionType: AclPermissionTypes.ALLOW,
+  };
+}
+
+function keyOf<T extends Readonly<Record<string, number>>>(table: T, value: number): keyof T {
+  const found = Object.entries(table).find(([, v]) => v === value)?.[0];
+  if (found === undefined) throw new TypeError(`an ACL with an unknown code ${value}`);
+  return found as keyof T;
+}
+
+function bindingOf(
+  resource: { resourceType: number; resourceName: string; resourcePatternType: number },
+  acl: { principal: string; operation: number },
+): AclBinding {
+  return {
+    principal: acl.principal.replace(/^User:/, ''),
+    resourceType: keyOf(RESOURCE_TYPES, resource.resourceType),
+    resourceName: resource.resourceName,
+    patternType: keyOf(PATTERN_TYPES, resource.resourcePatternType),
+    operation: keyOf(OPERATIONS, acl.operation),
+  };
+}
+
+/** kafkajs's `sasl` and `ssl` options for `security`. */
+function kafkajsSecurity(security: KafkaSecurity | undefined): Partial<KafkaConfig> {
+  if (security === undefined) return {};
+  const { sasl, tls } = security;
+  return {
+    ...(sasl === undefined
+      ? {}
+      : {
+          sasl: {
+            mechanism: sasl.mechanism.toLowerCase() as 'plain',
+            username: sasl.username,
+            password: sasl.password,
+          },
+        }),
+    ...(tls === undefined
+      ? {}
+      : {
+          ssl:
+            tls.ca === undefined && tls.cert === undefined
+              ? true
+              : {
+                  ...(tls.ca === undefined ? {} : { ca: [tls.ca] }),
+                  ...(tls.cert === undefined ? {} : { cert: tls.cert }),
+                  ...(tls.key === undefined ? {} : { key: tls.key }),
+                },
+        }),
+  };
+}
+
 /** Connects nothing yet: returns the bus; connections open when first used. */
 export function createBus(options: BusOptions): Bus {
   const kafka = new KafkaClient({
@@ -616,6 +721,7 @@ export function createBus(options: BusOptions): Bus {
     retry: { retries: options.retries ?? 5, initialRetryTime: options.initialRetryTimeMs ?? 300 },
     logLevel: logLevel.WARN,
     logCreator: logCreatorFor(options.logger),
+    ...kafkajsSecurity(options.security),
   });
   const admin = lazyAdmin(kafka);
   return {
@@ -683,6 +789,33 @@ export function createBus(options: BusOptions): Bus {
           (m) => AssignerProtocol.MemberMetadata.decode(m.memberMetadata)?.topics ?? [],
         );
         return [...new Set(topics)].sort();
+      }),
+    unseenTopics: (topics) =>
+      attempt('list topics', async () => {
+        const seen = new Set(await (await admin.get()).listTopics());
+        return topics.filter((t) => !seen.has(t));
+      }),
+    createAcls: (bindings) =>
+      attempt('create ACLs', async () => {
+        if (bindings.length === 0) return;
+        await (await admin.get()).createAcls({ acl: bindings.map(aclEntryOf) });
+      }),
+    describeAcls: (principal) =>
+      attempt('describe ACLs', async () => {
+        const { resources } = await (await admin.get()).describeAcls({
+          resourceType: AclResourceTypes.ANY,
+          resourcePatternType: ResourcePatternTypes.ANY,
+          ...(principal === undefined ? {} : { principal: `User:${principal}` }),
+          host: '*',
+          operation: AclOperationTypes.ANY,
+          permissionType: AclPermissionTypes.ALLOW,
+        });
+        return resources.flatMap((r) => r.acls.map((acl) => bindingOf(r, acl)));
+      }),
+    deleteAcls: (bindings) =>
+      attempt('delete ACLs', async () => {
+        if (bindings.length === 0) return;
+        await (await admin.get()).deleteAcls({ filters: bindings.map(aclEntryOf) });
       }),
     producer: (producerOptions = {}) =>
       wrapProducer(

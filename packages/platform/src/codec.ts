@@ -28,6 +28,11 @@ export const CODEC_FAULTS = {
   schemaRejected: 'schema_rejected',
   /** `encode` for a subject this codec has not registered: a wiring bug. */
   unregisteredSubject: 'unregistered_subject',
+  /**
+   * `adopt` found no such schema under the subject: the gate registers its schemas when it starts,
+   * and has not (retriable: a client started before the gate waits for it).
+   */
+  schemaNotRegistered: 'schema_not_registered',
 } as const;
 
 /** Ceilings for a whole message (envelope): 1 MiB of UTF-8, 64 levels deep. */
@@ -79,6 +84,14 @@ export interface Codec {
    * refuses, `registry_unavailable` (retriable) when the registry cannot be reached.
    */
   register(subject: string, schema: JsonSchemaObject): Promise<number>;
+  /**
+   * Encodes for `subject` under the id the registry already holds for exactly `schema`, without
+   * registering or changing anything: what clients outside the gate (agents, tool workers) do,
+   * since only the gate registers schemas. Returns the id. Throws `schema_not_registered`
+   * (retriable) when the registry holds no such schema under the subject, `registry_unavailable`
+   * (retriable) when it cannot be reached.
+   */
+  adopt(subject: string, schema: JsonSchemaObject): Promise<number>;
   /**
    * `value` in the wire format under the schema registered last for `subject`. Throws
    * `invalid_message` when the value breaks the schema or would not decode within the limits
@@ -286,6 +299,30 @@ export function createCodec(options: CodecOptions): Codec {
         pending.catch(() => registrations.delete(key));
       }
       const id = await pending;
+      knownIds.set(id, Promise.resolve(true));
+      bySubject.set(subject, { id, validate });
+      return id;
+    },
+
+    async adopt(subject, schema) {
+      const validate = compileStrict(subject, schema);
+      const text = JSON.stringify(schema);
+      let id: number;
+      try {
+        const call = registry.getRegistryIdBySchema(subject, { type: SchemaType.JSON, schema: text });
+        id = await bounded(timeoutMs, `look up ${subject}`, call);
+      } catch (error) {
+        if (error instanceof Fault) throw error;
+        const status = statusOf(error);
+        if (status === 404 || (error instanceof Error && /not (found|registered)/i.test(error.message))) {
+          throw new Fault(
+            CODEC_FAULTS.schemaNotRegistered,
+            `the registry holds no such schema under ${subject}: the gate registers it when it starts`,
+            { retriable: true, cause: error },
+          );
+        }
+        throw unavailable(`look up ${subject}`, error);
+      }
       knownIds.set(id, Promise.resolve(true));
       bySubject.set(subject, { id, validate });
       return id;

@@ -13,8 +13,18 @@ import {
   type ConfigOf,
 } from './config.js';
 import { fetchOptions } from './stage-loop.js';
+import { generateObservationKeys } from './gate-keys.js';
 
 const KEY = 'k'.repeat(32);
+const OBSERVATION_KEY = generateObservationKeys().privateKey;
+/** The least a stage's environment holds: its keys and its Kafka identity. */
+const MINIMAL = {
+  TOOLGATE_INTEGRITY_KEY: KEY,
+  TOOLGATE_OBSERVATION_KEY: OBSERVATION_KEY,
+  TOOLGATE_KAFKA_SASL_MECHANISM: 'SCRAM-SHA-512',
+  TOOLGATE_KAFKA_USERNAME: 'toolgate-validate',
+  TOOLGATE_KAFKA_PASSWORD: 'kafka-password',
+} as const;
 const docPath = new URL('../../../docs/configuration.md', import.meta.url);
 
 /** The problems of a configuration that must not load. */
@@ -30,7 +40,7 @@ function problemsOf(env: Record<string, string>): readonly string[] {
 
 describe('loadConfig', () => {
   it('fills every default when only the integrity key is given', () => {
-    const config = loadConfig({ TOOLGATE_INTEGRITY_KEY: KEY });
+    const config = loadConfig({ ...MINIMAL });
     expect(config).toMatchObject({
       kafkaBrokers: ['127.0.0.1:9092'],
       schemaRegistryUrl: 'http://127.0.0.1:8081/apis/ccompat/v7',
@@ -53,14 +63,14 @@ describe('loadConfig', () => {
   });
 
   it('returns a frozen configuration, lists included', () => {
-    const config = loadConfig({ TOOLGATE_INTEGRITY_KEY: KEY });
+    const config = loadConfig({ ...MINIMAL });
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.kafkaBrokers)).toBe(true);
   });
 
   it('coerces integers and splits comma-separated lists', () => {
     const config = loadConfig({
-      TOOLGATE_INTEGRITY_KEY: KEY,
+      ...MINIMAL,
       TOOLGATE_HTTP_PORT: '0',
       TOOLGATE_SHUTDOWN_TIMEOUT_MS: '2500',
       TOOLGATE_KAFKA_BROKERS: 'a:9092, b:9093 ,',
@@ -71,27 +81,27 @@ describe('loadConfig', () => {
   });
 
   it('treats an empty variable as unset', () => {
-    const config = loadConfig({ TOOLGATE_INTEGRITY_KEY: KEY, TOOLGATE_REDIS_PREFIX: '' });
+    const config = loadConfig({ ...MINIMAL, TOOLGATE_REDIS_PREFIX: '' });
     expect(config.redisPrefix).toBe('toolgate:');
-    expect(problemsOf({ TOOLGATE_INTEGRITY_KEY: '' })).toEqual([
+    expect(problemsOf({ ...MINIMAL, TOOLGATE_INTEGRITY_KEY: '' })).toEqual([
       'TOOLGATE_INTEGRITY_KEY is required',
     ]);
   });
 
   it('takes only decimal digits for an integer', () => {
     for (const text of ['0x50', '1e4', ' 8080', '80.0', '0b1']) {
-      expect(problemsOf({ TOOLGATE_INTEGRITY_KEY: KEY, TOOLGATE_HTTP_PORT: text }), text).toEqual([
+      expect(problemsOf({ ...MINIMAL, TOOLGATE_HTTP_PORT: text }), text).toEqual([
         'TOOLGATE_HTTP_PORT must be integer',
       ]);
     }
-    expect(loadConfig({ TOOLGATE_INTEGRITY_KEY: KEY, TOOLGATE_HTTP_PORT: '8080' }).httpPort).toBe(
+    expect(loadConfig({ ...MINIMAL, TOOLGATE_HTTP_PORT: '8080' }).httpPort).toBe(
       8080,
     );
   });
 
   it('refuses a broker whose port Kafka could not listen on', () => {
     expect(
-      problemsOf({ TOOLGATE_INTEGRITY_KEY: KEY, TOOLGATE_KAFKA_BROKERS: 'a:99999,b:0,c:1' }),
+      problemsOf({ ...MINIMAL, TOOLGATE_KAFKA_BROKERS: 'a:99999,b:0,c:1' }),
     ).toEqual([
       'TOOLGATE_KAFKA_BROKERS item 1 must be host:port, with a port from 1 to 65535',
       'TOOLGATE_KAFKA_BROKERS item 2 must be host:port, with a port from 1 to 65535',
@@ -109,21 +119,23 @@ describe('loadConfig', () => {
     });
     expect(problems).toEqual([
       'TOOLGATE_INTEGRITY_KEY is required',
+      'TOOLGATE_OBSERVATION_KEY is required',
       'TOOLGATE_KAFKA_BROKERS item 2 must be host:port, with a port from 1 to 65535',
       'TOOLGATE_REDIS_URL must match pattern "^rediss?://\\S+$"',
       'TOOLGATE_REDIS_PREFIX must match pattern "^[^{}\\s]*$"',
       'TOOLGATE_HTTP_PORT must be <= 65535',
       'TOOLGATE_LOG_LEVEL must be equal to one of the allowed values (fatal, error, warn, info, debug, trace, silent)',
       'TOOLGATE_SHUTDOWN_TIMEOUT_MS must be integer',
+      'TOOLGATE_KAFKA_SASL_MECHANISM is required: SCRAM-SHA-512, SCRAM-SHA-256, PLAIN, or none (mTLS, or an anonymous client, which is insecure)',
     ]);
   });
 
   it('takes what the execute stage consumes, and refuses anything but both, cleared or results', () => {
     const of = (inputs: string) =>
-      loadConfig({ TOOLGATE_INTEGRITY_KEY: KEY, TOOLGATE_EXECUTE_INPUTS: inputs }).executeInputs;
+      loadConfig({ ...MINIMAL, TOOLGATE_EXECUTE_INPUTS: inputs }).executeInputs;
     expect(['both', 'cleared', 'results'].map(of)).toEqual(['both', 'cleared', 'results']);
     expect(
-      problemsOf({ TOOLGATE_INTEGRITY_KEY: KEY, TOOLGATE_EXECUTE_INPUTS: 'commands' }),
+      problemsOf({ ...MINIMAL, TOOLGATE_EXECUTE_INPUTS: 'commands' }),
     ).toEqual([
       'TOOLGATE_EXECUTE_INPUTS must be equal to one of the allowed values (both, cleared, results)',
     ]);
@@ -131,7 +143,7 @@ describe('loadConfig', () => {
 
   it('takes the stage loop fetch settings, within bounds', () => {
     const config = loadConfig({
-      TOOLGATE_INTEGRITY_KEY: KEY,
+      ...MINIMAL,
       TOOLGATE_FETCH_MAX_WAIT_MS: '1',
       TOOLGATE_FETCH_MIN_BYTES: '1',
       TOOLGATE_FETCH_BUSY_MIN_BYTES: '1048576',
@@ -143,7 +155,7 @@ describe('loadConfig', () => {
     });
     expect(
       problemsOf({
-        TOOLGATE_INTEGRITY_KEY: KEY,
+        ...MINIMAL,
         TOOLGATE_FETCH_MAX_WAIT_MS: '-1',
         TOOLGATE_FETCH_MIN_BYTES: '0',
         TOOLGATE_FETCH_BUSY_MIN_BYTES: '2KiB',
@@ -154,12 +166,12 @@ describe('loadConfig', () => {
       'TOOLGATE_FETCH_BUSY_MIN_BYTES must be integer',
     ]);
     expect(
-      problemsOf({ TOOLGATE_INTEGRITY_KEY: KEY, TOOLGATE_FETCH_MAX_WAIT_MS: '60000' }),
+      problemsOf({ ...MINIMAL, TOOLGATE_FETCH_MAX_WAIT_MS: '60000' }),
     ).toEqual(['TOOLGATE_FETCH_MAX_WAIT_MS must be <= 10000']);
   });
 
   it('refuses a fetch wait of 0 ms, which would make a stage with every partition paused spin', () => {
-    expect(problemsOf({ TOOLGATE_INTEGRITY_KEY: KEY, TOOLGATE_FETCH_MAX_WAIT_MS: '0' })).toEqual([
+    expect(problemsOf({ ...MINIMAL, TOOLGATE_FETCH_MAX_WAIT_MS: '0' })).toEqual([
       'TOOLGATE_FETCH_MAX_WAIT_MS must be >= 1',
     ]);
   });
@@ -168,7 +180,7 @@ describe('loadConfig', () => {
     const secret = 'short-but-secret-value';
     const error = (() => {
       try {
-        return loadConfig({ TOOLGATE_INTEGRITY_KEY: secret });
+        return loadConfig({ ...MINIMAL, TOOLGATE_INTEGRITY_KEY: secret });
       } catch (e) {
         return e;
       }
@@ -181,8 +193,8 @@ describe('loadConfig', () => {
   });
 
   it('counts the integrity key in UTF-8 bytes, not characters', () => {
-    expect(loadConfig({ TOOLGATE_INTEGRITY_KEY: 'é'.repeat(16) }).integrityKey).toHaveLength(16);
-    expect(problemsOf({ TOOLGATE_INTEGRITY_KEY: 'k'.repeat(31) })).toHaveLength(1);
+    expect(loadConfig({ ...MINIMAL, TOOLGATE_INTEGRITY_KEY: 'é'.repeat(16) }).integrityKey).toHaveLength(16);
+    expect(problemsOf({ ...MINIMAL, TOOLGATE_INTEGRITY_KEY: 'k'.repeat(31) })).toHaveLength(1);
   });
 
   it("adds a stage's own variables, typed, with the same checks", () => {
@@ -197,20 +209,20 @@ describe('loadConfig', () => {
       APPROVERS: { key: 'approvers', kind: 'list', description: 'Extra approvers.' },
     } as const;
     const config = loadConfig(
-      { TOOLGATE_INTEGRITY_KEY: KEY, TOOLGATE_APPROVERS: 'ann,bob' },
+      { ...MINIMAL, TOOLGATE_APPROVERS: 'ann,bob' },
       extension,
     );
     expectTypeOf(config.sweepIntervalMs).toEqualTypeOf<number>();
     expectTypeOf(config.approvers).toEqualTypeOf<readonly string[] | undefined>();
     expect(config).toMatchObject({ sweepIntervalMs: 1000, approvers: ['ann', 'bob'] });
     expect(() =>
-      loadConfig({ TOOLGATE_INTEGRITY_KEY: KEY, TOOLGATE_SWEEP_INTERVAL_MS: '1' }, extension),
+      loadConfig({ ...MINIMAL, TOOLGATE_SWEEP_INTERVAL_MS: '1' }, extension),
     ).toThrow('TOOLGATE_SWEEP_INTERVAL_MS must be >= 10');
   });
 
   it('refuses an extension that redefines a shared variable', () => {
     const clash = { REDIS_URL: { key: 'other', kind: 'string', description: 'x' } } as const;
-    expect(() => loadConfig({ TOOLGATE_INTEGRITY_KEY: KEY }, clash)).toThrow(TypeError);
+    expect(() => loadConfig({ ...MINIMAL }, clash)).toThrow(TypeError);
   });
 
   it('declares the Config type as the variable table yields it', () => {
@@ -259,8 +271,8 @@ describe('loadVariables', () => {
 
 describe('httpPortFor', () => {
   it("uses the stage's default port unless TOOLGATE_HTTP_PORT is set", () => {
-    expect(httpPortFor(loadConfig({ TOOLGATE_INTEGRITY_KEY: KEY }), 'confirm')).toBe(9103);
-    const set = loadConfig({ TOOLGATE_INTEGRITY_KEY: KEY, TOOLGATE_HTTP_PORT: '8000' });
+    expect(httpPortFor(loadConfig({ ...MINIMAL }), 'confirm')).toBe(9103);
+    const set = loadConfig({ ...MINIMAL, TOOLGATE_HTTP_PORT: '8000' });
     expect(httpPortFor(set, 'confirm')).toBe(8000);
   });
 });
@@ -279,7 +291,7 @@ describe('unknownVariables', () => {
 
 describe('describeConfig', () => {
   it('redacts the secrets for the start-up log line', () => {
-    const config = loadConfig({ TOOLGATE_INTEGRITY_KEY: KEY });
+    const config = loadConfig({ ...MINIMAL });
     const described = describeConfig(config);
     expect(described['integrityKey']).toBe('[redacted]');
     expect(described['redisPrefix']).toBe('toolgate:');

@@ -6,7 +6,8 @@
  */
 import { hostname } from 'node:os';
 import { Ajv, type ErrorObject } from 'ajv';
-import { ConfigError } from '@toolgate/shared';
+import { ConfigError, observationKeyProblems } from '@toolgate/shared';
+import { KAFKA_SECURITY_VARIABLES, resolveKafkaSecurity } from './kafka-security.js';
 
 /** Every configuration variable starts with this. */
 export const ENV_PREFIX = 'TOOLGATE_';
@@ -91,6 +92,7 @@ export const CONFIG_VARIABLES = {
     schema: { hostPort: true },
     description: 'Kafka bootstrap brokers, comma-separated `host:port` (port 1–65535).',
   },
+  ...KAFKA_SECURITY_VARIABLES,
   SCHEMA_REGISTRY_URL: {
     key: 'schemaRegistryUrl',
     kind: 'string',
@@ -136,6 +138,49 @@ export const CONFIG_VARIABLES = {
     schema: { minBytes: 32 },
     description:
       'HMAC-SHA256 key of the integrity tag on internal topics; at least 32 bytes (UTF-8). The same in every stage.',
+  },
+  INTEGRITY_KEYS_ACCEPTED: {
+    key: 'integrityKeysAccepted',
+    kind: 'list',
+    default: [],
+    secret: true,
+    schema: { minBytes: 32 },
+    description:
+      'Further integrity keys whose tags are accepted but never made: for a rotation (docs/security.md). Comma-separated.',
+  },
+  ENVELOPE_MAX_AGE_MS: {
+    key: 'envelopeMaxAgeMs',
+    kind: 'integer',
+    default: 3_600_000,
+    schema: { minimum: 60_000, maximum: 43_200_000 },
+    description:
+      'The oldest internal envelope a stage accepts, in ms from when it was issued (1 min to 12 h): an older one is refused as `authentication/stale_envelope`, audited and not forwarded, so a recorded envelope published again later issues nothing. Keep it well inside the idempotency retention.',
+  },
+  OBSERVATION_KEY: {
+    key: 'observationKey',
+    kind: 'string',
+    required: true,
+    secret: true,
+    schema: { minLength: 1 },
+    description:
+      "The stages' Ed25519 private key (base64 of PKCS#8 DER) that signs every observation, so agent clients can tell the gate's observations from forged ones. The same in every stage; agents get its public key (TOOLGATE_OBSERVATION_PUBLIC_KEYS).",
+  },
+  COMMAND_KEY: {
+    key: 'commandKey',
+    kind: 'string',
+    secret: true,
+    schema: { minBytes: 32 },
+    description:
+      "Execute's key, at least 32 bytes (UTF-8): each tool's key is derived from it, and proves commands to that tool's workers and their results to execute. Required where execute runs; no other stage needs it.",
+  },
+  COMMAND_KEYS_ACCEPTED: {
+    key: 'commandKeysAccepted',
+    kind: 'list',
+    default: [],
+    secret: true,
+    schema: { minBytes: 32 },
+    description:
+      'Further command keys whose tools\' keys still verify results (never used for new commands): for a rotation. Comma-separated.',
   },
   CONFIG: {
     key: 'deploymentFile',
@@ -239,6 +284,12 @@ export const DEPLOYMENT_VARIABLES: Readonly<Record<string, string>> = {
 export const OTHER_VARIABLES: Readonly<Record<string, string>> = {
   WORKER_NAME:
     "Tool workers: names the worker's consumer group (`toolgate.worker.<name>`); default the worker's tool names joined by `.`.",
+  TOOL_KEYS:
+    "Tool workers: the keys of the worker's tools, `<tool>:<key>` comma-separated (`npx toolgate keys tool <name>`); a command runs only when its proof verifies with its tool's key. A secret.",
+  TENANT:
+    'Agent clients: the tenant the agent works for; it reads `toolgate.observations.<tenant>` and asks for refusals its session cannot place to go there.',
+  OBSERVATION_PUBLIC_KEYS:
+    "Agent clients: the gate's observation public keys (base64 SPKI DER, comma-separated; several during a rotation): an observation that does not verify with one of them is dropped.",
   CONFIRMATION_URL:
     "CLI (`pending`, `approve`, `reject`): the confirm stage's approval API; default `http://127.0.0.1:9103`.",
   SESSION_TOKEN:
@@ -249,7 +300,7 @@ export const OTHER_VARIABLES: Readonly<Record<string, string>> = {
   STACK_KAFKA_CONTROLLER_PORT: 'Local stack: KRaft controller port; default 9093.',
   STACK_REGISTRY_PORT: 'Local stack: Apicurio Registry port; default 8081.',
   STACK_REGISTRY_MANAGEMENT_PORT: "Local stack: the registry's health port; default 9081.",
-  STACK_REDIS_PORT: 'Local stack: port of a Redis it starts; default 6379.',
+  STACK_REDIS_PORT: 'Local stack: port of the Redis it starts (with ACL users, no default user); default 6380.',
   CORPORA_DIR:
     'Tests: the shared test corpora (JSON Schema Test Suite, JSON parsing suite, BFCL, malformed calls); default `../shared/corpora` beside the repository.',
   REGISTRY_JAVA_HOME:
@@ -260,6 +311,20 @@ export const OTHER_VARIABLES: Readonly<Record<string, string>> = {
 export interface Config {
   /** TOOLGATE_KAFKA_BROKERS: bootstrap brokers, `host:port` each. */
   readonly kafkaBrokers: readonly string[];
+  /** TOOLGATE_KAFKA_SASL_MECHANISM: SCRAM-SHA-512, SCRAM-SHA-256, PLAIN or `none`. */
+  readonly kafkaSaslMechanism?: string;
+  /** TOOLGATE_KAFKA_USERNAME: this component's Kafka principal. */
+  readonly kafkaUsername?: string;
+  /** TOOLGATE_KAFKA_PASSWORD: a secret, never logged. */
+  readonly kafkaPassword?: string;
+  /** TOOLGATE_KAFKA_PASSWORD_FILE: a file holding the password. */
+  readonly kafkaPasswordFile?: string;
+  /** TOOLGATE_KAFKA_TLS: `on` or `off`; unset follows the TLS files. */
+  readonly kafkaTls?: string;
+  /** TOOLGATE_KAFKA_TLS_CA_FILE, TOOLGATE_KAFKA_TLS_CERT_FILE, TOOLGATE_KAFKA_TLS_KEY_FILE. */
+  readonly kafkaTlsCaFile?: string;
+  readonly kafkaTlsCertFile?: string;
+  readonly kafkaTlsKeyFile?: string;
   /** TOOLGATE_SCHEMA_REGISTRY_URL: the Confluent-compatible registry API. */
   readonly schemaRegistryUrl: string;
   /** TOOLGATE_REDIS_URL: the Redis URL. */
@@ -272,6 +337,16 @@ export interface Config {
   readonly groupPrefix: string;
   /** TOOLGATE_INTEGRITY_KEY: HMAC key of internal envelopes, ≥ 32 bytes. A secret: never log it. */
   readonly integrityKey: string;
+  /** TOOLGATE_INTEGRITY_KEYS_ACCEPTED: further keys whose tags verify, for a rotation. */
+  readonly integrityKeysAccepted: readonly string[];
+  /** TOOLGATE_ENVELOPE_MAX_AGE_MS: the oldest internal envelope accepted, in ms; default 1 h. */
+  readonly envelopeMaxAgeMs: number;
+  /** TOOLGATE_OBSERVATION_KEY: the Ed25519 key that signs observations. A secret. */
+  readonly observationKey: string;
+  /** TOOLGATE_COMMAND_KEY: execute's key, from which each tool's key is derived. A secret. */
+  readonly commandKey?: string;
+  /** TOOLGATE_COMMAND_KEYS_ACCEPTED: further command keys whose tools' keys verify results. */
+  readonly commandKeysAccepted: readonly string[];
   /** TOOLGATE_CONFIG: the deployment file, if given by environment. */
   readonly deploymentFile?: string;
   /** TOOLGATE_HTTP_HOST: the address the HTTP server binds to; default `127.0.0.1`. */
@@ -345,7 +420,15 @@ export function loadVariables<T extends VariableTable>(env: Env, table: T): Read
     }),
   );
   const validate = validatorFor(table);
-  if (!validate(input)) throw new ConfigError('configuration', problemsOf(validate.errors ?? []));
+  const problems = validate(input) ? [] : problemsOf(validate.errors ?? []);
+  if ('KAFKA_SASL_MECHANISM' in table) {
+    problems.push(...kafkaSecurityProblems(input));
+  }
+  const observationKey = input[`${ENV_PREFIX}OBSERVATION_KEY`];
+  if ('OBSERVATION_KEY' in table && typeof observationKey === 'string') {
+    problems.push(...observationKeyProblems(observationKey).map((p) => `${ENV_PREFIX}OBSERVATION_KEY: ${p}`));
+  }
+  if (problems.length > 0) throw new ConfigError('configuration', problems);
   const config = Object.fromEntries(
     Object.entries(table).flatMap(([name, spec]) => {
       const value: unknown = input[ENV_PREFIX + name];
@@ -355,6 +438,32 @@ export function loadVariables<T extends VariableTable>(env: Env, table: T): Read
     }),
   );
   return Object.freeze(config) as Readonly<ConfigOf<T>>;
+}
+
+/**
+ * The Kafka identity's problems as a whole (a mechanism without a password, a certificate without
+ * its key, a file that cannot be read), checked once each variable is valid on its own.
+ */
+function kafkaSecurityProblems(input: Readonly<Record<string, unknown>>): readonly string[] {
+  const text = (name: string) => {
+    const value = input[ENV_PREFIX + name];
+    return typeof value === 'string' ? value : undefined;
+  };
+  const outcome = resolveKafkaSecurity({
+    ...optional('kafkaSaslMechanism', text('KAFKA_SASL_MECHANISM')),
+    ...optional('kafkaUsername', text('KAFKA_USERNAME')),
+    ...optional('kafkaPassword', text('KAFKA_PASSWORD')),
+    ...optional('kafkaPasswordFile', text('KAFKA_PASSWORD_FILE')),
+    ...optional('kafkaTls', text('KAFKA_TLS')),
+    ...optional('kafkaTlsCaFile', text('KAFKA_TLS_CA_FILE')),
+    ...optional('kafkaTlsCertFile', text('KAFKA_TLS_CERT_FILE')),
+    ...optional('kafkaTlsKeyFile', text('KAFKA_TLS_KEY_FILE')),
+  });
+  return outcome.ok ? [] : outcome.problems;
+}
+
+function optional<K extends string>(key: K, value: string | undefined): { [P in K]?: string } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: string };
 }
 
 function merged(extension: VariableTable | undefined): VariableTable {
@@ -420,8 +529,11 @@ export function isHostPort(text: string): boolean {
 function schemaOf(spec: VariableSpec): Record<string, unknown> {
   const own = spec.schema ?? {};
   switch (spec.kind) {
-    case 'list':
-      return { type: 'array', minItems: 1, items: { type: 'string', ...own } };
+    case 'list': {
+      // A list whose default is empty may be left empty; any other must name something.
+      const empty = Array.isArray(spec.default) && spec.default.length === 0;
+      return { type: 'array', minItems: empty ? 0 : 1, items: { type: 'string', ...own } };
+    }
     case 'integer':
       return { type: 'integer', ...own };
     case 'string':

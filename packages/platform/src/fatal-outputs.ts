@@ -9,6 +9,7 @@ import {
   observationForRefusal,
   refusal,
   rejecterFor,
+  REPLY_TENANT_HEADER,
 } from '@toolgate/shared';
 import { errorText } from './fault.js';
 import type { GateOutputs } from './gate-outputs.js';
@@ -20,8 +21,8 @@ const rejectExecution = rejecterFor('execution');
 /**
  * The outputs for `msg`, whose handling in `stage` failed with `error`. Only a message that is
  * about its own proposal names whom to answer: a proposal (its writer's own ids; its tenant is
- * not verified yet, so none is taken from it) or an envelope the gate wrote on an internal topic
- * (ids and tenant alike). A tool result or an approval names a proposal only as its writer claims
+ * not verified yet, so the answer goes where its reply-tenant header asks, and says nothing but
+ * the refusal) or an envelope the gate wrote on an internal topic (ids and tenant alike). A tool result or an approval names a proposal only as its writer claims
  * (any tool worker or approval UI writes there, and an open schema lets it add ids), and its call
  * ends on its own (the deadline or expiry sweeper): it gets the audit event alone, or it could
  * end another proposal, or end one twice.
@@ -44,7 +45,9 @@ export function fatalOutputs(
   );
   if (!ids?.ok) return [audit];
   const rejected = rejectExecution('internal_error', undefined, detail);
-  return [outputs.observation(observationForRefusal(ids.value, refusal(rejected), now)), audit];
+  const answerTo = internal ? tenant : msg.headers[REPLY_TENANT_HEADER];
+  const observation = observationForRefusal(ids.value, refusal(rejected), now);
+  return [...outputs.observation(observation, answerTo), audit];
 }
 
 function tenantOf(value: unknown): string | undefined {

@@ -7,6 +7,7 @@
  */
 import {
   auditEvent,
+  checkFreshness,
   checkIntegrity,
   envelopeIds,
   INTEGRITY_HEADER,
@@ -22,14 +23,21 @@ const MAX_CLAIM_CHARS = 200;
 
 /** What {@link refuseForged} needs of a stage. */
 type ForgedDeps = Parameters<typeof forgedEnvelopeOutputs>[2] & {
-  readonly config: { readonly integrityKey: string };
+  readonly config: {
+    readonly integrityKey: string;
+    readonly integrityKeysAccepted: readonly string[];
+    readonly envelopeMaxAgeMs: number;
+  };
 };
 
 /**
  * The first check of every stage that reads an internal topic: undefined when `msg` carries the
- * gate's integrity tag over exactly its bytes on exactly its topic, and decoded; otherwise the
- * outputs that refuse it. A record that did not decode is refused the same way, whatever its tag:
- * nothing in it can be used.
+ * gate's integrity tag over exactly its bytes on exactly its topic (under the integrity key, or
+ * one still accepted during a rotation), decoded, and issued at most `envelopeMaxAgeMs` ago;
+ * otherwise the outputs that refuse it. A record that did not decode is refused the same way,
+ * whatever its tag: nothing in it can be used. A stale envelope is genuine but old (a recorded
+ * one published again, or a stage that lagged past the bound): refused the same way, audited,
+ * never forwarded or answered, so that replaying it later issues nothing.
  */
 export function refuseForged(
   msg: Incoming,
@@ -38,8 +46,11 @@ export function refuseForged(
 ): readonly Outgoing[] | undefined {
   const bytes = msg.decodeError === undefined ? msg.raw : null;
   const tag = msg.headers[INTEGRITY_HEADER];
-  const genuine = checkIntegrity(deps.config.integrityKey, msg.topic, bytes, tag);
-  return genuine.ok ? undefined : forgedEnvelopeOutputs(msg, genuine, deps, now);
+  const keys = [deps.config.integrityKey, ...deps.config.integrityKeysAccepted];
+  const genuine = checkIntegrity(keys, msg.topic, bytes, tag);
+  if (!genuine.ok) return forgedEnvelopeOutputs(msg, genuine, deps, now);
+  const fresh = checkFreshness(msg.value, now, deps.config.envelopeMaxAgeMs);
+  return fresh.ok ? undefined : forgedEnvelopeOutputs(msg, fresh, deps, now);
 }
 
 /** The outputs for a forged or untagged envelope `msg`, refused with `rejected`. */
@@ -58,7 +69,9 @@ export function forgedEnvelopeOutputs(
   const origin = originOf(msg);
   deps.logger.warn(
     { ...origin.source, proposalId: ids.ok ? ids.value.proposalId : null },
-    'refused an envelope the gate did not write',
+    rejected.code === 'stale_envelope'
+      ? 'refused an envelope issued too long ago'
+      : 'refused an envelope the gate did not write',
   );
   const internalDetail = [rejected.internalDetail, msg.decodeError, claimsOf(msg.value)]
     .filter((part) => part !== undefined && part !== '')

@@ -1,4 +1,5 @@
 import { INTEGRITY_HEADER, SESSION_HEADER } from '@toolgate/shared';
+import { generateOutputKeys } from './gate-keys.js';
 import { describe, expect, it } from 'vitest';
 import {
   createGateOutputs,
@@ -10,7 +11,7 @@ import {
 import { gateTopics } from './gate-topics.js';
 import { MAX_REQUEST_RECORD_BYTES, recordBytes } from './record-size.js';
 
-const outputs = createGateOutputs(gateTopics('ns.'), 'k'.repeat(32));
+const outputs = createGateOutputs(gateTopics('ns.'), generateOutputKeys(), new Set(['acme', 'globex']));
 
 describe('createGateOutputs: quarantine', () => {
   it("keeps undecodable bytes and their headers, but never the caller's session token", () => {

@@ -4,13 +4,19 @@
  * key, and tags every internal envelope.
  */
 import {
+  deriveToolKey,
   INTEGRITY_HEADER,
   integrityTag,
+  OBSERVATION_SIGNATURE_HEADER,
+  PROOF_HEADER,
   SESSION_HEADER,
+  toolProof,
   type AuditEvent,
   type Command,
   type Observation,
+  type ObservationSigner,
 } from '@toolgate/shared';
+import { Fault } from './fault.js';
 import type { GateTopics } from './gate-topics.js';
 import type { EncodedOutgoing, RawOutgoing } from './stage-loop.js';
 
@@ -20,13 +26,24 @@ export type InternalTopic = 'validated' | 'authorized' | 'cleared';
 /** Builders of the records a stage produces. */
 export interface GateOutputs {
   readonly topics: GateTopics;
-  /** An observation for the agent, keyed by run so one run's observations stay in order. */
-  observation(observation: Observation): EncodedOutgoing;
+  /**
+   * An observation for the agents of `tenant`, on that tenant's topic, keyed by run so one run's
+   * observations stay in order, signed with the observation key. None when the tenant is not
+   * known (undefined, or not one the deployment serves): there is no topic whose readers may
+   * see it, and the audit event says what happened.
+   */
+  observation(observation: Observation, tenant: string | undefined): readonly EncodedOutgoing[];
   /** An audit event, keyed by tenant (`-` when the tenant is not known). */
   audit(event: AuditEvent): EncodedOutgoing;
-  /** An internal envelope, keyed by run, tagged over its encoded bytes and topic. */
-  envelope(topic: InternalTopic, runId: string, value: unknown): EncodedOutgoing;
-  /** A command on its tool's topic, keyed by idempotency key. */
+  /**
+   * An internal envelope, keyed by run, stamped `issuedAt` (inside the bytes the tag covers, so
+   * a reader can refuse one that is too old) and tagged over its encoded bytes and topic.
+   */
+  envelope(topic: InternalTopic, runId: string, value: object, issuedAt: Date): EncodedOutgoing;
+  /**
+   * A command on its tool's topic, keyed by idempotency key, with the proof of that tool's key.
+   * Throws a non-retriable Fault where no command key is configured (a stage other than execute).
+   */
   command(command: Command): EncodedOutgoing;
   /** A confirmation request for approvers, keyed by tenant. */
   confirmationRequest(tenant: string, value: unknown): EncodedOutgoing;
@@ -74,27 +91,66 @@ function withoutCredentials(
   );
 }
 
-/** The output builders for one installation. `integrityKey` signs internal envelopes. */
-export function createGateOutputs(topics: GateTopics, integrityKey: string): GateOutputs {
+/** The keys a stage's outputs are tagged and signed with. */
+export interface OutputKeys {
+  /** TOOLGATE_INTEGRITY_KEY: tags internal envelopes. */
+  readonly integrityKey: string;
+  /** Signs observations (TOOLGATE_OBSERVATION_KEY). */
+  readonly observationSigner: ObservationSigner;
+  /** TOOLGATE_COMMAND_KEY, where execute runs: each tool's key is derived from it. */
+  readonly commandKey?: string;
+}
+
+/** The output builders for one installation serving `tenants`. */
+export function createGateOutputs(
+  topics: GateTopics,
+  keys: OutputKeys,
+  tenants: ReadonlySet<string>,
+): GateOutputs {
+  const toolKeys = new Map<string, string>();
+  const toolKey = (tool: string): string => {
+    const known = toolKeys.get(tool);
+    if (known !== undefined) return known;
+    if (keys.commandKey === undefined) {
+      throw new Fault('command_key_missing', 'only execute issues commands: TOOLGATE_COMMAND_KEY is not set here', {
+        retriable: false,
+      });
+    }
+    const derived = deriveToolKey(keys.commandKey, tool);
+    toolKeys.set(tool, derived);
+    return derived;
+  };
   return {
     topics,
-    observation: (o) => ({ topic: topics.observations, key: o.runId, value: o }),
+    observation: (o, tenant) => {
+      if (tenant === undefined || !tenants.has(tenant)) return [];
+      const topic = topics.observationsOf(tenant);
+      const sign = (bytes: Uint8Array) => ({
+        [OBSERVATION_SIGNATURE_HEADER]: keys.observationSigner.sign(topic, bytes),
+      });
+      return [{ topic, key: o.runId, value: o, sign }];
+    },
     audit: (e) => ({ topic: topics.audit, key: e.tenant ?? '-', value: e }),
-    envelope: (name, runId, value) => {
+    envelope: (name, runId, value, issuedAt) => {
       const topic = topics[name];
       return {
         topic,
         key: runId,
-        value,
-        sign: (bytes) => ({ [INTEGRITY_HEADER]: integrityTag(integrityKey, topic, bytes) }),
+        value: { ...value, issuedAt: issuedAt.toISOString() },
+        sign: (bytes) => ({ [INTEGRITY_HEADER]: integrityTag(keys.integrityKey, topic, bytes) }),
       };
     },
-    command: (c) => ({
-      topic: topics.command(c.tool),
-      key: c.idempotencyKey,
-      value: c,
-      subject: `${topics.command(c.tool)}-value`,
-    }),
+    command: (c) => {
+      const topic = topics.command(c.tool);
+      const key = toolKey(c.tool);
+      return {
+        topic,
+        key: c.idempotencyKey,
+        value: c,
+        subject: `${topic}-value`,
+        sign: (bytes) => ({ [PROOF_HEADER]: toolProof(key, topic, bytes) }),
+      };
+    },
     confirmationRequest: (tenant, value) => ({ topic: topics.confirmations, key: tenant, value }),
     quarantine: (raw, headers) => quarantineRecord(topics.quarantine, raw, headers),
   };

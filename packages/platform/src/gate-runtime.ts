@@ -3,7 +3,19 @@
  * message schema registered), the Redis store, the shared object store seeded with the
  * deployment's objects, and the ladder's facts. `close()` releases them in reverse order.
  */
-import { createGate, MESSAGE_SCHEMAS, type Deployment } from '@toolgate/shared';
+import {
+  createGate,
+  createObservationSigner,
+  MESSAGE_SCHEMAS,
+  type Deployment,
+} from '@toolgate/shared';
+import {
+  aclTable,
+  GATE_STAGE_NAMES,
+  stagePrincipal,
+  topicsOfPrincipal,
+  type GateStageName,
+} from './acls.js';
 import { createBus, type Bus } from './bus.js';
 import { createCodec, type Codec, type JsonSchemaObject } from './codec.js';
 import type { Config } from './config.js';
@@ -12,16 +24,21 @@ import { gateTopics, type GateTopics } from './gate-topics.js';
 import type { Logger } from './logger.js';
 import { isRetriable } from './fault.js';
 import { createRedisObjectStore, type RedisObjectStore } from './redis-object-store.js';
+import { Fault } from './fault.js';
+import { describeKafkaSecurity, kafkaSecurityOf, type KafkaSecurity } from './kafka-security.js';
 import { retryWhileRetriable } from './retry-backoff.js';
 import { createStore, type Store, type StoreOptions } from './store.js';
-import { topicsFor, TOPIC_NAMES, type TopicShortName } from './topics.js';
+import { TOPIC_NAMES, type TopicShortName } from './topics.js';
 
 /** The namespace of the deployment's objects in the shared store. */
 export const OBJECT_NAMESPACE = 'objects';
 
 /** What {@link openGateRuntime} opened. */
 export interface GateRuntime {
+  /** The bus of the process's own Kafka identity (TOOLGATE_KAFKA_*). */
   readonly bus: Bus;
+  /** The bus a stage uses: its own identity's, when it was given one, else {@link bus}'s. */
+  busFor(stage: GateStageName): Bus;
   readonly codec: Codec;
   readonly store: Store;
   readonly objects: RedisObjectStore;
@@ -32,33 +49,66 @@ export interface GateRuntime {
   close(): Promise<void>;
 }
 
+/** Fault code: a stage cannot see a topic it needs (missing, or no ACL lets it). */
+export const TOPICS_UNSEEN = 'topics_unseen';
+
+/** Options of {@link openGateRuntime}. */
+export interface GateRuntimeOptions {
+  /** Told every Redis call (for metrics). */
+  readonly observeStore?: StoreOptions['observe'];
+  /** The stages this process runs: each checks it can see its topics. Default all four. */
+  readonly stages?: readonly GateStageName[];
+  /**
+   * A Kafka identity per stage, for several stages in one process that must each act as their
+   * own principal (tests, a demo); a stage without one uses the process's identity.
+   */
+  readonly identities?: Partial<Record<GateStageName, KafkaSecurity>>;
+}
+
 /**
- * Checks the deployment (its tools, policies, session keys, ceilings) before connecting anything,
- * then connects, creates the deployment's topics when missing, registers every message schema and
- * seeds the deployment's objects (only those absent). Throws the deployment's configuration error
- * (every problem named) or a Fault when Kafka, the registry or Redis cannot be reached, after
- * closing what it opened.
+ * Checks the deployment (its tools, tenants, policies, session keys, ceilings) before connecting
+ * anything, then connects as the process's Kafka identity (and each stage's own, when given),
+ * checks that every stage sees the topics its ACLs name (the gate creates no topic: an operator
+ * does, with `toolgate topics create`), registers every message schema and seeds the deployment's
+ * objects (only those absent). Throws the deployment's configuration error (every problem named),
+ * a `topics_unseen` Fault naming what a stage cannot see, or a Fault when Kafka, the registry or
+ * Redis cannot be reached, after closing what it opened.
  */
 export async function openGateRuntime(
   config: Config,
   deployment: Deployment,
   logger: Logger,
-  observeStore?: StoreOptions['observe'],
+  options: GateRuntimeOptions = {},
 ): Promise<GateRuntime> {
+  const security = kafkaSecurityOf(config);
   const bus = createBus({
     brokers: [...config.kafkaBrokers],
     clientId: `toolgate-${config.instanceId}`,
     logger,
+    security,
   });
+  const buses = new Map<GateStageName, Bus>();
+  for (const [stage, identity] of Object.entries(options.identities ?? {})) {
+    const own = createBus({
+      brokers: [...config.kafkaBrokers],
+      clientId: `toolgate-${stage}-${config.instanceId}`,
+      logger,
+      security: identity,
+    });
+    buses.set(stage as GateStageName, own);
+  }
+  const busFor = (stage: GateStageName) => buses.get(stage) ?? bus;
+  logger.info({ kafka: describeKafkaSecurity(security) }, 'Kafka identity');
   const store = createStore({
     url: config.redisUrl,
     prefix: config.redisPrefix,
     logger,
     connectionName: `toolgate-${config.instanceId}`,
-    ...(observeStore === undefined ? {} : { observe: observeStore }),
+    ...(options.observeStore === undefined ? {} : { observe: options.observeStore }),
   });
   const close = async () => {
     await store.close();
+    for (const own of buses.values()) await own.close();
     await bus.close();
   };
   try {
@@ -71,24 +121,42 @@ export async function openGateRuntime(
     await store.ping();
     const tools = gate.registry.list().map((t) => t.name);
     const topics = gateTopics(config.topicPrefix);
-    await bus.ensureTopics(
-      topicsFor(tools).map((t) => ({ ...t, name: `${config.topicPrefix}${t.name}` })),
-    );
+    const table = aclTable({
+      topicPrefix: config.topicPrefix,
+      groupPrefix: config.groupPrefix,
+      tools,
+      tenants: [...gate.tenants],
+      workers: [],
+    });
+    for (const stage of options.stages ?? GATE_STAGE_NAMES) {
+      const needed = topicsOfPrincipal(table, stagePrincipal(stage));
+      const unseen = await unseenAfterWaiting(busFor(stage), needed);
+      if (unseen.length > 0) throw topicsUnseen(stage, unseen);
+    }
     const codec = createCodec({
       registryUrl: config.schemaRegistryUrl,
       logger,
       compatibility: 'NONE',
     });
-    await registerSchemas(codec, topics, tools, logger);
+    await registerSchemas(codec, topics, tools, [...gate.tenants], logger);
     const seeded = await objects.seed(deployment.seed ?? []);
     if (seeded > 0) logger.info({ seeded }, 'seeded the deployment objects that were missing');
     return {
       bus,
+      busFor,
       codec,
       store,
       objects,
       topics,
-      outputs: createGateOutputs(topics, config.integrityKey),
+      outputs: createGateOutputs(
+        topics,
+        {
+          integrityKey: config.integrityKey,
+          observationSigner: createObservationSigner(config.observationKey),
+          ...(config.commandKey === undefined ? {} : { commandKey: config.commandKey }),
+        },
+        gate.tenants,
+      ),
       gate,
       close,
     };
@@ -96,6 +164,37 @@ export async function openGateRuntime(
     await close();
     throw error;
   }
+}
+
+/**
+ * How long a process waits for topics it cannot see yet: topics and ACLs made just before it
+ * started reach the broker's authorizer a moment later. 10 s.
+ */
+export const TOPICS_SEEN_WITHIN_MS = 10_000;
+
+/**
+ * The topics of `names` this identity still cannot see after waiting up to
+ * {@link TOPICS_SEEN_WITHIN_MS} for them (looking again every 250 ms).
+ */
+export async function unseenAfterWaiting(
+  bus: Bus,
+  names: readonly string[],
+  withinMs = TOPICS_SEEN_WITHIN_MS,
+): Promise<readonly string[]> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const unseen = await bus.unseenTopics(names);
+    if (unseen.length === 0 || Date.now() >= deadline) return unseen;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+function topicsUnseen(stage: GateStageName, unseen: readonly string[]): Fault {
+  return new Fault(
+    TOPICS_UNSEEN,
+    `the ${stage} stage cannot see ${unseen.join(', ')}: the topic is missing, or no ACL lets its Kafka principal use it. Create the topics and ACLs first (\`npx toolgate topics create\` and \`npx toolgate acls apply\` with an admin identity, or \`npm run stack:up\` for the local stack)`,
+    { retriable: false },
+  );
 }
 
 /** How long start-up waits for a busy or restarting registry before giving up: 2 minutes. */
@@ -108,11 +207,19 @@ async function registerSchemas(
   codec: Codec,
   topics: GateTopics,
   tools: readonly string[],
+  tenants: readonly string[],
   logger: Logger,
 ): Promise<void> {
-  const fixed = (Object.keys(TOPIC_NAMES) as TopicShortName[]).filter((t) => t !== 'quarantine');
+  // Quarantine keeps raw bytes; `observations` names no topic of its own, only each tenant's.
+  const fixed = (Object.keys(TOPIC_NAMES) as TopicShortName[]).filter(
+    (t) => t !== 'quarantine' && t !== 'observations',
+  );
   const subjects: [string, JsonSchemaObject][] = [
     ...fixed.map((t): [string, JsonSchemaObject] => [`${topics[t]}-value`, MESSAGE_SCHEMAS[t]]),
+    ...tenants.map((tenant): [string, JsonSchemaObject] => [
+      `${topics.observationsOf(tenant)}-value`,
+      MESSAGE_SCHEMAS.observations,
+    ]),
     ...tools.map((tool): [string, JsonSchemaObject] => [
       `${topics.command(tool)}-value`,
       MESSAGE_SCHEMAS.commands,

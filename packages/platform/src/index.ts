@@ -30,3 +30,6 @@ export * from './import-deployment.js';
 export * from './run-stages-main.js';
 export * from './forged-outputs.js';
 export * from './read-topic.js';
+export * from './acls.js';
+export * from './kafka-security.js';
+export * from './gate-keys.js';

@@ -70,6 +70,12 @@ export interface Metrics {
    * `topic` at the last look, else 0. Only processes that watch a group set it.
    */
   topicConsumed(group: string, topic: string, consumed: boolean): void;
+  /**
+   * `toolgate_refused_forgeries_total{stage,message,reason}`: a message that did not prove its
+   * origin (a command without a valid proof, a forged result, an unsigned observation) was
+   * dropped before anything acted on it.
+   */
+  forgery(message: string, reason: string): void;
 }
 
 /** Options of {@link createMetrics}. */
@@ -149,6 +155,12 @@ export function createMetrics(stage: string, options: MetricsOptions = {}): Metr
     labelNames: ['group', 'topic'],
     registers,
   });
+  const forgeries = new Counter({
+    name: 'toolgate_refused_forgeries_total',
+    help: 'Messages that did not prove their origin, dropped before anything acted on them.',
+    labelNames: ['message', 'reason'],
+    registers,
+  });
   return {
     registry,
     contentType: registry.contentType,
@@ -170,6 +182,7 @@ export function createMetrics(stage: string, options: MetricsOptions = {}): Metr
     fault: (code, retriable) => faults.inc({ code, retriable: String(retriable) }),
     topicConsumed: (group, topic, consumed) =>
       topicConsumed.set({ group, topic }, consumed ? 1 : 0),
+    forgery: (message, reason) => forgeries.inc({ message, reason }),
   };
 }
 

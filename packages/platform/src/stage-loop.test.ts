@@ -114,6 +114,10 @@ function memoryBus() {
     latestOffsets: () => Promise.resolve([]),
     offsetsAt: () => Promise.resolve([]),
     groupTopics: () => Promise.resolve([]),
+    unseenTopics: () => Promise.resolve([]),
+    createAcls: () => Promise.resolve(),
+    describeAcls: () => Promise.resolve([]),
+    deleteAcls: () => Promise.resolve(),
     producer: () => producer,
     consumer: (options) => {
       consumerOptions.push(options);
@@ -134,6 +138,7 @@ function memoryBus() {
 /** JSON in, JSON out: the registry is not what these tests are about. */
 const jsonCodec: Codec = {
   register: () => Promise.resolve(1),
+  adopt: () => Promise.resolve(1),
   encode: (_subject, value) => Promise.resolve(Buffer.from(JSON.stringify(value))),
   decode: (bytes) =>
     Promise.resolve(

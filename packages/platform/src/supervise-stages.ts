@@ -4,14 +4,14 @@
  * loop that stops on its own stops the process (exit 1), so that an orchestrator restarts it. Each
  * service's main.ts, `toolgate start` and the end-to-end tests all start stages through here.
  */
-import type { Deployment } from '@toolgate/shared';
+import { ConfigError, type Deployment } from '@toolgate/shared';
 import type { DestinationStream } from 'pino';
 import { httpPortFor, loadConfig, type Config, type Env, type ServiceStage } from './config.js';
 import { startHttpServer, type Route } from './http.js';
 import { createLifecycle, type Lifecycle, type ProcessEvents } from './lifecycle.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMetrics } from './metrics.js';
-import { openGateRuntime, type GateRuntime } from './gate-runtime.js';
+import { openGateRuntime, type GateRuntime, type GateRuntimeOptions } from './gate-runtime.js';
 import type { RunningStage, StageDeps } from './stage-deps.js';
 import { stopBound } from './stage-options.js';
 import type { StoreOptions } from './store.js';
@@ -42,6 +42,11 @@ export interface SuperviseOptions {
   readonly process?: ProcessEvents;
   /** The clock; default the system clock. */
   readonly now?: () => Date;
+  /**
+   * A Kafka identity per stage, when stages of one process must each act as their own principal
+   * (the tests, the demo); a stage without one uses TOOLGATE_KAFKA_*.
+   */
+  readonly identities?: GateRuntimeOptions['identities'];
 }
 
 /** Stages running under one lifecycle. */
@@ -70,6 +75,11 @@ export interface SupervisedStages {
  */
 export async function superviseStages(options: SuperviseOptions): Promise<SupervisedStages> {
   const config = loadConfig(options.env);
+  if (options.modules.some((m) => m.STAGE === 'execute') && config.commandKey === undefined) {
+    throw new ConfigError('configuration', [
+      'TOOLGATE_COMMAND_KEY is required where the execute stage runs (it proves every command)',
+    ]);
+  }
   const name = options.modules.length === 1 ? options.modules[0]!.STAGE : 'gate';
   // A logger per stage, not a child that names the stage again: pino would write `stage` twice.
   const loggerOf = (stage: string) =>
@@ -89,8 +99,12 @@ export async function superviseStages(options: SuperviseOptions): Promise<Superv
   try {
     // The stages share the runtime's Redis connection: each stage's metrics see all of its calls.
     const storeWatchers: NonNullable<StoreOptions['observe']>[] = [];
-    const runtime = await openGateRuntime(config, options.deployment, logger, (op, s, ok) => {
-      for (const watch of storeWatchers) watch(op, s, ok);
+    const runtime = await openGateRuntime(config, options.deployment, logger, {
+      observeStore: (op, s, ok) => {
+        for (const watch of storeWatchers) watch(op, s, ok);
+      },
+      stages: options.modules.map((m) => m.STAGE),
+      ...(options.identities === undefined ? {} : { identities: options.identities }),
     });
     lifecycle.onStop('connections', () => runtime.close());
     const stages: RunningStage[] = [];
@@ -169,7 +183,7 @@ function depsFor(
     config,
     logger,
     metrics: createMetrics(stage),
-    bus: runtime.bus,
+    bus: runtime.busFor(stage),
     codec: runtime.codec,
     store: runtime.store,
     objects: runtime.objects,

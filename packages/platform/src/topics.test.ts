@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   COMMAND_TOPIC_PREFIX,
   DECLARED_TOPICS,
+  EXAMPLE_TENANTS,
   EXAMPLE_TOOLS,
   TOPIC_NAMES,
   commandTopicName,
@@ -16,12 +17,24 @@ import {
 const HOUR_MS = 3_600_000;
 
 describe('DECLARED_TOPICS', () => {
-  it('declares every fixed topic of DESIGN §2 and one command topic per example tool', () => {
+  it('declares every fixed topic of DESIGN §2, a command topic per tool and an observations topic per tenant', () => {
     const names = DECLARED_TOPICS.map((t) => t.name);
-    expect(names).toEqual(expect.arrayContaining(Object.values(TOPIC_NAMES)));
+    const fixed = Object.values(TOPIC_NAMES).filter((n) => n !== TOPIC_NAMES.observations);
+    expect(names).toEqual(expect.arrayContaining(fixed));
     for (const tool of EXAMPLE_TOOLS) expect(names).toContain(`toolgate.commands.${tool}`);
-    expect(names).toHaveLength(Object.keys(TOPIC_NAMES).length + EXAMPLE_TOOLS.length);
+    for (const tenant of EXAMPLE_TENANTS) expect(names).toContain(`toolgate.observations.${tenant}`);
+    expect(names).not.toContain(TOPIC_NAMES.observations);
+    expect(names).toHaveLength(fixed.length + EXAMPLE_TOOLS.length + EXAMPLE_TENANTS.length);
     expect(new Set(names).size).toBe(names.length);
+  });
+
+  it('keeps the topics that carry session tokens an hour, in ten-minute segments', () => {
+    for (const name of [TOPIC_NAMES.proposals, TOPIC_NAMES.approvals]) {
+      expect(DECLARED_TOPICS.find((t) => t.name === name)).toMatchObject({
+        retentionMs: HOUR_MS,
+        segmentMs: 600_000,
+      });
+    }
   });
 
   it('keeps the audit trail longer than a year and never compacts it', () => {
@@ -85,8 +98,8 @@ describe('withNamespace', () => {
 
 describe('topicConfigEntries', () => {
   it('gives Kafka the cleanup policy, retention and segment roll in its own names', () => {
-    const proposals = topicsFor([])[0];
-    expect(proposals && topicConfigEntries(proposals)).toEqual([
+    const validated = topicsFor([])[1];
+    expect(validated && topicConfigEntries(validated)).toEqual([
       { name: 'cleanup.policy', value: 'delete' },
       { name: 'retention.ms', value: String(24 * HOUR_MS) },
       { name: 'segment.ms', value: String(HOUR_MS) },
@@ -117,7 +130,12 @@ describe('docs/topics.md', () => {
   const documented = (name: string) =>
     rows.find(
       (r) =>
-        r.name === (name.startsWith(COMMAND_TOPIC_PREFIX) ? `${COMMAND_TOPIC_PREFIX}<tool>` : name),
+        r.name ===
+        (name.startsWith(COMMAND_TOPIC_PREFIX)
+          ? `${COMMAND_TOPIC_PREFIX}<tool>`
+          : name.startsWith(`${TOPIC_NAMES.observations}.`)
+            ? `${TOPIC_NAMES.observations}.<tenant>`
+            : name),
     );
 
   it('has a row for every declared topic, with its key and partitions', () => {

@@ -43,7 +43,10 @@ export interface TopicSpec {
   readonly key: string;
 }
 
-/** The fixed topic names of DESIGN §2, by short name. */
+/**
+ * The fixed topic names of DESIGN §2, by short name. `observations` is the stem of each tenant's
+ * own topic (`toolgate.observations.<tenant>`, see {@link observationsTopic}), not a topic itself.
+ */
 export const TOPIC_NAMES = {
   proposals: 'toolgate.proposals',
   validated: 'toolgate.validated',
@@ -91,23 +94,23 @@ const pipeline = (name: string, partitions: number, key: string): TopicSpec => (
   key,
 });
 
+// The topics that carry bearer tokens (session tokens in headers: proposals, approvals) keep them
+// as briefly as the gate can use them: an hour, in ten-minute segments, so a token stays readable
+// at most 70 minutes (docs/topics.md says why that is enough and what a longer outage costs).
+const bearer = (name: string, partitions: number, key: string): TopicSpec => ({
+  ...pipeline(name, partitions, key),
+  retentionMs: HOUR_MS,
+  segmentMs: 10 * 60_000,
+});
+
 const FIXED_TOPICS: readonly TopicSpec[] = [
-  pipeline(TOPIC_NAMES.proposals, 6, 'runId'),
+  bearer(TOPIC_NAMES.proposals, 6, 'runId'),
   pipeline(TOPIC_NAMES.validated, 6, 'runId'),
   pipeline(TOPIC_NAMES.authorized, 6, 'runId'),
   pipeline(TOPIC_NAMES.cleared, 6, 'runId'),
   pipeline(TOPIC_NAMES.confirmations, 3, 'tenant'),
-  pipeline(TOPIC_NAMES.approvals, 3, 'confirmationId'),
+  bearer(TOPIC_NAMES.approvals, 3, 'confirmationId'),
   pipeline(TOPIC_NAMES.results, 6, 'runId'),
-  {
-    name: TOPIC_NAMES.observations,
-    partitions: 6,
-    retentionMs: 7 * DAY_MS,
-    segmentMs: DAY_MS,
-    cleanupPolicy: 'delete',
-    role: 'record',
-    key: 'runId',
-  },
   // Keyed by tenant, so compaction would keep one event per tenant: the audit trail is deleted by
   // age only, after a year and a month (an annual review plus its follow-up).
   {
@@ -148,13 +151,42 @@ export function commandTopic(tool: string): TopicSpec {
   return pipeline(commandTopicName(tool), 3, 'idempotencyKey');
 }
 
-/** Every topic a deployment with these tools needs: the fixed ones, then one command topic each. */
-export function topicsFor(tools: readonly string[]): readonly TopicSpec[] {
-  return [...FIXED_TOPICS, ...tools.map(commandTopic)];
+/**
+ * The observations topic of one tenant: `toolgate.observations.<tenant>`, read by that tenant's
+ * agents only, keyed by run, kept a week. Throws a `TypeError` for a tenant that cannot name a
+ * topic (1–64 characters of `[A-Za-z0-9_-]`).
+ */
+export function observationsTopic(tenant: string): TopicSpec {
+  if (!TOOL_NAME.test(tenant)) {
+    throw new TypeError(`tenant ${JSON.stringify(tenant)} cannot name an observations topic`);
+  }
+  return {
+    name: `${TOPIC_NAMES.observations}.${tenant}`,
+    partitions: 6,
+    retentionMs: 7 * DAY_MS,
+    segmentMs: DAY_MS,
+    cleanupPolicy: 'delete',
+    role: 'record',
+    key: 'runId',
+  };
 }
 
-/** The topics of the local stack: the fixed ones and the example tools' command topics. */
-export const DECLARED_TOPICS: readonly TopicSpec[] = topicsFor(EXAMPLE_TOOLS);
+/**
+ * Every topic a deployment with these tools and tenants needs: the fixed ones, one command topic
+ * per tool, one observations topic per tenant.
+ */
+export function topicsFor(
+  tools: readonly string[],
+  tenants: readonly string[] = [],
+): readonly TopicSpec[] {
+  return [...FIXED_TOPICS, ...tools.map(commandTopic), ...tenants.map(observationsTopic)];
+}
+
+/** The example deployment's tenants (examples/billing). */
+export const EXAMPLE_TENANTS = ['acme', 'globex'] as const;
+
+/** The topics of the local stack: the fixed ones and the example's command and observation topics. */
+export const DECLARED_TOPICS: readonly TopicSpec[] = topicsFor(EXAMPLE_TOOLS, EXAMPLE_TENANTS);
 
 /**
  * A topic name inside a namespace: `<namespace>.<name>`. Namespaces keep test files (and tenants of

@@ -128,6 +128,16 @@ export const REJECTION_CODES = {
       'The gate refused a message it did not write.',
       'Something other than the gate wrote to an internal topic (validated, authorized, cleared), or stage instances run with different TOOLGATE_INTEGRITY_KEY values; check the topic ACLs and the key.',
     ),
+    stale_envelope: spec(
+      'deny',
+      'The gate refused a message it wrote too long ago.',
+      'An internal envelope older than TOOLGATE_ENVELOPE_MAX_AGE_MS: a recorded envelope published again (check who can write internal topics), or a stage that lagged longer than the bound (check consumer lag).',
+    ),
+    unknown_tenant: spec(
+      'deny',
+      'This session cannot be used here. Sign in again.',
+      "A verified session names a tenant the deployment does not list in `tenants`: add the tenant (its observations topic and ACLs come with it) or fix the identity provider's claims.",
+    ),
   },
   schema: {
     unknown_tool: spec(

@@ -9,12 +9,34 @@ import type { ObjectStore } from './tool-spec.js';
 import type { ResolvedObject } from './types.js';
 import type { AnyToolSpec } from './tools/index.js';
 
+/** A tool worker as a deployment names it. */
+export interface DeploymentWorker {
+  /** Its Kafka user name, e.g. `worker-billing`. */
+  readonly principal: string;
+  /** Its name: its consumer group is `<group prefix>toolgate.worker.<name>`. */
+  readonly name: string;
+  /** The tools whose commands it runs. */
+  readonly tools: readonly string[];
+}
+
 /** What a configuration file (`toolgate.config.ts`) exports as its default. */
 export interface Deployment {
   /** A short name for logs and metrics. */
   readonly name: string;
   /** Every tool the gate knows. */
   readonly tools: readonly AnyToolSpec[];
+  /**
+   * Every tenant the gate serves: each has its own observations topic
+   * (`toolgate.observations.<tenant>`) read by its agents alone. A session of a tenant not
+   * listed here is refused (`authentication/unknown_tenant`). 1–64 characters of
+   * `[A-Za-z0-9_-]` each.
+   */
+  readonly tenants: readonly string[];
+  /**
+   * The tool workers that run the tools, for the ACL table (`toolgate acls`): each one's Kafka
+   * principal, its name (TOOLGATE_WORKER_NAME, which names its consumer group) and its tools.
+   */
+  readonly workers?: readonly DeploymentWorker[];
   /** Cedar policies; their hash is the policy version recorded with every decision. */
   readonly policies: readonly PolicySource[];
   /** How session tokens are verified: an HS256 secret (development) or a JWKS (production). */

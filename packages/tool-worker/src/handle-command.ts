@@ -1,5 +1,5 @@
 /**
- * One record of a command topic: decode → check → claim the idempotency key in the ledger (before
+ * One record of a command topic: verify its proof → decode → check → claim the idempotency key in the ledger (before
  * any side effect) → replay a recorded result, or run the handler within the command's deadline
  * and record its result → the ToolResult to publish on `results`, keyed by run. The stage loop
  * publishes it and commits the command's offset in one transaction.
@@ -9,13 +9,22 @@
  * must therefore be idempotent on their own, by compare-and-set on the command's object versions.
  * Once a result is recorded, no delivery of that command runs the handler again.
  */
-import { commandDigest, type Command, type ToolResult } from '@toolgate/shared';
+import {
+  commandDigest,
+  PROOF_HEADER,
+  toolProof,
+  verifyToolProof,
+  type Command,
+  type ToolKeys,
+  type ToolResult,
+} from '@toolgate/shared';
 import {
   isRetriable,
   type AdapterLogger,
   type EncodedOutgoing,
   type Incoming,
   type LedgerClaimant,
+  type Metrics,
   type Store,
 } from '@toolgate/platform';
 import type { CommandChecker, ResultIds } from './check-command.js';
@@ -32,6 +41,10 @@ export interface CommandHandlerDeps {
   readonly toolOfTopic: ReadonlyMap<string, string>;
   /** Full name of the results topic. */
   readonly resultsTopic: string;
+  /** The keys of the worker's tools: commands must prove themselves with them, results are proved. */
+  readonly toolKeys: ToolKeys;
+  /** Counts the commands that did not prove their origin. */
+  readonly metrics: Pick<Metrics, 'forgery'>;
   readonly checker: CommandChecker;
   readonly logger: AdapterLogger;
   now(): Date;
@@ -48,18 +61,35 @@ export function createCommandHandler(
   deps: CommandHandlerDeps,
 ): (msg: Incoming) => Promise<readonly EncodedOutgoing[]> {
   const { logger } = deps;
-  const publish = (result: ToolResult): EncodedOutgoing => ({
-    topic: deps.resultsTopic,
-    key: result.runId,
-    value: result,
-  });
   return async (msg) => {
     const where = { topic: msg.topic, partition: msg.partition, offset: msg.offset };
+    const tool = deps.toolOfTopic.get(msg.topic) ?? '';
+    // First, before the record is even read: did execute issue it, for this very tool? Anything
+    // else is dropped unanswered (an answer would be proved with this tool's key, and could end
+    // a genuine call under ids copied from it), counted, and logged without its arguments.
+    const key = verifyToolProof(
+      deps.toolKeys.get(tool) ?? [],
+      msg.topic,
+      msg.raw,
+      msg.headers[PROOF_HEADER],
+    );
+    if (key === undefined) {
+      const reason = msg.headers[PROOF_HEADER] === undefined ? 'no_proof' : 'bad_proof';
+      deps.metrics.forgery('command', reason);
+      logger.warn({ ...where, tool, reason }, 'dropped a command that execute did not issue for this tool');
+      return [];
+    }
+    const publish = (result: ToolResult): EncodedOutgoing => ({
+      topic: deps.resultsTopic,
+      key: result.runId,
+      value: result,
+      sign: (bytes) => ({ [PROOF_HEADER]: toolProof(key, deps.resultsTopic, bytes) }),
+    });
     if (msg.decodeError !== undefined) {
       logger.warn({ ...where, reason: msg.decodeError }, 'skipping an undecodable command record');
       return [];
     }
-    const checked = deps.checker(msg.value, deps.toolOfTopic.get(msg.topic) ?? '');
+    const checked = deps.checker(msg.value, tool);
     if (!checked.ok) {
       const { ids, problems } = checked;
       logger.warn(

@@ -5,28 +5,40 @@
  * command's deadline and publishes the ToolResult on `results` in the registry's wire format.
  */
 import {
-  COMMAND_TOPIC_PREFIX,
   createBus,
   createCodec,
   createLogger,
+  createMetrics,
   createStore,
   fetchOptions,
   gateTopics,
+  isRetriable,
+  kafkaSecurityOf,
+  REGISTRY_STARTUP_DEADLINE_MS,
+  retryWhileRetriable,
   startStageLoop,
   stopBound,
-  topicsFor,
-  TOPIC_NAMES,
+  unseenAfterWaiting,
   type AdapterLogger,
   type Bus,
   type Codec,
   type Env,
   type GateTopics,
   type LedgerEntry,
+  type Metrics,
   type RetryPolicy,
   type StageLoop,
   type Store,
+  Fault,
 } from '@toolgate/platform';
-import { IDEMPOTENCY_RETENTION_SECONDS, MESSAGE_SCHEMAS, type ToolResult } from '@toolgate/shared';
+import {
+  ConfigError,
+  IDEMPOTENCY_RETENTION_SECONDS,
+  MESSAGE_SCHEMAS,
+  parseToolKeys,
+  type ToolKeys,
+  type ToolResult,
+} from '@toolgate/shared';
 import { createCommandChecker, resultIdsOf } from './check-command.js';
 import { createCommandHandler } from './handle-command.js';
 import type { ToolHandlers } from './tool-handler.js';
@@ -70,6 +82,11 @@ export interface ToolWorkerOptions {
   readonly connections?: WorkerConnections;
   /** How long an aborted handler may take to settle, in ms. Default 1000. */
   readonly abortGraceMs?: number;
+  /**
+   * The keys of the worker's tools, `<tool>:<key>` each (default TOOLGATE_TOOL_KEYS): one for
+   * every tool of the worker, else the start is refused.
+   */
+  readonly toolKeys?: readonly string[];
   /** Ceiling on a result's output, in bytes of JSON. Default 256 KiB, at most 512 KiB. */
   readonly maxOutputBytes?: number;
   /**
@@ -119,6 +136,11 @@ export interface ToolWorker {
   readonly groupId: string;
   /** True once the consumer joined its group with at least one partition, until it stops. */
   ready(): boolean;
+  /**
+   * The worker's metrics (`toolgate_refused_forgeries_total{message="command"}` counts commands
+   * dropped for want of a valid proof), for a `/metrics` endpoint of the worker's process.
+   */
+  readonly metrics: Metrics;
   /** Stops consuming and closes the connections it opened; idempotent. */
   stop(): Promise<void>;
   /**
@@ -145,6 +167,7 @@ export async function startToolWorker(options: ToolWorkerOptions): Promise<ToolW
   const problems = workerOptionProblems(options);
   if (problems.length > 0) throw new RangeError(`tool worker options: ${problems.join('; ')}`);
   const config = options.config ?? loadWorkerConfig(options.env ?? {});
+  const toolKeys = keysOfTools(tools, options.toolKeys ?? config.toolKeys);
   const name = workerName(tools, options.name ?? config.workerName);
   const logger =
     options.logger ??
@@ -158,7 +181,8 @@ export async function startToolWorker(options: ToolWorkerOptions): Promise<ToolW
     await connections.bus.close();
   };
   try {
-    await prepare(connections, config.topicPrefix, topics, tools);
+    await prepare(connections, topics, tools, logger);
+    const metrics = createMetrics(WORKER_STAGE, { processMetrics: false });
     const loop = await startLoop(options, {
       config,
       name,
@@ -166,9 +190,11 @@ export async function startToolWorker(options: ToolWorkerOptions): Promise<ToolW
       topics,
       commandTopics,
       connections,
+      toolKeys,
+      metrics,
     });
     logger.info({ worker: name, tools }, 'tool worker started');
-    return workerHandle(name, loop, connections.store, closeOwned, config);
+    return workerHandle(name, loop, connections.store, closeOwned, config, metrics);
   } catch (error) {
     await closeOwned();
     throw error;
@@ -182,7 +208,12 @@ function openConnections(
 ): WorkerConnections {
   const clientId = `toolgate-worker-${name}-${config.instanceId}`;
   return {
-    bus: createBus({ brokers: [...config.kafkaBrokers], clientId, logger }),
+    bus: createBus({
+      brokers: [...config.kafkaBrokers],
+      clientId,
+      logger,
+      security: kafkaSecurityOf(config),
+    }),
     codec: createCodec({ registryUrl: config.schemaRegistryUrl, logger, compatibility: 'NONE' }),
     store: createStore({
       url: config.redisUrl,
@@ -193,19 +224,40 @@ function openConnections(
   };
 }
 
-/** Redis answers, the topics exist, the results schema is registered. */
+/**
+ * Redis answers, the worker sees its topics (they exist and its ACLs name them), and the results
+ * schema the gate registered is there to encode with. A worker creates and registers nothing: the
+ * topics are an operator's (`toolgate topics create`), the schemas the gate's. A gate that has not
+ * registered its schemas yet is waited for, up to two minutes.
+ */
 async function prepare(
   connections: WorkerConnections,
-  prefix: string,
   topics: GateTopics,
   tools: readonly string[],
+  logger: AdapterLogger,
 ): Promise<void> {
   await connections.store.ping();
-  const mine = topicsFor(tools).filter(
-    (t) => t.name === TOPIC_NAMES.results || t.name.startsWith(COMMAND_TOPIC_PREFIX),
-  );
-  await connections.bus.ensureTopics(mine.map((t) => ({ ...t, name: `${prefix}${t.name}` })));
-  await connections.codec.register(`${topics.results}-value`, MESSAGE_SCHEMAS.results);
+  const unseen = await unseenAfterWaiting(connections.bus, [
+    topics.results,
+    ...tools.map((tool) => topics.command(tool)),
+  ]);
+  if (unseen.length > 0) {
+    throw new Fault(
+      'topics_unseen',
+      `the worker cannot see ${unseen.join(', ')}: the topic is missing, or no ACL lets its Kafka principal use it`,
+      { retriable: false },
+    );
+  }
+  const subject = `${topics.results}-value`;
+  await retryWhileRetriable(() => connections.codec.adopt(subject, MESSAGE_SCHEMAS.results), {
+    deadlineMs: REGISTRY_STARTUP_DEADLINE_MS,
+    retriable: isRetriable,
+    onRetry: (attempt, error, delayMs) =>
+      logger.warn(
+        { subject, attempt, delayMs, err: error instanceof Error ? error.message : String(error) },
+        'the results schema is not in the registry yet (the gate registers it); waiting',
+      ),
+  });
 }
 
 interface LoopFacts {
@@ -215,6 +267,8 @@ interface LoopFacts {
   readonly topics: GateTopics;
   readonly commandTopics: ReadonlyMap<string, string>;
   readonly connections: WorkerConnections;
+  readonly toolKeys: ToolKeys;
+  readonly metrics: Metrics;
 }
 
 function startLoop(options: ToolWorkerOptions, facts: LoopFacts): Promise<StageLoop> {
@@ -225,6 +279,8 @@ function startLoop(options: ToolWorkerOptions, facts: LoopFacts): Promise<StageL
     tools: options.tools,
     toolOfTopic: facts.commandTopics,
     resultsTopic: topics.results,
+    toolKeys: facts.toolKeys,
+    metrics: facts.metrics,
     checker: createCommandChecker(),
     logger,
     now,
@@ -265,10 +321,12 @@ function workerHandle(
   store: Store,
   closeOwned: () => Promise<void>,
   config: Readonly<WorkerConfig>,
+  metrics: Metrics,
 ): ToolWorker {
   let stopping: Promise<void> | undefined;
   return {
     name,
+    metrics,
     groupId: workerGroup(config.groupPrefix, name),
     ready: () => loop.ready(),
     stop: () =>
@@ -278,6 +336,27 @@ function workerHandle(
       })()),
     outcome: async (tenant, key) => keyOutcomeOf(await store.ledgerGet(tenant, key)),
   };
+}
+
+/**
+ * The keys of `tools` from TOOLGATE_TOOL_KEYS entries: every tool needs one (without it no command
+ * could ever prove itself), and a key for a tool the worker does not run is not kept.
+ *
+ * @throws ConfigError naming each tool without a key, or each malformed entry.
+ */
+function keysOfTools(tools: readonly string[], entries: readonly string[]): ToolKeys {
+  const keys = parseToolKeys(entries);
+  const missing = tools.filter((tool) => (keys.get(tool) ?? []).length === 0);
+  if (missing.length > 0) {
+    throw new ConfigError(
+      'tool keys',
+      missing.map(
+        (tool) =>
+          `no key for ${tool} in TOOLGATE_TOOL_KEYS (\`npx toolgate keys tool ${tool}\` derives it from the command key)`,
+      ),
+    );
+  }
+  return new Map(tools.map((tool) => [tool, keys.get(tool) ?? []]));
 }
 
 function keyOutcomeOf(entry: LedgerEntry | undefined): KeyOutcome | undefined {

@@ -1,11 +1,12 @@
 /**
  * A tool worker's configuration: the `TOOLGATE_*` variables it shares with the gate's processes
- * (where Kafka, the registry and Redis are; the prefixes; logging; instance id; fetch settings), plus its own
- * name. It does not read TOOLGATE_INTEGRITY_KEY: a tool worker is outside the gate and must not
+ * (where Kafka, the registry and Redis are, and its own Kafka identity; the prefixes; logging;
+ * instance id; fetch settings), plus its own name. It does not read TOOLGATE_INTEGRITY_KEY: a tool worker is outside the gate and must not
  * be able to write the gate's internal envelopes.
  */
 import {
   CONFIG_VARIABLES,
+  KAFKA_SECURITY_VARIABLES,
   loadVariables,
   type ConfigOf,
   type Env,
@@ -30,6 +31,7 @@ const {
 /** The variables a tool worker reads (names without the `TOOLGATE_` prefix). */
 export const WORKER_VARIABLES = {
   KAFKA_BROKERS,
+  ...KAFKA_SECURITY_VARIABLES,
   SCHEMA_REGISTRY_URL,
   REDIS_URL,
   TOPIC_PREFIX,
@@ -41,6 +43,14 @@ export const WORKER_VARIABLES = {
   FETCH_MAX_WAIT_MS,
   FETCH_MIN_BYTES,
   FETCH_BUSY_MIN_BYTES,
+  TOOL_KEYS: {
+    key: 'toolKeys',
+    kind: 'list',
+    default: [],
+    secret: true,
+    description:
+      "The keys of the worker's tools, `<tool>:<key>` comma-separated (from `npx toolgate keys tool <name>`, derived from execute's command key): a command runs only when its proof verifies with its tool's key, and each result is proved with it. A tool may be named twice during a rotation. Each tool of the worker needs one.",
+  },
   WORKER_NAME: {
     key: 'workerName',
     kind: 'string',

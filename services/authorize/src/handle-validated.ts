@@ -73,7 +73,7 @@ export function createValidatedHandler(
     if (!authorized.ok) return refused(v, authorized, refs, at);
     metrics.decision({ disposition: 'execute', stage: 'limits' });
     const envelope = authorizedEnvelope(authorized.value, v.receivedAt);
-    return [outputs.envelope('authorized', v.runId, envelope)];
+    return [outputs.envelope('authorized', v.runId, envelope, at.now)];
   };
 }
 
@@ -97,7 +97,10 @@ function refuser(deps: StageDeps) {
       ...at.origin,
     };
     return [
-      outputs.observation(observationForRefusal({ ...ids, callId: v.context.callId }, r, at.now)),
+      ...outputs.observation(
+        observationForRefusal({ ...ids, callId: v.context.callId }, r, at.now),
+        v.context.tenant,
+      ),
       outputs.audit(auditEvent({ kind: 'rejected', rejected: r.rejected, ...facts }, at.now)),
     ];
   };

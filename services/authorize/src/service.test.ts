@@ -58,7 +58,9 @@ function validated(
 
 /** `value` in the wire format of the validated topic, as the validate stage encodes it. */
 function encoded(h: GateHarness, value: ValidatedEnvelope): Promise<Buffer> {
-  return h.gate.runtime.codec.encode(`${h.topic('validated')}-value`, value);
+  // Stamped as the validate stage's outputs stamp every envelope they write.
+  const issuedAt = value.issuedAt ?? new Date().toISOString();
+  return h.gate.runtime.codec.encode(`${h.topic('validated')}-value`, { ...value, issuedAt });
 }
 
 /** The tag the gate itself would put on `bytes` on the validated topic. */

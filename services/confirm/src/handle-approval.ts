@@ -164,7 +164,10 @@ export function createApprovalHandler(
       const { rejected } = action.refusal;
       metrics.decision(rejected);
       return [
-        outputs.observation(observationForRefusal(idsOf(pending), action.refusal, now)),
+        ...outputs.observation(
+          observationForRefusal(idsOf(pending), action.refusal, now),
+          pending.tenant,
+        ),
         outputs.audit(auditEvent({ kind: 'rejected', rejected, ...about }, now)),
       ];
     }
@@ -173,7 +176,7 @@ export function createApprovalHandler(
     const facts = { ...auditFactsOf(cleared), confirmationId: pending.confirmationId };
     const decided = { decidedBy: approver.subject, ...originOf(msg) };
     return [
-      outputs.envelope('cleared', cleared.runId, cleared),
+      outputs.envelope('cleared', cleared.runId, cleared, now),
       outputs.audit(auditEvent({ kind: 'cleared', ...facts, ...decided }, now)),
     ];
   };

@@ -57,7 +57,7 @@ export function createAuthorizedHandler(
     const plan = planConfirmation(a, tool.value);
     if (!plan.needed) {
       metrics.decision({ disposition: 'execute', stage: 'confirmation' });
-      return [outputs.envelope('cleared', a.runId, clearedEnvelope(a, a.receivedAt))];
+      return [outputs.envelope('cleared', a.runId, clearedEnvelope(a, a.receivedAt), now)];
     }
     const pending = pendingConfirmationFor(a, plan, now, ttlSeconds);
     // Before parking: a parked confirmation is listed and can be approved and run, so a request
@@ -83,7 +83,7 @@ export function createAuthorizedHandler(
     const facts = { ...auditFactsOf(a), confirmationId: parked.confirmationId };
     return [
       outputs.confirmationRequest(parked.tenant, confirmationRequest(parked)),
-      outputs.observation(observationForPending(idsOf(a), parked, now)),
+      ...outputs.observation(observationForPending(idsOf(a), parked, now), parked.tenant),
       outputs.audit(auditEvent({ kind: 'pending_confirmation', ...facts, ...originOf(msg) }, now)),
     ];
 
@@ -91,7 +91,7 @@ export function createAuthorizedHandler(
       metrics.decision(r.rejected);
       const about = { ...auditFactsOf(at), ...originOf(msg) };
       return [
-        outputs.observation(observationForRefusal(idsOf(at), r, now)),
+        ...outputs.observation(observationForRefusal(idsOf(at), r, now), at.context.tenant),
         outputs.audit(auditEvent({ kind: 'rejected', rejected: r.rejected, ...about }, now)),
       ];
     }

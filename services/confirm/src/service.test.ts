@@ -95,7 +95,8 @@ const bearerOf = async (h: GateHarness, who: Principal) => ({
 /** Writes `env` to the authorized topic in the wire format, tagged as the gate tags it. */
 async function sendAuthorized(h: GateHarness, env: AuthorizedEnvelope, tag?: string) {
   const topic = h.topic('authorized');
-  const bytes = await h.gate.runtime.codec.encode(`${topic}-value`, env);
+  const stamped = { ...env, issuedAt: env.issuedAt ?? new Date().toISOString() };
+  const bytes = await h.gate.runtime.codec.encode(`${topic}-value`, stamped);
   const integrity = tag ?? integrityTag(h.gate.config.integrityKey, topic, bytes);
   await h.send('authorized', env.runId, bytes, { [INTEGRITY_HEADER]: integrity });
 }
@@ -171,7 +172,8 @@ async function authorizedAt(
   env: AuthorizedEnvelope,
 ): Promise<Incoming> {
   const topic = h.topic('authorized');
-  const raw = await h.gate.runtime.codec.encode(`${topic}-value`, env);
+  const stamped = { ...env, issuedAt: env.issuedAt ?? new Date().toISOString() };
+  const raw = await h.gate.runtime.codec.encode(`${topic}-value`, stamped);
   const headers = { [INTEGRITY_HEADER]: integrityTag(h.gate.config.integrityKey, topic, raw) };
   return {
     topic,
@@ -179,7 +181,7 @@ async function authorizedAt(
     offset,
     key: env.runId,
     headers,
-    value: env,
+    value: stamped,
     raw,
     receivedAt: new Date(),
   };
@@ -480,13 +482,13 @@ describe('the confirm stage on Kafka', () => {
     });
     expect((await handle(await authorizedAt(h, '5001', first))).map((o) => o.topic)).toEqual([
       h.topic('confirmations'),
-      h.topic('observations'),
+      h.topic('observations.acme'),
       h.topic('audit'),
     ]);
     const answer = await handle(
       await authorizedAt(h, '5002', await authorizedFor(h, USERS.alice, other)),
     );
-    expect(answer.map((o) => o.topic)).toEqual([h.topic('observations'), h.topic('audit')]);
+    expect(answer.map((o) => o.topic)).toEqual([h.topic('observations.acme'), h.topic('audit')]);
     expect(valueOf(answer[0])).toMatchObject({
       proposalId: 'p-expiring',
       outcome: 'rejected',
@@ -503,7 +505,7 @@ describe('the confirm stage on Kafka', () => {
     const again = await handle(msg);
     expect(first.map((o) => o.topic)).toEqual([
       h.topic('confirmations'),
-      h.topic('observations'),
+      h.topic('observations.acme'),
       h.topic('audit'),
     ]);
     expect(again[0]).toEqual(first[0]);
@@ -594,7 +596,7 @@ describe('the confirm stage on Kafka', () => {
       const broken = { load: () => Promise.reject(new Error('the object store answered garbage')) };
       const gate: Gate = { ...h.gate.runtime.gate, objects: broken };
       const again = await createApprovalHandler(stageDeps(h, { gate }))(msg);
-      expect(again.map((o) => o.topic)).toEqual([h.topic('observations'), h.topic('audit')]);
+      expect(again.map((o) => o.topic)).toEqual([h.topic('observations.acme'), h.topic('audit')]);
       expect(valueOf(again[0])).toMatchObject({
         proposalId: 'p-resume-broken',
         outcome: 'rejected',

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createGateOutputs,
+  generateOutputKeys,
   createStore,
   Fault,
   gateTopics,
@@ -13,7 +14,11 @@ import { redisClient, stackAddresses } from '../../../test/support/stack.js';
 import { createExpirySweeper } from './sweep-expired.js';
 
 const ns = testNamespace('confirm-sweep');
-const outputs = createGateOutputs(gateTopics(`${ns.id}.`), 'k'.repeat(32));
+const outputs = createGateOutputs(
+  gateTopics(`${ns.id}.`),
+  generateOutputKeys(),
+  new Set(['acme', 'globex']),
+);
 const EXPIRES = Date.parse('2030-01-01T00:00:00Z');
 const LEASE = 5000;
 let store: Store;
@@ -91,7 +96,10 @@ describe('the expiry sweeper', () => {
     const mine = sent
       .flat()
       .filter((o) => (o as { value: { proposalId?: string } }).value.proposalId === `p-${id}`);
-    expect(mine.map((o) => o.topic)).toEqual([outputs.topics.observations, outputs.topics.audit]);
+    expect(mine.map((o) => o.topic)).toEqual([
+      outputs.topics.observationsOf('acme'),
+      outputs.topics.audit,
+    ]);
     expect((mine[0] as { value: unknown }).value).toMatchObject({
       outcome: 'expired',
       stage: 'confirmation',

@@ -88,7 +88,7 @@ function expiredOutputs(p: PendingConfirmation, outputs: GateOutputs, now: Date)
     callId: p.callId,
   };
   return [
-    outputs.observation(observationForExpired(ids, now)),
+    ...outputs.observation(observationForExpired(ids, now), p.tenant),
     // No source: the event id then depends only on the proposal, so a re-sweep repeats it.
     outputs.audit(auditEvent({ kind: 'expired', ...auditFactsOfPending(p) }, now)),
   ];

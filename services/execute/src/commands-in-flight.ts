@@ -27,6 +27,11 @@ export class CommandsInFlight {
     }
   }
 
+  /** The pending command stored under `commandId`, when this instance kept it; it stays. */
+  peek(commandId: string): PendingCommand | undefined {
+    return this.byId.get(commandId);
+  }
+
   /** The pending command stored under `commandId`, when this instance kept it; it is dropped. */
   take(commandId: string): PendingCommand | undefined {
     const pending = this.byId.get(commandId);

@@ -109,7 +109,7 @@ export function createClearedHandler(
 function refused(deps: StageDeps, at: Case, r: Refusal): Outgoing[] {
   deps.metrics.decision(r.rejected);
   return [
-    deps.outputs.observation(observationForRefusal(at.ids, r, at.now)),
+    ...deps.outputs.observation(observationForRefusal(at.ids, r, at.now), at.c.context.tenant),
     deps.outputs.audit(auditEvent({ kind: 'rejected', rejected: r.rejected, ...at.facts }, at.now)),
   ];
 }
@@ -134,7 +134,7 @@ function replayed(
   deps.metrics.decision({ disposition: 'execute', stage: 'idempotency' });
   const facts = { ...at.facts, commandId };
   return [
-    deps.outputs.observation(replayObservation(outcome, at.ids, at.now)),
+    ...deps.outputs.observation(replayObservation(outcome, at.ids, at.now), at.c.context.tenant),
     deps.outputs.audit(auditEvent({ kind: 'replay', outcome: outcome.outcome, ...facts }, at.now)),
   ];
 }

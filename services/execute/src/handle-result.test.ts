@@ -1,19 +1,36 @@
 import { describe, expect, it } from 'vitest';
-import { createGateOutputs, gateTopics, type Incoming, type StageDeps } from '@toolgate/platform';
-import { createMessageChecker, TOOL_OUTCOME_UNKNOWN } from '@toolgate/shared';
+import {
+  createGateOutputs,
+  generateOutputKeys,
+  gateTopics,
+  type Incoming,
+  type StageDeps,
+} from '@toolgate/platform';
+import {
+  createMessageChecker,
+  deriveToolKey,
+  PROOF_HEADER,
+  TOOL_OUTCOME_UNKNOWN,
+  toolProof,
+} from '@toolgate/shared';
 import { CommandsInFlight } from './commands-in-flight.js';
 import { createResultHandler } from './handle-result.js';
 
 const check = createMessageChecker();
+const keys = generateOutputKeys();
+const config = { commandKey: keys.commandKey, commandKeysAccepted: [] };
 
-function incoming(value: unknown): Incoming {
+/** `value` as read from `results`, proved with the key of `tool` as its worker proves it. */
+function incoming(value: unknown, tool = 'search'): Incoming {
+  const raw = Buffer.from(JSON.stringify(value));
+  const proof = toolProof(deriveToolKey(keys.commandKey, tool), 'toolgate.results', raw);
   return {
     topic: 'toolgate.results',
     partition: 0,
     offset: '7',
     key: 'run-1',
-    headers: {},
-    raw: Buffer.from(JSON.stringify(value)),
+    headers: { [PROOF_HEADER]: proof },
+    raw,
     receivedAt: new Date(),
     value,
   };
@@ -27,7 +44,8 @@ describe('a result that is no ToolResult', () => {
     'with %s is audited as unmatched_result in a message the audit schema takes',
     async (_, bad) => {
       const deps = {
-        outputs: createGateOutputs(gateTopics(''), 'k'.repeat(32)),
+        outputs: createGateOutputs(gateTopics(''), keys, new Set(['acme', 'globex'])),
+        config,
         now: () => new Date('2026-01-01T00:00:00Z'),
       } as unknown as StageDeps;
       const handle = createResultHandler(deps, check, new CommandsInFlight());
@@ -66,9 +84,10 @@ describe('a result that says the tool cannot tell whether it acted', () => {
       deadline: '2026-01-01T00:01:00.000Z',
     };
     const deps = {
-      outputs: createGateOutputs(gateTopics(''), 'k'.repeat(32)),
+      outputs: createGateOutputs(gateTopics(''), keys, new Set(['acme', 'globex'])),
+      config,
       now: () => new Date('2026-01-01T00:00:00Z'),
-      metrics: { decision: () => undefined },
+      metrics: { decision: () => undefined, forgery: () => undefined },
       gate: { registry: { get: () => ({ resultMaxBytes: 1000 }) } },
       store: {
         peekPendingCommand: () => Promise.resolve(pending),

@@ -1,6 +1,8 @@
 /**
- * One tool result: decode (quarantine if undecodable) → shape → take the pending command (once;
- * unknown → audit `unmatched_result`) → the result rung with the tool's ceilings → settle the
+ * One tool result: decode (quarantine if undecodable) → shape → find the pending command (unknown
+ * → audit `unmatched_result`) → its proof, with the key of that command's tool (else audit
+ * `forged_result`: nothing changes) and its ids (another key or run → `unmatched_result`) → take
+ * the pending command (once) → the result rung with the tool's ceilings → settle the
  * idempotency record with the terminal outcome → publish the observation and audit event, or,
  * when the deadline sweeper ended the command first, record the late result without a second
  * terminal observation.
@@ -25,6 +27,9 @@ import {
 import {
   auditEvent,
   checkResult,
+  deriveToolKey,
+  PROOF_HEADER,
+  verifyToolProof,
   IDEMPOTENCY_RETENTION_SECONDS,
   observationForCheckedResult,
   observationForResult,
@@ -49,7 +54,9 @@ import {
 import type { CommandsInFlight } from './commands-in-flight.js';
 
 /** What handling a result uses of a stage's dependencies. */
-export type ResultDeps = Pick<StageDeps, 'store' | 'outputs' | 'metrics' | 'gate' | 'now'>;
+export type ResultDeps = Pick<StageDeps, 'store' | 'outputs' | 'metrics' | 'gate' | 'now'> & {
+  readonly config: Pick<StageDeps['config'], 'commandKey' | 'commandKeysAccepted'>;
+};
 
 const rejectResult = rejecterFor('result');
 const rejectExecution = rejecterFor('execution');
@@ -69,6 +76,7 @@ export function createResultHandler(
   check: MessageChecker,
   inFlight: CommandsInFlight,
 ): (msg: Incoming) => Promise<readonly Outgoing[]> {
+  const keysOf = resultKeysOf(deps.config);
   return async (msg) => {
     if (msg.decodeError !== undefined) return quarantined(deps, msg, msg.decodeError);
     const problems = check('results', msg.value);
@@ -76,10 +84,67 @@ export function createResultHandler(
       return unmatched(deps, msg, `not a ToolResult: ${problems.join('; ')}`);
     }
     const result = msg.value as ToolResult;
-    const issued = inFlight.take(result.commandId);
-    const inOne = issued === undefined ? undefined : await inOneStep(deps, msg, result, issued);
-    return inOne ?? inTwoSteps(deps, msg, result);
+    const issued = inFlight.peek(result.commandId);
+    const pending = issued ?? (await deps.store.peekPendingCommand(result.commandId));
+    if (pending === undefined) return unmatched(deps, msg, NO_PENDING_COMMAND);
+    const refused = unproven(deps, msg, result, pending, keysOf(pending.tool));
+    if (refused !== undefined) return refused;
+    if (issued === undefined) {
+      return (await inOneStep(deps, msg, result, pending)) ?? takenThenSettled(deps, msg, result);
+    }
+    inFlight.take(result.commandId);
+    return (await inOneStep(deps, msg, result, issued)) ?? inTwoSteps(deps, msg, result);
   };
+}
+
+/**
+ * The tool keys a result for `tool` may be proved with: the tool's key under the command key, and
+ * under each key still accepted during a rotation. Derived once per tool.
+ */
+function resultKeysOf(config: ResultDeps['config']): (tool: string) => readonly string[] {
+  const masters = [config.commandKey, ...config.commandKeysAccepted].filter(
+    (key): key is string => key !== undefined,
+  );
+  const byTool = new Map<string, readonly string[]>();
+  return (tool) => {
+    let keys = byTool.get(tool);
+    if (keys === undefined) {
+      keys = masters.map((master) => deriveToolKey(master, tool));
+      byTool.set(tool, keys);
+    }
+    return keys;
+  };
+}
+
+/**
+ * Why `result` may not end `pending`, as what to publish (an audit event, nothing else), or
+ * undefined when it may: its proof must verify with the key of the pending command's tool (else
+ * it was written by something that cannot answer for that tool: `forged_result`), and it must name
+ * the command's idempotency key and run (else `unmatched_result`).
+ */
+function unproven(
+  deps: ResultDeps,
+  msg: Incoming,
+  result: ToolResult,
+  pending: PendingCommand,
+  keys: readonly string[],
+): readonly Outgoing[] | undefined {
+  const proof = msg.headers[PROOF_HEADER];
+  if (verifyToolProof(keys, msg.topic, msg.raw, proof) === undefined) {
+    deps.metrics.forgery('result', proof === undefined ? 'no_proof' : 'bad_proof');
+    const why = `${proof === undefined ? 'no' : 'a wrong'} ${PROOF_HEADER} for a pending command of ${pending.tool}`;
+    const facts = {
+      ...auditFactsOfPendingCommand(pending),
+      internalDetail: why,
+      ...originOf(msg),
+    };
+    return [deps.outputs.audit(auditEvent({ kind: 'forged_result', ...facts }, deps.now()))];
+  }
+  if (result.idempotencyKey !== pending.idempotencyKey || result.runId !== pending.runId) {
+    const why = `the result names another ${result.runId === pending.runId ? 'idempotency key' : 'run'} than its command`;
+    return unmatched(deps, msg, why);
+  }
+  return undefined;
 }
 
 /**
@@ -190,7 +255,7 @@ async function published(
   deps.metrics.decision(ending.rejected ?? { disposition: 'execute', stage: 'result' });
   const rejected = ending.rejected === undefined ? {} : { rejected: ending.rejected };
   return [
-    deps.outputs.observation(ending.observation),
+    ...deps.outputs.observation(ending.observation, pending.tenant),
     deps.outputs.audit(auditEvent({ kind: 'result', ...rejected, ...facts }, now)),
   ];
 }

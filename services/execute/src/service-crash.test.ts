@@ -16,7 +16,12 @@ import {
   startToolWorker,
   type ToolWorker,
 } from '../../../test/support/execute-fixtures.js';
-import { gateEnv, startGateHarness, type GateHarness } from '../../../test/support/gate-harness.js';
+import {
+  gateEnv,
+  identityEnv,
+  startGateHarness,
+  type GateHarness,
+} from '../../../test/support/gate-harness.js';
 import { kafkaClient, stackAddresses } from '../../../test/support/stack.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -108,6 +113,7 @@ describe('the execute stage killed between publishing a command and committing',
       ...gateEnv(h.ns, {
         TOOLGATE_INTEGRITY_KEY: h.gate.config.integrityKey,
         TOOLGATE_INSTANCE_ID: `${h.ns.id}-execute`,
+        ...identityEnv('toolgate-execute'),
       }),
       EXECUTE_CHILD_TIMEOUT_MS: '120000',
     };

@@ -8,6 +8,7 @@ import {
   dropGateSubjects,
   everythingUnder,
   harnessTarget,
+  provedResult,
   startToolWorker,
   terminalOf,
   withTimeouts,
@@ -156,7 +157,7 @@ describe('the execute stage on Kafka: commands and results', () => {
     expect(await terminalOf(h, 'p-twice')).toMatchObject({ outcome: 'result' });
     const [command] = await commandsOf(read);
     const commandId = String(command!.value['commandId']);
-    await h.send('results', 'run-twice', {
+    const second = provedResult(h, 'search', {
       commandId,
       idempotencyKey: identityOf(read).key,
       runId: 'run-twice',
@@ -164,6 +165,7 @@ describe('the execute stage on Kafka: commands and results', () => {
       output: { snippets: ['second'] },
       completedAt: new Date().toISOString(),
     });
+    await h.send('results', 'run-twice', second.bytes, second.headers);
     await h.waitFor(
       'audit',
       'the second result, unmatched',

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createGateOutputs,
+  generateOutputKeys,
   createLogger,
   createMetrics,
   createStore,
@@ -20,7 +21,10 @@ import {
 import {
   createGate,
   createMessageChecker,
+  deriveToolKey,
   IDEMPOTENCY_RETENTION_SECONDS,
+  PROOF_HEADER,
+  toolProof,
   MAX_TOOL_TIMEOUT_MS,
   TOOL_OUTCOME_UNKNOWN,
   type ToolResult,
@@ -34,7 +38,8 @@ import { createResultHandler } from './handle-result.js';
 import { LATE_RESULT_RETAIN_MS, sweepOnce } from './sweep-deadlines.js';
 
 const ns = testNamespace('execute-sweep');
-const outputs = createGateOutputs(gateTopics(`${ns.id}.`), 'k'.repeat(32));
+const keys = generateOutputKeys();
+const outputs = createGateOutputs(gateTopics(`${ns.id}.`), keys, new Set(['acme', 'globex']));
 const gate = createGate(deployment);
 const DEADLINE = Date.parse('2030-01-01T00:00:00Z');
 const LEASE = 5000;
@@ -48,6 +53,7 @@ function depsAt(nowMs: number) {
     gate,
     metrics: createMetrics('execute', { processMetrics: false }),
     logger: createLogger({ level: 'silent', stage: 'execute', instanceId: 'test' }),
+    config: { commandKey: keys.commandKey, commandKeysAccepted: [] },
     now: () => new Date(nowMs),
   };
 }
@@ -94,14 +100,17 @@ function resultFor(p: PendingCommand, offset: string, code = 'deadline_exceeded'
     error: { code, message: 'gave up' },
     completedAt: new Date(DEADLINE + 500).toISOString(),
   };
+  const raw = Buffer.from(JSON.stringify(value));
+  // Proved as the tool's worker proves it: with the key of the command's tool.
+  const proof = toolProof(deriveToolKey(keys.commandKey, p.tool), outputs.topics.results, raw);
   return {
     topic: outputs.topics.results,
     partition: 0,
     offset,
     key: p.runId,
-    headers: {},
+    headers: { [PROOF_HEADER]: proof },
     value,
-    raw: Buffer.from(JSON.stringify(value)),
+    raw,
     receivedAt: new Date(DEADLINE + 2000),
   };
 }
@@ -110,7 +119,9 @@ function resultFor(p: PendingCommand, offset: string, code = 'deadline_exceeded'
 function published(outgoing: readonly Outgoing[]): string[] {
   return outgoing.map((o) => {
     const value = ('value' in o ? o.value : {}) as Record<string, unknown>;
-    if (o.topic === outputs.topics.observations) return `observation ${String(value['outcome'])}`;
+    if (o.topic.startsWith(`${outputs.topics.observations}.`)) {
+      return `observation ${String(value['outcome'])}`;
+    }
     if (o.topic === outputs.topics.audit) return `audit ${String(value['kind'])}`;
     return o.topic;
   });

@@ -202,7 +202,7 @@ function unknownOutputs(
   const facts = auditFactsOfPendingCommand(p);
   const detail = internalDetail === undefined ? {} : { internalDetail };
   return [
-    deps.outputs.observation(unknownObservation(p, now)),
+    ...deps.outputs.observation(unknownObservation(p, now), p.tenant),
     deps.outputs.audit(auditEvent({ kind: 'unknown_outcome', ...facts, ...detail }, now)),
   ];
 }

@@ -11,6 +11,7 @@ import {
   observationForRefusal,
   refusal,
   refuseUnparsedProposal,
+  REPLY_TENANT_HEADER,
   SESSION_HEADER,
   validatedEnvelope,
   validateProposal,
@@ -72,7 +73,12 @@ export function createProposalHandler(
     metrics.decision({ disposition: 'execute', stage: 'semantics' });
     const v = validated.value;
     return [
-      outputs.envelope('validated', v.runId, validatedEnvelope(v, msg.receivedAt.toISOString())),
+      outputs.envelope(
+        'validated',
+        v.runId,
+        validatedEnvelope(v, msg.receivedAt.toISOString()),
+        now,
+      ),
     ];
 
     /** The answer to a refused record whose ids could be read: the session is checked first. */
@@ -89,8 +95,10 @@ export function createProposalHandler(
         ...(who === undefined ? {} : { subject: who.subject, tenant: who.tenant }),
         ...origin,
       };
+      // A refusal the session cannot place goes where the proposal asks; it says nothing else.
+      const tenant = who?.tenant ?? msg.headers[REPLY_TENANT_HEADER];
       return [
-        outputs.observation(observationForRefusal(at, r, now)),
+        ...outputs.observation(observationForRefusal(at, r, now), tenant),
         outputs.audit(auditEvent({ kind: 'rejected', rejected: r.rejected, ...facts }, now)),
       ];
     }

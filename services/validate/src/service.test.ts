@@ -35,6 +35,12 @@ describe('the validate stage on Kafka', () => {
       'proposals',
       'run-2',
       openaiChat({ proposalId: 'p-anon', runId: 'run-2' }, 'search', { query: 'x' }),
+      sessionHeaders(undefined, 'globex'),
+    );
+    await h.send(
+      'proposals',
+      'run-2',
+      openaiChat({ proposalId: 'p-nowhere', runId: 'run-2' }, 'search', { query: 'x' }),
     );
     await h.send('proposals', null, Buffer.from([0xff, 0x00, 0x13]));
 
@@ -71,6 +77,15 @@ describe('the validate stage on Kafka', () => {
       stage: 'authentication',
       code: 'missing_session',
     });
+    // No session to place it: the refusal goes to the tenant the proposal asked for, alone.
+    expect(anon!.topic).toBe(h.topic('observations.globex'));
+    expect(Object.keys(anon!.value).sort()).toEqual(
+      ['at', 'code', 'disposition', 'message', 'outcome', 'proposalId', 'requestId', 'runId', 'stage'],
+    );
+    // Asking for no tenant, it is audited and answered nowhere: its audit event and any
+    // observation commit in one transaction, so the first being read means the second is not.
+    await h.waitFor('audit', 'the refusal of p-nowhere', (r) => r.value['proposalId'] === 'p-nowhere');
+    expect(h.seen('observations').filter((r) => r.value['proposalId'] === 'p-nowhere')).toEqual([]);
     await h.waitFor('quarantine', 'the undecodable bytes', () => true);
     const [quarantined] = await h.waitFor(
       'audit',

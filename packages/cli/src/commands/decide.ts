@@ -22,8 +22,8 @@ function decisionCommand(decision: Decision, summary: string): Command {
       'The decision names the digest of the card it is about; without --digest it is read from',
       'GET /pending, so you decide on what that list shows. Exit 0 means the API accepted the',
       'decision (HTTP 202): the confirm stage decides on it and publishes the observation (watch',
-      'it with toolgate tail observations). Exit codes: 5 when no such confirmation is pending',
-      'for your tenant, 4 when your session is refused, 3 when the API cannot be reached.',
+      'it with toolgate tail observations.<tenant>). Exit codes: 5 when no such confirmation is',
+      'pending for your tenant, 4 when your session is refused, 3 when the API cannot be reached.',
     ],
     options: {
       ...APPROVAL_OPTIONS,

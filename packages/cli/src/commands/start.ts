@@ -20,7 +20,9 @@ export const startCommand: Command = {
   summary: 'Run gate stages (validate, authorize, confirm, execute, or all) until Ctrl-C.',
   usage: 'toolgate start <validate|authorize|confirm|execute|all> [--config <file>]',
   details: [
-    'Addresses, prefixes and the integrity key come from TOOLGATE_* variables (docs/configuration.md);',
+    'Addresses, prefixes, keys and the Kafka identity come from TOOLGATE_* variables',
+    '(docs/configuration.md). A stage runs as its own principal toolgate-<stage> (TOOLGATE_KAFKA_*);',
+    'all runs every stage as the one identity given, which must be allowed all of their work.',
     '--config (or TOOLGATE_CONFIG) names the deployment file. Each stage serves /healthz, /readyz',
     'and /metrics on its HTTP port; the confirm stage also serves the approval API.',
     'TOOLGATE_EXECUTE_INPUTS=cleared or results runs one half of execute, to run the halves apart.',

@@ -6,9 +6,10 @@ import { followTopic, type Following, type ReadRecord } from '@toolgate/platform
 import { CliError, EXIT } from '../cli-error.js';
 import { optionalString, type Command } from '../command.js';
 import { cliErrorOf } from '../fault-exit.js';
+import { prefixesOf } from '../kafka-client.js';
 import { parseSince } from '../parse-since.js';
 import { openTopicReader } from '../topic-reader.js';
-import { resolveTopic } from '../topic-name.js';
+import { readerGroupPrefix, resolveTopic } from '../topic-name.js';
 
 /** `toolgate tail <topic> [--since <duration|ISO>] [--max <n>]`. */
 export const tailCommand: Command = {
@@ -17,7 +18,11 @@ export const tailCommand: Command = {
   usage: 'toolgate tail <topic> [--since <duration|ISO>] [--max <n>]',
   details: [
     'Topics by short name: proposals, validated, authorized, cleared, confirmations, approvals,',
-    'results, observations, audit, quarantine, commands.<tool> (under TOOLGATE_TOPIC_PREFIX).',
+    'results, audit, quarantine, commands.<tool>, observations.<tenant> (under',
+    'TOOLGATE_TOPIC_PREFIX).',
+    'Reads as the Kafka identity of TOOLGATE_KAFKA_* (SASL user, password or password file, TLS):',
+    "a tenant's agents (agent-<tenant>) read observations.<tenant>, analytics audit, approval UIs",
+    'confirmations; the other topics need an administrator. Exit 4 when Kafka refuses it.',
     'Each line: {"partition", "offset", "timestamp", "key", "value"}; a record that does not',
     'decode has "decodeError" instead of "value". Committed records only; nothing is committed.',
     'Runs until Ctrl-C, or until --max records were printed.',
@@ -35,8 +40,9 @@ export const tailCommand: Command = {
     const max = parseMax(optionalString(values, 'max'));
     const since = optionalString(values, 'since');
     const sinceMs = since === undefined ? undefined : parseSince(since, Date.now());
+    const prefixes = prefixesOf(io.env);
+    const topic = resolveTopic(name, prefixes.topicPrefix);
     const reader = openTopicReader(io.env);
-    const topic = resolveTopic(name, reader.topicPrefix);
     let printed = 0;
     let enough: () => void = () => undefined;
     let failed: (error: Error) => void = () => undefined;
@@ -48,7 +54,7 @@ export const tailCommand: Command = {
     try {
       following = await followTopic(reader.bus, reader.codec, {
         topic,
-        groupPrefix: reader.groupPrefix,
+        groupPrefix: readerGroupPrefix(name, prefixes),
         ...(sinceMs === undefined ? {} : { sinceMs }),
         onRecord: (record) => {
           if (max !== undefined && printed >= max) return;

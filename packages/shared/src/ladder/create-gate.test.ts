@@ -24,6 +24,7 @@ const deployment = (overrides: Partial<Deployment> = {}): Deployment =>
   defineDeployment({
     name: 'test',
     tools: [tool()],
+    tenants: ['acme'],
     policies: [{ name: 'all.cedar', text: 'permit (principal, action, resource);' }],
     sessions: { secret: 's'.repeat(32) },
     ...overrides,

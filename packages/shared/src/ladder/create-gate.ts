@@ -3,7 +3,8 @@
  * parses policies and prepares the session verifier. Throws a configuration error (listing every problem)
  * at start-up; never later.
  */
-import { ConfigError, createSessionVerifier } from '../auth/index.js';
+import { ConfigError, createSessionVerifier, type SessionVerifier } from '../auth/index.js';
+import { rejecterFor } from '../decision.js';
 import { loadPolicySet } from '../authz/index.js';
 import { confirmationTtlProblems } from '../confirmation/index.js';
 import type { Deployment } from '../deployment.js';
@@ -56,6 +57,10 @@ export function createGate(
   if (ttlProblems.length > 0) {
     refused.push({ part: '', error: new ConfigError('deployment', ttlProblems) });
   }
+  const tenantProblems = deploymentTenantProblems(deployment);
+  if (tenantProblems.length > 0) {
+    refused.push({ part: 'tenants', error: new ConfigError('deployment tenants', tenantProblems) });
+  }
   // Ceilings first: every tool is loaded under them (a tool's timeout and output ceiling). When
   // they are bad, the tools are still checked, under the largest ceilings any deployment may set,
   // so that a tool is reported only for what no ceiling would let it declare.
@@ -73,14 +78,74 @@ export function createGate(
   ) {
     throw refusalOf(refused);
   }
+  const tenants: ReadonlySet<string> = new Set(deployment.tenants);
   return {
     registry,
+    tenants,
     policies,
-    verifier,
+    verifier: servingTenants(verifier, tenants),
     objects:
       options.objects ?? deployment.objects?.() ?? createMemoryObjectStore(deployment.seed ?? []),
     ceilings,
   };
+}
+
+const rejectSession = rejecterFor('authentication');
+
+/**
+ * `verifier`, refusing a verified session of a tenant the deployment does not serve
+ * (`unknown_tenant`): it has no observations topic, and no policy was written for it.
+ */
+function servingTenants(verifier: SessionVerifier, tenants: ReadonlySet<string>): SessionVerifier {
+  return {
+    async verify(token, now) {
+      const verified = await verifier.verify(token, now);
+      if (!verified.ok || tenants.has(verified.value.tenant)) return verified;
+      return rejectSession(
+        'unknown_tenant',
+        undefined,
+        `the session of ${verified.value.subject} names tenant ${JSON.stringify(verified.value.tenant)}, which the deployment does not list`,
+      );
+    },
+  };
+}
+
+/** A tenant or tool-worker name: what may follow `toolgate.observations.` in a topic name. */
+const NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * Every problem with the deployment's tenants and workers: none listed, a name that cannot name a
+ * topic, a name listed twice, a worker without tools or with a tool the deployment lacks.
+ */
+export function deploymentTenantProblems(deployment: Deployment): string[] {
+  const problems: string[] = [];
+  const tenants = (deployment.tenants as readonly unknown[] | undefined) ?? [];
+  if (!Array.isArray(tenants) || tenants.length === 0) {
+    problems.push('list at least one tenant (`tenants`): each gets its own observations topic');
+  }
+  const seen = new Set<unknown>();
+  for (const tenant of Array.isArray(tenants) ? tenants : []) {
+    if (typeof tenant !== 'string' || !NAME.test(tenant)) {
+      problems.push(`tenant ${JSON.stringify(tenant)} is not 1-64 characters of A-Z a-z 0-9 _ -`);
+    } else if (seen.has(tenant)) {
+      problems.push(`tenant ${tenant} is listed twice`);
+    }
+    seen.add(tenant);
+  }
+  const tools = new Set(deployment.tools.map((t) => t.name));
+  for (const worker of deployment.workers ?? []) {
+    if (!NAME.test(worker.principal)) {
+      problems.push(`worker principal ${JSON.stringify(worker.principal)} is not a plain name`);
+    }
+    if (!/^[A-Za-z0-9._-]{1,100}$/.test(worker.name)) {
+      problems.push(`worker name ${JSON.stringify(worker.name)} is not 1-100 of A-Z a-z 0-9 . _ -`);
+    }
+    if (worker.tools.length === 0) problems.push(`worker ${worker.principal} runs no tool`);
+    for (const tool of worker.tools.filter((t) => !tools.has(t))) {
+      problems.push(`worker ${worker.principal} runs ${tool}, which is not a tool of the deployment`);
+    }
+  }
+  return problems;
 }
 
 /** One part's own error, or a `ConfigError` naming every problem of every part. */

@@ -20,6 +20,8 @@ import { refusal, type Refusal, type Step } from './validated.js';
 /** Everything the ladder consults, built once from a deployment. */
 export interface Gate {
   readonly registry: ToolRegistry;
+  /** The deployment's tenants: a session of any other tenant is refused. */
+  readonly tenants: ReadonlySet<string>;
   readonly policies: PolicySet;
   readonly verifier: SessionVerifier;
   readonly objects: ObjectStore;

@@ -60,6 +60,7 @@ function everyKind(): Record<AuditKind, AuditInput> {
     expired: { kind: 'expired', ...auditFactsOfPending(pending()) },
     late_result: { kind: 'late_result', ...auditFactsOfCommand(command) },
     unmatched_result: { kind: 'unmatched_result', commandId: 'cmd_unknown', source: SOURCE },
+    forged_result: { kind: 'forged_result', ...auditFactsOfCommand(command), source: SOURCE },
   };
 }
 

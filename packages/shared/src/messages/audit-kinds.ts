@@ -130,7 +130,14 @@ export const AUDIT_KINDS = {
     null,
     null,
     null,
-    'A result named no pending command of this gate; dropped.',
+    'A result named no pending command of this gate, or named one but with another idempotency key or run; dropped, nothing changed.',
+  ),
+  forged_result: kind(
+    'execution',
+    null,
+    null,
+    null,
+    "A result for a pending command whose proof does not verify with the key of that command's tool: written by something that cannot answer for the tool; dropped, nothing changed.",
   ),
 } as const satisfies Record<string, AuditKindSpec>;
 

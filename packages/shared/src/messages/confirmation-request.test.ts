@@ -13,7 +13,12 @@ import { authorizedEnv, NOW, pending, RECEIVED_AT, refundTool } from './messages
 import { OBJECT_ID_PATTERN } from './redact-arguments.js';
 import { validatedEnvelope } from './stage-envelope.js';
 
-const check = createMessageChecker();
+const checker = createMessageChecker();
+/** Checks `value` as written: the outputs stamp `issuedAt` on every internal envelope. */
+const check = (topic: Parameters<typeof checker>[0], value: object) =>
+  ['validated', 'authorized', 'cleared'].includes(topic)
+    ? checker(topic, { ...value, issuedAt: '2026-12-07T12:00:00.000Z' })
+    : checker(topic, value);
 
 describe('confirmationIdFor', () => {
   it('is conf_ and the first 24 hex characters of SHA-256 of the proposalId', () => {

@@ -1,7 +1,7 @@
 /**
- * The gate's messages (issue 4): JSON Schemas of every topic's values, pure builders of
- * observations, audit events, envelopes and confirmation requests, redaction, and the integrity
- * tag of internal topics.
+ * The gate's messages: JSON Schemas of every topic's values, pure builders of observations, audit
+ * events, envelopes and confirmation requests, redaction, the integrity tag of internal topics,
+ * the tool-key proofs of commands and results, and the signature of observations.
  */
 export * from './approval.js';
 export * from './audit-event.js';
@@ -13,7 +13,9 @@ export * from './create-message-checker.js';
 export * from './integrity-tag.js';
 export * from './message-headers.js';
 export * from './observations.js';
+export * from './observation-signature.js';
 export * from './redact-arguments.js';
 export * from './replay-observation.js';
 export * from './schemas.js';
 export * from './stage-envelope.js';
+export * from './tool-proof.js';

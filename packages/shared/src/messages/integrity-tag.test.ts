@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../auth/index.js';
-import { checkIntegrity } from './check-integrity.js';
+import { checkFreshness, checkIntegrity } from './check-integrity.js';
 import {
   integrityKeyProblems,
   integrityTag,
@@ -174,14 +174,14 @@ describe('verifyIntegrity', () => {
 describe('checkIntegrity', () => {
   it('accepts a message the gate tagged for this topic', () => {
     const bytes = bytesOf(envelope());
-    expect(checkIntegrity(KEY, TOPIC, bytes, integrityTag(KEY, TOPIC, bytes))).toEqual({
+    expect(checkIntegrity([KEY], TOPIC, bytes, integrityTag(KEY, TOPIC, bytes))).toEqual({
       ok: true,
       value: undefined,
     });
   });
 
   it('refuses a message without a tag as authentication/forged_envelope (deny)', () => {
-    const refused = checkIntegrity(KEY, TOPIC, bytesOf(envelope()), undefined);
+    const refused = checkIntegrity([KEY], TOPIC, bytesOf(envelope()), undefined);
     expect(refused).toMatchObject({
       ok: false,
       stage: 'authentication',
@@ -193,7 +193,7 @@ describe('checkIntegrity', () => {
   });
 
   it('refuses a tagged message without a value, saying so', () => {
-    const refused = checkIntegrity(KEY, TOPIC, null, 'a'.repeat(64));
+    const refused = checkIntegrity([KEY], TOPIC, null, 'a'.repeat(64));
     expect(refused).toMatchObject({
       ok: false,
       code: 'forged_envelope',
@@ -204,7 +204,7 @@ describe('checkIntegrity', () => {
   it('refuses a wrong tag without echoing it', () => {
     const bytes = bytesOf(envelope());
     const forged = 'f'.repeat(64);
-    const refused = checkIntegrity(KEY, TOPIC, bytes, forged);
+    const refused = checkIntegrity([KEY], TOPIC, bytes, forged);
     expect(refused.ok).toBe(false);
     if (refused.ok) return;
     expect(refused.code).toBe('forged_envelope');
@@ -218,6 +218,38 @@ describe('checkIntegrity', () => {
   it('refuses a genuine envelope replayed onto another internal topic', () => {
     const bytes = bytesOf(envelope());
     const tag = integrityTag(KEY, TOPIC, bytes);
-    expect(checkIntegrity(KEY, 'toolgate.cleared', bytes, tag).ok).toBe(false);
+    expect(checkIntegrity([KEY], 'toolgate.cleared', bytes, tag).ok).toBe(false);
+  });
+});
+
+describe('checkIntegrity during a key rotation', () => {
+  it('accepts a tag made with any key still accepted, and no other', () => {
+    const bytes = bytesOf(envelope());
+    const next = 'n'.repeat(32);
+    const tag = integrityTag(next, TOPIC, bytes);
+    expect(checkIntegrity([KEY, next], TOPIC, bytes, tag).ok).toBe(true);
+    expect(checkIntegrity([KEY], TOPIC, bytes, tag).ok).toBe(false);
+  });
+});
+
+describe('checkFreshness', () => {
+  const NOW = new Date('2026-12-07T12:00:00.000Z');
+
+  it('accepts an envelope issued within the bound, refuses one issued before it', () => {
+    expect(checkFreshness({ issuedAt: '2026-12-07T11:30:00.000Z' }, NOW, 3_600_000).ok).toBe(true);
+    const stale = checkFreshness({ issuedAt: '2026-12-06T11:59:59.000Z' }, NOW, 3_600_000);
+    expect(stale).toMatchObject({
+      ok: false,
+      stage: 'authentication',
+      code: 'stale_envelope',
+      disposition: 'deny',
+    });
+    expect(stale.ok ? '' : stale.internalDetail).toMatch(/issued 86401000 ms ago/);
+  });
+
+  it('refuses an envelope that does not say when it was issued', () => {
+    for (const value of [{}, { issuedAt: 'yesterday' }, { issuedAt: 17 }, null]) {
+      expect(checkFreshness(value, NOW, 3_600_000)).toMatchObject({ ok: false, code: 'stale_envelope' });
+    }
   });
 });

@@ -11,3 +11,11 @@ export const INTEGRITY_HEADER = 'toolgate-integrity';
  * `approvals` (DESIGN §3). Never copied into any message the gate writes.
  */
 export const SESSION_HEADER = 'toolgate-session';
+
+/**
+ * On `proposals`: the tenant whose observations topic should carry a refusal when the session
+ * cannot say (missing, forged, expired, or of a tenant the deployment does not serve). A claim,
+ * never trusted for anything else: such a refusal carries nothing but the refusal. The agent
+ * client sets it to its own tenant.
+ */
+export const REPLY_TENANT_HEADER = 'toolgate-reply-tenant';

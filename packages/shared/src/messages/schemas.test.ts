@@ -31,9 +31,13 @@ function samples(): Record<MessageTopic, Json> {
   const json = (v: unknown) => JSON.parse(JSON.stringify(v)) as Json;
   return {
     proposals: json(proposalOf(ARGS)),
-    validated: json(validatedEnvelope(validated(), AT)),
-    authorized: json(authorizedEnvelope(a, AT)),
-    cleared: json(clearedEnvelope(a, AT, { confirmedBy: 'bob', confirmedAt: AT })),
+    // GateOutputs.envelope stamps issuedAt on every envelope as it is written.
+    validated: json({ ...validatedEnvelope(validated(), AT), issuedAt: AT }),
+    authorized: json({ ...authorizedEnvelope(a, AT), issuedAt: AT }),
+    cleared: json({
+      ...clearedEnvelope(a, AT, { confirmedBy: 'bob', confirmedAt: AT }),
+      issuedAt: AT,
+    }),
     confirmations: json(confirmationRequest(pending())),
     approvals: json(approval('conf_1', 'approve', 'e'.repeat(64))),
     commands: json(command),

@@ -152,6 +152,7 @@ const validatedFields = {
   args: jsonObject,
   repaired: { const: 'fence' },
   receivedAt: instant,
+  issuedAt: instant,
 };
 const validatedRequired = Object.keys(validatedFields).filter((k) => k !== 'repaired');
 const authorizedFields = {

@@ -3,7 +3,12 @@ import { createMessageChecker } from './create-message-checker.js';
 import { authorized, validated } from './messages.test-support.js';
 import { authorizedEnvelope, clearedEnvelope, validatedEnvelope } from './stage-envelope.js';
 
-const check = createMessageChecker();
+const checker = createMessageChecker();
+/** Checks `value` as written: the outputs stamp `issuedAt` on every internal envelope. */
+const check = (topic: Parameters<typeof checker>[0], value: object) =>
+  ['validated', 'authorized', 'cleared'].includes(topic)
+    ? checker(topic, { ...value, issuedAt: '2026-12-07T12:00:00.000Z' })
+    : checker(topic, value);
 const RECEIVED = '2025-03-01T11:59:59.250Z';
 const CONFIRMED = { confirmedBy: 'bob', confirmedAt: '2025-03-01T12:05:00.000Z' };
 

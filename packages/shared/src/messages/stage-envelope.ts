@@ -11,12 +11,19 @@ import type { CallContext, ResolvedObject } from '../types.js';
 export interface ValidatedEnvelope extends ValidatedProposal {
   /** ISO-8601 instant the validate stage received the original proposal. */
   readonly receivedAt: string;
+  /**
+   * ISO-8601 instant the stage that wrote this envelope issued it; set when it is written (see
+   * `GateOutputs.envelope`), inside the tagged bytes, so a reader refuses a stale one.
+   */
+  readonly issuedAt?: string;
 }
 
 /** On `authorized`: resolved under the tenant, allowed by policy, within preconditions and limits. */
 export interface AuthorizedEnvelope extends AuthorizedProposal {
   /** ISO-8601 instant the validate stage received the original proposal. */
   readonly receivedAt: string;
+  /** ISO-8601 instant this envelope was issued (see {@link ValidatedEnvelope.issuedAt}). */
+  readonly issuedAt?: string;
 }
 
 /**

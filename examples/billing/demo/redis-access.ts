@@ -1,0 +1,64 @@
+/**
+ * The demo's raw Redis commands, which the gate's store adapter has no business offering: setting
+ * a Redis user as the stack's admin (as `stack:up` does for the stack's own users), and trying a
+ * write that a user's ACL rules should refuse. Every connection fails fast instead of queueing.
+ */
+import { Redis } from 'ioredis';
+
+/** What a write attempt came to. */
+export type WriteAttempt =
+  { readonly written: false; readonly error: string } | { readonly written: true };
+
+/**
+ * Sets `user` on the Redis at `adminUrl` (a user allowed ACL SETUSER): its rules reset first,
+ * then on, with `password` and `rules`.
+ */
+export async function setRedisUser(
+  adminUrl: string,
+  user: string,
+  password: string,
+  rules: readonly string[],
+): Promise<void> {
+  await withRedis(adminUrl, async (redis) => {
+    await redis.call('ACL', 'SETUSER', user, 'reset', 'on', `>${password}`, ...rules);
+  });
+}
+
+/**
+ * Tries `SET key` as the user of `url`: the error Redis answered (e.g. `NOPERM …`), or written
+ * (the key is then deleted again, as far as that user may).
+ */
+export async function tryWrite(url: string, key: string): Promise<WriteAttempt> {
+  return withRedis(url, async (redis) => {
+    try {
+      await redis.set(key, 'walk-around', 'EX', 60);
+    } catch (error) {
+      return { written: false, error: error instanceof Error ? error.message : String(error) };
+    }
+    await redis.del(key).catch(() => 0);
+    return { written: true };
+  });
+}
+
+/** The user name in a `redis://user:password@host:port` URL (`default` when none). */
+export function redisUserOf(url: string): string {
+  const user = decodeURIComponent(new URL(url).username);
+  return user === '' ? 'default' : user;
+}
+
+async function withRedis<T>(url: string, work: (redis: Redis) => Promise<T>): Promise<T> {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: 3_000,
+    commandTimeout: 5_000,
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+  });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    return await work(redis);
+  } finally {
+    redis.disconnect();
+  }
+}
