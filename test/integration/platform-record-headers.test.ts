@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, signal, within } from '../support/deadline.js';
 import { dropNamespace, testNamespace, testTopicSpec } from '../support/namespace.js';
 import { recordingLogger } from '../support/recording-logger.js';
-import { kafkaClient, stackAddresses } from '../support/stack.js';
+import { kafkaClient, stackAddresses, identity } from '../support/stack.js';
 
 const ns = testNamespace('record-headers');
 const { kafkaBrokers, schemaRegistryUrl } = stackAddresses();
@@ -41,7 +41,7 @@ let restore: (() => void) | undefined;
 
 beforeAll(() => {
   kafka = kafkaClient(ns.id);
-  bus = createBus({ brokers: kafkaBrokers, clientId: ns.id, logger: recordingLogger() });
+  bus = createBus({ security: identity(), brokers: kafkaBrokers, clientId: ns.id, logger: recordingLogger() });
   const Encoder = createRequire(import.meta.url)('kafkajs/src/protocol/encoder') as EncoderClass;
   const original = Encoder.prototype.writeVarIntBytes;
   Encoder.prototype.writeVarIntBytes = function (value) {

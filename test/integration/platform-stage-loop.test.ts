@@ -23,7 +23,8 @@ import { eventually, signal, within } from '../support/deadline.js';
 import { dropNamespace, testNamespace, testTopicSpec } from '../support/namespace.js';
 import { recordingLogger } from '../support/recording-logger.js';
 import { dropSubjects } from '../support/registry-cleanup.js';
-import { kafkaClient, stackAddresses } from '../support/stack.js';
+import { kafkaClient, stackAddresses, identity } from '../support/stack.js';
+import { identityEnv } from '../support/gate-harness.js';
 
 const ns = testNamespace('stage-loop');
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -59,7 +60,7 @@ const loops: StageLoop[] = [];
 
 beforeAll(() => {
   kafka = kafkaClient(ns.id);
-  bus = createBus({ brokers: kafkaBrokers, clientId: ns.id, logger: recordingLogger() });
+  bus = createBus({ security: identity(), brokers: kafkaBrokers, clientId: ns.id, logger: recordingLogger() });
   codec = createCodec({ registryUrl: schemaRegistryUrl, logger: recordingLogger() });
 });
 
@@ -671,6 +672,7 @@ describe('startStageLoop: a crash between send and commit', () => {
     const groupId = ns.group('crash');
     const env = {
       TOOLGATE_KAFKA_BROKERS: kafkaBrokers.join(','),
+      ...identityEnv('admin'),
       TOOLGATE_SCHEMA_REGISTRY_URL: schemaRegistryUrl,
       CHILD_INPUT: input,
       CHILD_OUTPUT: output,

@@ -13,7 +13,7 @@ import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/deadline.js';
 import { dropNamespace, testNamespace } from '../support/namespace.js';
-import { kafkaClient, stackAddresses } from '../support/stack.js';
+import { kafkaClient, stackAddresses, identity } from '../support/stack.js';
 
 const ns = testNamespace('read-topic');
 const codec = createCodec({
@@ -26,7 +26,7 @@ const audit = ns.topic('toolgate.audit');
 
 beforeAll(async () => {
   kafka = kafkaClient(ns.id);
-  bus = createBus({
+  bus = createBus({ security: identity(),
     brokers: stackAddresses().kafkaBrokers,
     clientId: ns.id,
     logger: SILENT_LOGGER,

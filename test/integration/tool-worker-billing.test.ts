@@ -23,6 +23,7 @@ import { dropSubjects } from '../support/registry-cleanup.js';
 import { kafkaClient, redisClient, stackAddresses } from '../support/stack.js';
 import {
   commandFactory,
+  provisionWorkers,
   startCommandHarness,
   workerEnv,
   type CommandHarness,
@@ -35,20 +36,27 @@ const newCommand = commandFactory();
 let kafka: Kafka;
 let redis: Redis;
 let store: Store;
+let workerStore: Store;
 let objects: RedisObjectStore;
 let worker: ToolWorker;
 let harness: CommandHarness;
 
 beforeAll(async () => {
+  await provisionWorkers(ns, TOOLS, ['billing']);
   kafka = kafkaClient(ns.id);
   redis = redisClient();
   store = createStore({ url: stackAddresses().redisUrl, prefix: ns.redisPrefix });
   objects = createRedisObjectStore(store, OBJECT_NAMESPACE);
   await objects.seed(SEED_OBJECTS);
+  // The handlers change objects as the worker's own Redis user, which may touch only them.
+  workerStore = createStore({
+    url: workerEnv(ns)['TOOLGATE_REDIS_URL'] ?? '',
+    prefix: ns.redisPrefix,
+  });
   worker = await startToolWorker({
     env: workerEnv(ns),
     name: 'billing',
-    tools: createBillingHandlers(objects),
+    tools: createBillingHandlers(createRedisObjectStore(workerStore, OBJECT_NAMESPACE)),
   });
   harness = await startCommandHarness(kafka, ns, TOOLS);
   await eventually(60_000, 'the worker to join its group', () => Promise.resolve(worker.ready()));
@@ -57,6 +65,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await harness.close();
   await worker.stop();
+  await workerStore.close();
   await store.close();
   await dropNamespace(ns, { kafka, redis });
   redis.disconnect();

@@ -31,9 +31,16 @@ import { eventually, within } from '../support/deadline.js';
 import { dropNamespace, testNamespace } from '../support/namespace.js';
 import { recordingLogger } from '../support/recording-logger.js';
 import { dropSubjects } from '../support/registry-cleanup.js';
-import { kafkaClient, redisClient, stackAddresses } from '../support/stack.js';
+import {
+  identity,
+  kafkaClient,
+  redisAdminUrl,
+  redisClient,
+  stackAddresses,
+} from '../support/stack.js';
 import {
   commandFactory,
+  provisionWorkers,
   startCommandHarness,
   workerEnv,
   type CommandHarness,
@@ -111,6 +118,11 @@ const TOOLS: ToolHandlers = {
 };
 
 beforeAll(async () => {
+  await provisionWorkers(
+    ns,
+    [...Object.keys(TOOLS), 'restartable', 'guarded', 'fencing'],
+    ['main', 'guarded', 'restart', 'fenced'],
+  );
   kafka = kafkaClient(ns.id);
   redis = redisClient();
   ledger = createStore({ url: redisUrl, prefix: ns.redisPrefix });
@@ -269,6 +281,71 @@ describe('startToolWorker: deadlines', () => {
   });
 });
 
+describe('startToolWorker: commands execute did not issue', () => {
+  it("runs no handler for a command without a proof, with another tool's, or altered after it was proved", async () => {
+    const dropsBefore = await forgeriesCounted();
+    const bare = command('echo');
+    const otherTools = command('echo');
+    const altered = command('echo', { args: { n: 'changed after the proof' } });
+    const otherTenant = command('echo', {
+      context: { ...command('echo').context, tenant: 'globex' },
+    });
+    const bytesOf = (c: Command) => harness.encode(c);
+    await harness.produceRaw('echo', await bytesOf(bare));
+    const forOther = await bytesOf(otherTools);
+    await harness.produceRaw('echo', forOther, harness.proofFor('echo', forOther, 'slow'));
+    // A genuine proof, over bytes that then said something else.
+    const original = await bytesOf({ ...altered, args: { n: 1 } });
+    await harness.produceRaw('echo', await bytesOf(altered), harness.proofFor('echo', original));
+    const asAcme = await bytesOf({
+      ...otherTenant,
+      context: { ...otherTenant.context, tenant: 'acme' },
+    });
+    await harness.produceRaw('echo', await bytesOf(otherTenant), harness.proofFor('echo', asAcme));
+    // Proved, but past its deadline: answered without running.
+    const expired = command('echo', { deadline: new Date(Date.now() - 1_000).toISOString() });
+    await produce(expired);
+    const sentinel = command('echo');
+    await produce(sentinel);
+    await resultsOf(sentinel.commandId);
+
+    expect(await resultsOf(expired.commandId)).toMatchObject([
+      { status: 'error', error: { code: 'deadline_exceeded' } },
+    ]);
+    for (const c of [bare, otherTools, altered, otherTenant, expired]) {
+      expect(calls.get(c.commandId), c.commandId).toBeUndefined();
+    }
+    // The dropped ones were never read far enough to touch the ledger.
+    for (const c of [bare, otherTools, altered, otherTenant]) {
+      for (const tenant of ['acme', 'globex']) {
+        expect(await worker.outcome(tenant, c.idempotencyKey), c.commandId).toBeUndefined();
+      }
+    }
+    for (const c of [bare, otherTools, altered, otherTenant]) {
+      expect(harness.results.filter((r) => r.value.commandId === c.commandId)).toEqual([]);
+    }
+    expect(await forgeriesCounted()).toEqual({
+      no_proof: dropsBefore.no_proof + 1,
+      bad_proof: dropsBefore.bad_proof + 3,
+    });
+    const dropped = logger.lines.filter((l) => l.message.startsWith('dropped a command'));
+    expect(dropped.length).toBeGreaterThanOrEqual(4);
+    expect(JSON.stringify(dropped)).not.toContain('changed after the proof');
+  });
+});
+
+/** The worker's count of dropped commands, by reason, from its metrics. */
+async function forgeriesCounted(): Promise<{ no_proof: number; bad_proof: number }> {
+  const text = await worker.metrics.render();
+  const count = (reason: string) =>
+    Number(
+      new RegExp(`toolgate_refused_forgeries_total\\{[^}]*reason="${reason}"[^}]*\\} (\\d+)`).exec(
+        text,
+      )?.[1] ?? 0,
+    );
+  return { no_proof: count('no_proof'), bad_proof: count('bad_proof') };
+}
+
 describe('startToolWorker: failures', () => {
   it('reports a handler that throws as handler_error, with no stack and no detail', async () => {
     const c = command('broken');
@@ -299,10 +376,13 @@ describe('startToolWorker: failures', () => {
     const { deadline: _deadline, ...noDeadline } = command('echo');
     const noIds = { ...command('echo'), commandId: '' };
     const otherTool = command('slow');
-    await harness.produceRaw('echo', wire(noDeadline));
-    const noIdsOffset = await harness.produceRaw('echo', wire(noIds));
-    await harness.produceRaw('echo', wire(otherTool));
-    await harness.produceRaw('echo', Buffer.from('not a command'));
+    // Proved as execute proves what it writes: only such a record is read at all.
+    const proved = (bytes: Buffer) =>
+      harness.produceRaw('echo', bytes, harness.proofFor('echo', bytes));
+    await proved(wire(noDeadline));
+    const noIdsOffset = await proved(wire(noIds));
+    await proved(wire(otherTool));
+    await proved(Buffer.from('not a command'));
     const sentinel = command('echo');
     await produce(sentinel);
     await resultsOf(sentinel.commandId);
@@ -332,6 +412,7 @@ describe('startToolWorker: the ledger', () => {
   it('runs nothing while the ledger cannot be reached, and the command once when it can', async () => {
     const { kafkaBrokers } = stackAddresses();
     const bus = createBus({
+      security: identity(),
       brokers: kafkaBrokers,
       clientId: `${ns.id}-guarded`,
       logger: SILENT_LOGGER,
@@ -414,6 +495,7 @@ describe('startToolWorker: a restart before the offset was committed', () => {
           ...env,
           CHILD_TOOL: tool,
           CHILD_CALLS_KEY: callsKey,
+          CHILD_COUNTER_REDIS_URL: redisAdminUrl(),
           TOOLGATE_TEST_KILL_AT_COMMIT: '1',
         },
         stdio: ['ignore', 'pipe', 'inherit'],
@@ -498,6 +580,7 @@ describe('startToolWorker: a worker that stops on its own', () => {
       onCrash: (error) => crashes.push(error),
     });
     const bus = createBus({
+      security: identity(),
       brokers: [...stackAddresses().kafkaBrokers],
       clientId: `${ns.id}-usurper`,
       logger: SILENT_LOGGER,

@@ -64,6 +64,8 @@ export interface ProvisionOptions {
 export interface Provisioned {
   /** The ACL bindings made for the namespace (deleted again by {@link dropNamespace}). */
   readonly bindings: readonly AclBinding[];
+  /** The tools whose command topics were made. */
+  readonly tools: readonly string[];
   /**
    * A Redis URL whose user may touch only the namespace's ledger and object keys, as the stack's
    * worker user may only the default prefix's.
@@ -106,7 +108,7 @@ export async function provisionNamespace(
   } finally {
     await bus.close();
   }
-  const done = { bindings: bindings.map(bindingOf), workerRedisUrl: await workerUser(ns) };
+  const done = { bindings: bindings.map(bindingOf), tools, workerRedisUrl: await workerUser(ns) };
   provisioned.set(ns.id, done);
   return done;
 }
@@ -114,6 +116,13 @@ export async function provisionNamespace(
 function bindingOf(row: AclBinding): AclBinding {
   const { principal, resourceType, resourceName, patternType, operation } = row;
   return { principal, resourceType, resourceName, patternType, operation };
+}
+
+/** What {@link provisionNamespace} made for `ns`; throws when it has not been called. */
+export function provisionedFor(ns: TestNamespace): Provisioned {
+  const made = provisioned.get(ns.id);
+  if (made === undefined) throw new Error(`call provisionNamespace for ${ns.id} first`);
+  return made;
 }
 
 /** A Redis user confined to the namespace's ledger and object keys; its URL. */

@@ -79,7 +79,12 @@ export function kafkaClient(clientId: string, principal: string = STACK_ADMIN): 
   });
 }
 
+/** The URL of the stack's Redis as its super user. */
+export function redisAdminUrl(): string {
+  return redisUrlAs(stackConfig(), REDIS_ADMIN);
+}
+
 /** An ioredis client for the stack as its super user, that fails fast instead of queueing. */
 export function redisClient(): Redis {
-  return new Redis(redisUrlAs(stackConfig(), REDIS_ADMIN), { maxRetriesPerRequest: 1 });
+  return new Redis(redisAdminUrl(), { maxRetriesPerRequest: 1 });
 }

@@ -11,6 +11,8 @@
 import {
   createBus,
   createCodec,
+  kafkaIdentityFromEnv,
+  kafkaSecurityOf,
   SILENT_LOGGER,
   startStageLoop,
   type Bus,
@@ -47,6 +49,8 @@ function killingAtCommit(producer: BusProducer): BusProducer {
 const input = env('CHILD_INPUT');
 const output = env('CHILD_OUTPUT');
 const bus = createBus({
+  // The parent's identity, from the usual TOOLGATE_KAFKA_* variables.
+  security: kafkaSecurityOf(kafkaIdentityFromEnv(process.env)),
   brokers: env('TOOLGATE_KAFKA_BROKERS').split(','),
   clientId: env('CHILD_INSTANCE'),
   logger: SILENT_LOGGER,

@@ -13,6 +13,7 @@ import {
   createBus,
   createCodec,
   createStore,
+  kafkaSecurityOf,
   SILENT_LOGGER,
   type Bus,
   type BusProducer,
@@ -48,6 +49,7 @@ function killingAtCommit(producer: BusProducer): BusProducer {
 
 const config = loadWorkerConfig(process.env);
 const bus = createBus({
+  security: kafkaSecurityOf(config),
   brokers: [...config.kafkaBrokers],
   clientId: config.instanceId,
   logger: SILENT_LOGGER,
@@ -61,7 +63,9 @@ const codec = createCodec({
   compatibility: 'NONE',
 });
 const store = createStore({ url: config.redisUrl, prefix: config.redisPrefix });
-const counter = new Redis(config.redisUrl);
+// The worker's own Redis user may touch only its ledger and objects: the test's counter is not
+// the worker's, and is kept as the user the test gives (CHILD_COUNTER_REDIS_URL).
+const counter = new Redis(must('CHILD_COUNTER_REDIS_URL'));
 const callsKey = must('CHILD_CALLS_KEY');
 
 const worker = await startToolWorker({
