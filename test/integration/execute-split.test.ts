@@ -17,7 +17,12 @@ import {
   type ClearedFeeder,
   type ToolWorker,
 } from '../support/execute-fixtures.js';
-import { gateEnv, startGateHarness, type GateHarness } from '../support/gate-harness.js';
+import {
+  gateEnv,
+  identityEnv,
+  startGateHarness,
+  type GateHarness,
+} from '../support/gate-harness.js';
 import { eventually } from '../support/deadline.js';
 import { recordingLogger } from '../support/recording-logger.js';
 import { kafkaClient } from '../support/stack.js';
@@ -78,6 +83,7 @@ async function startExecute(inputs: string): Promise<SupervisedStages> {
       TOOLGATE_INTEGRITY_KEY: h.gate.config.integrityKey,
       TOOLGATE_EXECUTE_INPUTS: inputs,
       TOOLGATE_INSTANCE_ID: `${h.ns.id}-${inputs}`,
+      ...identityEnv('toolgate-execute'),
     }),
     deployment: DEPLOYMENT,
     modules: [execute],
@@ -179,7 +185,7 @@ describe('the execute stage split in two processes (TOOLGATE_EXECUTE_INPUTS)', (
       bus: {
         groupTopics: (groupId) => {
           checks += 1;
-          return h.gate.runtime.bus.groupTopics(groupId);
+          return h.gate.runtime.busFor('execute').groupTopics(groupId);
         },
       },
       logger,
@@ -192,7 +198,7 @@ describe('the execute stage split in two processes (TOOLGATE_EXECUTE_INPUTS)', (
     const gauge = async () =>
       (await metrics.registry.getSingleMetric('toolgate_topic_consumed')?.get())?.values[0]?.value;
     try {
-      expect(await h.gate.runtime.bus.groupTopics(group)).toEqual(
+      expect(await h.gate.runtime.busFor('execute').groupTopics(group)).toEqual(
         [h.topic('cleared'), h.topic('results')].sort(),
       );
       await eventually(10_000, 'two checks', () => Promise.resolve(checks >= 2));
@@ -203,7 +209,7 @@ describe('the execute stage split in two processes (TOOLGATE_EXECUTE_INPUTS)', (
       await eventually(30_000, 'the error', () =>
         Promise.resolve(said(/no execute process consumes tool results/).length > 0),
       );
-      expect(await h.gate.runtime.bus.groupTopics(group)).toEqual([h.topic('cleared')]);
+      expect(await h.gate.runtime.busFor('execute').groupTopics(group)).toEqual([h.topic('cleared')]);
       const seenAt = checks;
       await eventually(10_000, 'two more checks', () => Promise.resolve(checks >= seenAt + 2));
       expect(said(/no execute process/)).toHaveLength(1);

@@ -9,6 +9,8 @@ import * as execute from '@toolgate/execute';
 import * as validate from '@toolgate/validate';
 import { startToolWorker, type ToolWorker } from '@toolgate/tool-worker';
 import {
+  createBus,
+  EXAMPLE_WORKER,
   SILENT_LOGGER,
   type Bus,
   type BusConsumerOptions,
@@ -17,8 +19,9 @@ import {
 import { USERS } from '../../examples/billing/data.js';
 import { openaiChat } from '../../examples/billing/fixtures/proposals.js';
 import { createBillingHandlers } from '../../examples/billing/tool-handlers.js';
+import { identity, stackAddresses } from '../support/stack.js';
+import { workerEnv } from '../support/tool-worker-harness.js';
 import {
-  gateEnv,
   sessionHeaders,
   startGateHarness,
   type GateHarness,
@@ -31,6 +34,8 @@ const FETCH_ENV = {
   TOOLGATE_FETCH_BUSY_MIN_BYTES: '512',
 };
 const EXPECTED = { maxWaitTimeMs: 7, minBytes: 4096, busyMinBytes: 512 };
+
+let workerBus: Bus | undefined;
 
 /** The options of every consumer created, by who created it. */
 const consumers = new Map<string, BusConsumerOptions[]>();
@@ -59,14 +64,21 @@ beforeAll(async () => {
     modules: [validate, authorize, confirm, execute].map(recorded),
     env: FETCH_ENV,
   });
-  const { TOOLGATE_INTEGRITY_KEY: _key, ...env } = gateEnv(h.ns, FETCH_ENV);
   const { runtime } = h.gate;
+  // The worker's own Kafka identity: the gate's may not read command topics.
+  workerBus = createBus({
+    brokers: [...stackAddresses().kafkaBrokers],
+    clientId: `${h.ns.id}-worker`,
+    logger: SILENT_LOGGER,
+    security: identity(EXAMPLE_WORKER.principal),
+  });
   worker = await startToolWorker({
-    env,
+    env: workerEnv(h.ns, FETCH_ENV),
+    name: EXAMPLE_WORKER.name,
     tools: createBillingHandlers(runtime.objects),
     logger: SILENT_LOGGER,
     connections: {
-      bus: recording(runtime.bus, 'worker'),
+      bus: recording(workerBus, 'worker'),
       codec: runtime.codec,
       store: runtime.store,
     },
@@ -75,6 +87,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await worker?.stop();
+  await workerBus?.close();
   await h?.close();
 });
 

@@ -9,6 +9,7 @@ import * as confirm from '@toolgate/confirm';
 import * as execute from '@toolgate/execute';
 import * as validate from '@toolgate/validate';
 import { startToolWorker, type ToolWorker } from '@toolgate/tool-worker';
+import { workerEnv } from '../support/tool-worker-harness.js';
 import { SILENT_LOGGER } from '@toolgate/platform';
 import { SESSION_HEADER, type Proposal } from '@toolgate/shared';
 import { USERS } from '../../examples/billing/data.js';
@@ -21,7 +22,6 @@ import {
 } from '../../examples/billing/fixtures/proposals.js';
 import { createBillingHandlers } from '../../examples/billing/tool-handlers.js';
 import {
-  gateEnv,
   sessionHeaders,
   startGateHarness,
   type GateHarness,
@@ -37,9 +37,9 @@ beforeAll(async () => {
     label: 'pipeline',
     modules: [validate, authorize, confirm, execute],
   });
-  const { TOOLGATE_INTEGRITY_KEY: _key, ...env } = gateEnv(h.ns);
   worker = await startToolWorker({
-    env,
+    env: workerEnv(h.ns),
+    name: 'billing',
     tools: createBillingHandlers(h.gate.runtime.objects),
     logger: SILENT_LOGGER,
   });

@@ -22,7 +22,7 @@ import { ConfigError, type ToolDefinitionError } from '@toolgate/shared';
 import deployment from '../../examples/billing/toolgate.config.js';
 import { eventually, within } from '../support/deadline.js';
 import { dropGateNamespace, gateEnv } from '../support/gate-harness.js';
-import { testNamespace } from '../support/namespace.js';
+import { provisionNamespace, testNamespace } from '../support/namespace.js';
 import { kafkaClient } from '../support/stack.js';
 
 const ns = testNamespace('supervise');
@@ -38,7 +38,8 @@ let brokenConfig: string;
 let identityConfig: string;
 const started: SupervisedStages[] = [];
 
-beforeAll(() => {
+beforeAll(async () => {
+  await provisionNamespace(ns);
   scratch = mkdtempSync(path.join(tmpdir(), 'toolgate-supervise-'));
   brokenConfig = path.join(scratch, 'broken.config.mts');
   writeFileSync(

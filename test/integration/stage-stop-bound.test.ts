@@ -16,8 +16,8 @@ import {
 } from '@toolgate/platform';
 import deployment from '../../examples/billing/toolgate.config.js';
 import { eventually, signal } from '../support/deadline.js';
-import { dropGateNamespace, gateEnv } from '../support/gate-harness.js';
-import { testNamespace } from '../support/namespace.js';
+import { dropGateNamespace, gateEnv, stageIdentities } from '../support/gate-harness.js';
+import { provisionNamespace, testNamespace } from '../support/namespace.js';
 import { kafkaClient } from '../support/stack.js';
 
 const DEADLINE_MS = 4000;
@@ -56,7 +56,9 @@ describe('TOOLGATE_SHUTDOWN_TIMEOUT_MS', () => {
   it('ends a stage stop that hangs at its share of the deadline, and the process exits 0', async () => {
     const lines: string[] = [];
     const exits: number[] = [];
+    await provisionNamespace(ns);
     gate = await superviseStages({
+      identities: stageIdentities(),
       env: gateEnv(ns, {
         TOOLGATE_SHUTDOWN_TIMEOUT_MS: String(DEADLINE_MS),
         TOOLGATE_LOG_LEVEL: 'info',
