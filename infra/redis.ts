@@ -141,8 +141,10 @@ export function startRedis(config: StackConfig): StartedProcess {
 }
 
 /**
- * Sets the gate's and the worker's users on the Redis at `adminUrl` (a user that may run ACL
- * SETUSER), their rules reset first; returns their names. For a Redis the stack did not start.
+ * Creates the gate's and the worker's users on the Redis at `adminUrl` (a user that may run ACL
+ * SETUSER) where they do not exist yet; a user that exists is left as it is (its password may be
+ * another stack directory's, or an operator's). For a Redis the stack did not start. Returns the
+ * names of the users it created.
  */
 export async function ensureRedisUsers(config: StackConfig, adminUrl: string): Promise<string[]> {
   const redis = new Redis(adminUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
@@ -153,10 +155,14 @@ export async function ensureRedisUsers(config: StackConfig, adminUrl: string): P
       [REDIS_GATE_USER, GATE_REDIS_RULES],
       [REDIS_WORKER_USER, workerRedisRules('toolgate:')],
     ];
+    const created: string[] = [];
     for (const [user, rules] of users) {
-      await redis.call('ACL', 'SETUSER', user, 'reset', 'on', `>${redisPassword(config, user)}`, ...rules);
+      if ((await redis.call('ACL', 'GETUSER', user)) !== null) continue;
+      const password = `>${redisPassword(config, user)}`;
+      await redis.call('ACL', 'SETUSER', user, 'reset', 'on', password, ...rules);
+      created.push(user);
     }
-    return users.map(([user]) => user);
+    return created;
   } finally {
     redis.disconnect();
   }

@@ -174,11 +174,23 @@ async function secureKafka(config: StackConfig, reporter: Reporter): Promise<voi
   );
 }
 
-/** The gate's and the worker's Redis users, on a Redis the stack did not start. */
+/**
+ * The gate's and the worker's Redis users, on a Redis the stack did not start, when the user of
+ * TOOLGATE_REDIS_URL may make them; else a line saying they are the operator's to make.
+ */
 async function secureRedis(config: StackConfig, reporter: Reporter): Promise<void> {
   if (!config.external.has('redis')) return;
-  const users = await ensureRedisUsers(config, config.addresses.redisUrl);
-  reporter.line(`redis: users ${users.join(', ')} in place`);
+  try {
+    const created = await ensureRedisUsers(config, config.addresses.redisUrl);
+    reporter.line(
+      `redis: ${created.length === 0 ? "the gate's and the worker's users exist" : `created users ${created.join(', ')}`}`,
+    );
+  } catch (error) {
+    const why = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    reporter.line(
+      `redis: could not create the gate's and the worker's users (${why}); an administrator of that Redis makes them (docs/security.md)`,
+    );
+  }
 }
 
 async function planFor(driver: ComponentDriver, config: StackConfig): Promise<Plan> {

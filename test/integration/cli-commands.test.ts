@@ -21,12 +21,13 @@ import { createBillingHandlers } from '../../examples/billing/tool-handlers.js';
 import { runCaptured } from '../../packages/cli/src/run-cli.test-support.js';
 import { eventually } from '../support/deadline.js';
 import {
-  gateEnv,
+  identityEnv,
   sessionHeaders,
   startGateHarness,
   type GateHarness,
 } from '../support/gate-harness.js';
-import { stackAddresses } from '../support/stack.js';
+import { redisAdminUrl, stackAddresses } from '../support/stack.js';
+import { workerEnv } from '../support/tool-worker-harness.js';
 
 let h: GateHarness;
 let worker: ToolWorker;
@@ -37,16 +38,18 @@ const startedAt = new Date(Date.now() - 1000).toISOString();
 
 beforeAll(async () => {
   h = await startGateHarness({ label: 'cli', modules: [validate, authorize, confirm, execute] });
-  const { TOOLGATE_INTEGRITY_KEY: _key, ...withoutKey } = gateEnv(h.ns);
   worker = await startToolWorker({
-    env: withoutKey,
+    env: workerEnv(h.ns),
+    name: 'billing',
     tools: createBillingHandlers(h.gate.runtime.objects),
     logger: SILENT_LOGGER,
   });
   for (const [name, user] of Object.entries(USERS)) tokens[name] = await h.session(user);
   const stack = stackAddresses();
+  // Read as the stack's super user; the identity each reading needs is the CLI's own tests'.
   env = {
     TOOLGATE_KAFKA_BROKERS: stack.kafkaBrokers.join(','),
+    ...identityEnv('admin'),
     TOOLGATE_SCHEMA_REGISTRY_URL: stack.schemaRegistryUrl,
     TOOLGATE_TOPIC_PREFIX: `${h.ns.id}.`,
     TOOLGATE_GROUP_PREFIX: `${h.ns.id}.`,
@@ -127,7 +130,7 @@ describe('toolgate tail and stats on the audit topic', () => {
 
   it('tails until stopped, and exits 5 for a topic Kafka does not have', async () => {
     const stop = new AbortController();
-    const tail = cli(['tail', 'observations', '--since', startedAt], {}, stop.signal);
+    const tail = cli(['tail', 'observations.acme', '--since', startedAt], {}, stop.signal);
     await eventually(30_000, 'tail to print the four observations', () =>
       Promise.resolve(tail.output().trim().split('\n').length >= 4),
     );
@@ -306,8 +309,9 @@ describe('toolgate stack', () => {
     const stack = stackAddresses();
     return {
       TOOLGATE_KAFKA_BROKERS: stack.kafkaBrokers.join(','),
+      ...identityEnv('admin'),
       TOOLGATE_SCHEMA_REGISTRY_URL: stack.schemaRegistryUrl,
-      TOOLGATE_REDIS_URL: stack.redisUrl,
+      TOOLGATE_REDIS_URL: redisAdminUrl(),
     };
   };
 

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCaptured } from '../../packages/cli/src/run-cli.test-support.js';
 import { within } from '../support/deadline.js';
 import { dropNamespace, testNamespace } from '../support/namespace.js';
+import { identityEnv } from '../support/gate-harness.js';
 import { kafkaClient, stackAddresses } from '../support/stack.js';
 
 const ns = testNamespace('cli-tail-failure');
@@ -41,6 +42,7 @@ describe('toolgate tail', () => {
     const tail = runCaptured(['tail', 'audit', '--since', '1h', '--max', '1'], {
       env: {
         TOOLGATE_KAFKA_BROKERS: stackAddresses().kafkaBrokers.join(','),
+        ...identityEnv('admin'),
         TOOLGATE_SCHEMA_REGISTRY_URL: 'http://127.0.0.1:1/apis/ccompat/v7',
         TOOLGATE_TOPIC_PREFIX: `${ns.id}.`,
         TOOLGATE_GROUP_PREFIX: `${ns.id}.`,

@@ -14,12 +14,13 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import { onPath } from '../../infra/java.js';
 import { isListening } from '../../infra/ports.js';
 import { processStamp } from '../../infra/processes.js';
 import { within } from '../support/deadline.js';
-import { stackAddresses } from '../support/stack.js';
+import { identityEnv } from '../support/gate-harness.js';
+import { redisAdminUrl, stackAddresses } from '../support/stack.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const scratch: string[] = [];
@@ -89,7 +90,7 @@ async function isolatedEnv(overrides: NodeJS.ProcessEnv): Promise<NodeJS.Process
   return {
     ...process.env,
     TOOLGATE_STACK_DIR: tempDir('stack'),
-    TOOLGATE_REDIS_URL: stackAddresses().redisUrl,
+    TOOLGATE_REDIS_URL: redisAdminUrl(),
     TOOLGATE_STACK_KAFKA_PORT: String(await freePort()),
     TOOLGATE_STACK_KAFKA_CONTROLLER_PORT: String(await freePort()),
     ...overrides,
@@ -170,10 +171,15 @@ describe('stack:up on a machine that cannot run the stack', () => {
 describe('stack:up and stack:down with a Redis of their own', () => {
   it('starts redis-server when none answers, and stops only that', async () => {
     const port = await freePort();
+    // A stack directory of its own, with the running Kafka and registry given as external: a
+    // new directory has credentials of its own, which the running Kafka does not know.
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       TOOLGATE_STACK_DIR: tempDir('redis'),
       TOOLGATE_STACK_REDIS_PORT: String(port),
+      TOOLGATE_KAFKA_BROKERS: stackAddresses().kafkaBrokers.join(','),
+      ...identityEnv('admin'),
+      TOOLGATE_SCHEMA_REGISTRY_URL: stackAddresses().schemaRegistryUrl,
     };
     delete env['TOOLGATE_REDIS_URL'];
 
@@ -184,8 +190,8 @@ describe('stack:up and stack:down with a Redis of their own', () => {
 
     const down = await stackCli('down', env);
     expect(down.stdout).toMatch(/stack: redis: stopped \(pid \d+\)/);
-    expect(down.stdout).toContain('kafka: not started by stack:up, left alone');
-    expect(down.stdout).toContain('registry: not started by stack:up, left alone');
+    expect(down.stdout).toContain('kafka: external (TOOLGATE_KAFKA_BROKERS), left alone');
+    expect(down.stdout).toContain('registry: external (TOOLGATE_SCHEMA_REGISTRY_URL), left alone');
     expect(await isListening('127.0.0.1', port)).toBe(false);
     expect((await stackCli('status', process.env)).code).toBe(0);
   });
@@ -231,8 +237,11 @@ describe('stack:up and stack:status on the running stack', () => {
 
   it('reports each component as up, with its address', async () => {
     const run = await stackCli('status', process.env);
-    const { kafkaBrokers, schemaRegistryUrl, redisUrl } = stackAddresses();
+    const { kafkaBrokers, schemaRegistryUrl } = stackAddresses();
+    // Status shows the address, never a user's password.
+    const redisUrl = inject('stack').redisUrl;
     expect(run.code).toBe(0);
+    expect(run.stdout).not.toContain(new URL(stackAddresses().redisUrl).password);
     expect(run.stdout).toMatch(new RegExp(`^redis +up +${escape(redisUrl)}`, 'm'));
     expect(run.stdout).toMatch(new RegExp(`^kafka +up +${escape(kafkaBrokers.join(','))}`, 'm'));
     expect(run.stdout).toMatch(new RegExp(`^registry +up +${escape(schemaRegistryUrl)}`, 'm'));
