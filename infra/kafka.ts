@@ -25,7 +25,13 @@ import { spawnDetached, type StartedProcess } from './processes.js';
 import { MIN_JAVA, type StackConfig } from './stack-config.js';
 import { StackError, problemIn } from './stack-error.js';
 import { missingBindings, stackPrincipals, STACK_ADMIN } from './stack-principals.js';
-import { kafkaPassword, kafkaPasswords, randomSecret, secretsDir, writeSecretFile } from './stack-secrets.js';
+import {
+  kafkaPassword,
+  kafkaPasswords,
+  randomSecret,
+  secretsDir,
+  writeSecretFile,
+} from './stack-secrets.js';
 import type { Attempt, Reporter } from './wait.js';
 
 const { Kafka, logLevel, Partitioners } = kafkajs;
@@ -290,7 +296,10 @@ export function ensureScramUsers(config: StackConfig): readonly string[] {
     },
   );
   if (run.status !== 0) {
-    throw new StackError('kafka', `adding SCRAM users failed: ${problemIn(`${run.stdout}${run.stderr}`)}`);
+    throw new StackError(
+      'kafka',
+      `adding SCRAM users failed: ${problemIn(`${run.stdout}${run.stderr}`)}`,
+    );
   }
   writeFileSync(knownUsersFile(config), `${JSON.stringify([...known, ...missing])}\n`);
   return missing;

@@ -20,7 +20,10 @@ export function secretsDir(config: Pick<StackConfig, 'stackDir'>): string {
 }
 
 /** The file holding one Kafka principal's password (what TOOLGATE_KAFKA_PASSWORD_FILE names). */
-export function kafkaPasswordFile(config: Pick<StackConfig, 'stackDir'>, principal: string): string {
+export function kafkaPasswordFile(
+  config: Pick<StackConfig, 'stackDir'>,
+  principal: string,
+): string {
   return path.join(secretsDir(config), 'kafka', `${principal}.password`);
 }
 

@@ -209,7 +209,9 @@ describe('the execute stage split in two processes (TOOLGATE_EXECUTE_INPUTS)', (
       await eventually(30_000, 'the error', () =>
         Promise.resolve(said(/no execute process consumes tool results/).length > 0),
       );
-      expect(await h.gate.runtime.busFor('execute').groupTopics(group)).toEqual([h.topic('cleared')]);
+      expect(await h.gate.runtime.busFor('execute').groupTopics(group)).toEqual([
+        h.topic('cleared'),
+      ]);
       const seenAt = checks;
       await eventually(10_000, 'two more checks', () => Promise.resolve(checks >= seenAt + 2));
       expect(said(/no execute process/)).toHaveLength(1);

@@ -21,11 +21,7 @@ import { openaiChat } from '../../examples/billing/fixtures/proposals.js';
 import { createBillingHandlers } from '../../examples/billing/tool-handlers.js';
 import { identity, stackAddresses } from '../support/stack.js';
 import { workerEnv } from '../support/tool-worker-harness.js';
-import {
-  sessionHeaders,
-  startGateHarness,
-  type GateHarness,
-} from '../support/gate-harness.js';
+import { sessionHeaders, startGateHarness, type GateHarness } from '../support/gate-harness.js';
 
 /** Not the defaults (25 ms, 32 KiB, 2 KiB), so a process that ignored them would show. */
 const FETCH_ENV = {

@@ -24,7 +24,12 @@ let kafka: Kafka;
 
 beforeAll(() => {
   kafka = kafkaClient(ns.id);
-  bus = createBus({ security: identity(), brokers: stackAddresses().kafkaBrokers, clientId: ns.id, logger });
+  bus = createBus({
+    security: identity(),
+    brokers: stackAddresses().kafkaBrokers,
+    clientId: ns.id,
+    logger,
+  });
 });
 
 afterAll(async () => {
@@ -175,7 +180,8 @@ describe('transactional producer and consumer', () => {
 
   it('commits back-to-back transactions without a warning (CONCURRENT_TRANSACTIONS is routine)', async () => {
     const log = recordingLogger();
-    const quiet = createBus({ security: identity(),
+    const quiet = createBus({
+      security: identity(),
       brokers: stackAddresses().kafkaBrokers,
       clientId: ns.id,
       logger: log,
@@ -430,7 +436,8 @@ describe('latestOffsets', () => {
 describe('a Kafka that cannot be reached', () => {
   it('is a retriable kafka_unavailable, and kafkajs says why in our log', async () => {
     const log = recordingLogger();
-    const down = createBus({ security: identity(),
+    const down = createBus({
+      security: identity(),
       brokers: ['127.0.0.1:1'],
       clientId: `${ns.id}-down`,
       logger: log,
@@ -452,7 +459,8 @@ describe('a Kafka that cannot be reached', () => {
     const lines: string[] = [];
     const destination = { write: (line: string) => void lines.push(line) };
     const pino = createLogger({ level: 'warn', stage: 'test', instanceId: ns.id, destination });
-    const down = createBus({ security: identity(),
+    const down = createBus({
+      security: identity(),
       brokers: ['127.0.0.1:1'],
       clientId: `${ns.id}-down-pino`,
       logger: pino,

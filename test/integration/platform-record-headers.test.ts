@@ -41,7 +41,12 @@ let restore: (() => void) | undefined;
 
 beforeAll(() => {
   kafka = kafkaClient(ns.id);
-  bus = createBus({ security: identity(), brokers: kafkaBrokers, clientId: ns.id, logger: recordingLogger() });
+  bus = createBus({
+    security: identity(),
+    brokers: kafkaBrokers,
+    clientId: ns.id,
+    logger: recordingLogger(),
+  });
   const Encoder = createRequire(import.meta.url)('kafkajs/src/protocol/encoder') as EncoderClass;
   const original = Encoder.prototype.writeVarIntBytes;
   Encoder.prototype.writeVarIntBytes = function (value) {

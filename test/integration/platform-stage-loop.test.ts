@@ -60,7 +60,12 @@ const loops: StageLoop[] = [];
 
 beforeAll(() => {
   kafka = kafkaClient(ns.id);
-  bus = createBus({ security: identity(), brokers: kafkaBrokers, clientId: ns.id, logger: recordingLogger() });
+  bus = createBus({
+    security: identity(),
+    brokers: kafkaBrokers,
+    clientId: ns.id,
+    logger: recordingLogger(),
+  });
   codec = createCodec({ registryUrl: schemaRegistryUrl, logger: recordingLogger() });
 });
 

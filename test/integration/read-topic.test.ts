@@ -26,7 +26,8 @@ const audit = ns.topic('toolgate.audit');
 
 beforeAll(async () => {
   kafka = kafkaClient(ns.id);
-  bus = createBus({ security: identity(),
+  bus = createBus({
+    security: identity(),
     brokers: stackAddresses().kafkaBrokers,
     clientId: ns.id,
     logger: SILENT_LOGGER,

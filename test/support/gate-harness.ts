@@ -282,7 +282,13 @@ async function startTap(
       const headers = Object.fromEntries(
         Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)]),
       );
-      const record = { topic, key: message.key?.toString() ?? null, value, raw: message.value, headers };
+      const record = {
+        topic,
+        key: message.key?.toString() ?? null,
+        value,
+        raw: message.value,
+        headers,
+      };
       const list = into.get(topic) ?? [];
       list.push(record);
       into.set(topic, list);

@@ -13,6 +13,7 @@ import {
   namespacedTopicName,
   SILENT_LOGGER,
   topicsFor,
+  unseenAfterWaiting,
   withNamespace,
   type AclBinding,
   type TopicSpec,
@@ -108,9 +109,37 @@ export async function provisionNamespace(
   } finally {
     await bus.close();
   }
+  await aclsInForce(ns, bindings);
   const done = { bindings: bindings.map(bindingOf), tools, workerRedisUrl: await workerUser(ns) };
   provisioned.set(ns.id, done);
   return done;
+}
+
+/**
+ * Resolves once the broker's authorizer holds the bindings just made (they reach it a moment after
+ * the request that made them returns): each principal can see a topic its rows name.
+ */
+async function aclsInForce(ns: TestNamespace, bindings: readonly AclBinding[]): Promise<void> {
+  const firstTopic = new Map<string, string>();
+  for (const b of bindings) {
+    if (b.resourceType === 'TOPIC' && !firstTopic.has(b.principal)) {
+      firstTopic.set(b.principal, b.resourceName);
+    }
+  }
+  for (const [principal, topic] of firstTopic) {
+    const bus = createBus({
+      brokers: [...stackAddresses().kafkaBrokers],
+      clientId: `${ns.id}-acl-check`,
+      logger: SILENT_LOGGER,
+      security: identity(principal),
+    });
+    try {
+      const unseen = await unseenAfterWaiting(bus, [topic]);
+      if (unseen.length > 0) throw new Error(`${principal}'s ACLs in ${ns.id} are not in force`);
+    } finally {
+      await bus.close();
+    }
+  }
 }
 
 function bindingOf(row: AclBinding): AclBinding {
@@ -131,7 +160,15 @@ async function workerUser(ns: TestNamespace): Promise<string> {
   const password = randomBytes(16).toString('hex');
   const redis = redisClient();
   try {
-    await redis.call('ACL', 'SETUSER', user, 'reset', 'on', `>${password}`, ...workerRedisRules(ns.redisPrefix));
+    await redis.call(
+      'ACL',
+      'SETUSER',
+      user,
+      'reset',
+      'on',
+      `>${password}`,
+      ...workerRedisRules(ns.redisPrefix),
+    );
   } finally {
     redis.disconnect();
   }

@@ -12,7 +12,11 @@ import { inject } from 'vitest';
 import type { KafkaSecurity } from '@toolgate/platform';
 import { STACK_SASL_MECHANISM } from '../../infra/kafka.js';
 import { REDIS_ADMIN, REDIS_GATE_USER, redisUrlAs } from '../../infra/redis.js';
-import { loadStackConfig, type StackAddresses, type StackConfig } from '../../infra/stack-config.js';
+import {
+  loadStackConfig,
+  type StackAddresses,
+  type StackConfig,
+} from '../../infra/stack-config.js';
 import { stackEnv } from '../../infra/stack-env.js';
 import { STACK_ADMIN } from '../../infra/stack-principals.js';
 import { gateKeys, kafkaPassword, type GateKeys } from '../../infra/stack-secrets.js';

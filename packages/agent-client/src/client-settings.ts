@@ -98,7 +98,8 @@ export function clientSettings(options: AgentClientOptions): ClientSettings {
     const value = env[ENV_PREFIX + name];
     return value === undefined || value === '' ? undefined : value;
   };
-  const identity = options.kafka === undefined ? resolveKafkaSecurity(kafkaIdentityFromEnv(env)) : undefined;
+  const identity =
+    options.kafka === undefined ? resolveKafkaSecurity(kafkaIdentityFromEnv(env)) : undefined;
   const settings: ClientSettings = {
     brokers: options.brokers ?? brokerList(fromEnv('KAFKA_BROKERS')),
     tenant: options.tenant ?? fromEnv('TENANT') ?? '',
@@ -115,10 +116,7 @@ export function clientSettings(options: AgentClientOptions): ClientSettings {
     bufferLimit: options.bufferLimit ?? DEFAULT_BUFFER_LIMIT,
     joinTimeoutMs: options.joinTimeoutMs ?? DEFAULT_JOIN_TIMEOUT_MS,
   };
-  const problems = [
-    ...problemsOf(settings),
-    ...(identity?.ok === false ? identity.problems : []),
-  ];
+  const problems = [...problemsOf(settings), ...(identity?.ok === false ? identity.problems : [])];
   if (problems.length > 0) throw new ConfigError('agent client options', problems);
   return Object.freeze({ ...settings, brokers: Object.freeze([...settings.brokers]) });
 }
@@ -151,7 +149,9 @@ function problemsOf(s: ClientSettings): string[] {
   if (!TENANT.test(s.tenant)) {
     problems.push('tenant (or TOOLGATE_TENANT) must name the tenant: 1-64 of A-Z a-z 0-9 _ -');
   }
-  problems.push(...observationPublicKeyProblems(s.observationKeys).map((p) => `observationKeys: ${p}`));
+  problems.push(
+    ...observationPublicKeyProblems(s.observationKeys).map((p) => `observationKeys: ${p}`),
+  );
   if (!PREFIX.test(s.topicPrefix)) problems.push('topicPrefix may hold only A-Z a-z 0-9 . _ -');
   if (!PREFIX.test(s.groupPrefix)) problems.push('groupPrefix may hold only A-Z a-z 0-9 . _ -');
   const session = s.session as unknown;

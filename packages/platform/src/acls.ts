@@ -181,7 +181,12 @@ export function aclTable(scope: AclScope): readonly AclRow[] {
     }
     if (stage === 'execute') {
       for (const tool of scope.tools) {
-        topic(principal, topics.command(tool), 'WRITE', `commands for ${tool}: only execute issues them`);
+        topic(
+          principal,
+          topics.command(tool),
+          'WRITE',
+          `commands for ${tool}: only execute issues them`,
+        );
       }
     }
     for (const tenant of scope.tenants) {
@@ -196,8 +201,18 @@ export function aclTable(scope: AclScope): readonly AclRow[] {
   for (const tenant of scope.tenants) {
     const principal = agentPrincipal(tenant);
     topic(principal, topics.proposals, 'WRITE', 'proposals, with its users’ session tokens');
-    topic(principal, observationsTopicOf(scope.topicPrefix, tenant), 'READ', 'its tenant’s observations only');
-    group(principal, agentGroupPrefix(scope.groupPrefix, tenant), 'PREFIXED', 'its clients’ consumer groups');
+    topic(
+      principal,
+      observationsTopicOf(scope.topicPrefix, tenant),
+      'READ',
+      'its tenant’s observations only',
+    );
+    group(
+      principal,
+      agentGroupPrefix(scope.groupPrefix, tenant),
+      'PREFIXED',
+      'its clients’ consumer groups',
+    );
   }
   for (const worker of scope.workers) {
     for (const tool of worker.tools) {
@@ -209,10 +224,25 @@ export function aclTable(scope: AclScope): readonly AclRow[] {
     transactions(worker.principal, groupId);
   }
   topic(ANALYTICS_PRINCIPAL, topics.audit, 'READ', 'the audit trail, read only');
-  group(ANALYTICS_PRINCIPAL, analyticsGroupPrefix(scope.groupPrefix), 'PREFIXED', 'its consumer groups');
+  group(
+    ANALYTICS_PRINCIPAL,
+    analyticsGroupPrefix(scope.groupPrefix),
+    'PREFIXED',
+    'its consumer groups',
+  );
   topic(CONSOLE_PRINCIPAL, topics.confirmations, 'READ', 'confirmation requests to show approvers');
-  topic(CONSOLE_PRINCIPAL, topics.approvals, 'WRITE', 'approvals, with the approvers’ session tokens');
-  group(CONSOLE_PRINCIPAL, consoleGroupPrefix(scope.groupPrefix), 'PREFIXED', 'its consumer groups');
+  topic(
+    CONSOLE_PRINCIPAL,
+    topics.approvals,
+    'WRITE',
+    'approvals, with the approvers’ session tokens',
+  );
+  group(
+    CONSOLE_PRINCIPAL,
+    consoleGroupPrefix(scope.groupPrefix),
+    'PREFIXED',
+    'its consumer groups',
+  );
   return rows;
 }
 

@@ -666,7 +666,7 @@ function aclEntryOf(b: AclBinding) {
 function keyOf<T extends Readonly<Record<string, number>>>(table: T, value: number): keyof T {
   const found = Object.entries(table).find(([, v]) => v === value)?.[0];
   if (found === undefined) throw new TypeError(`an ACL with an unknown code ${value}`);
-  return found as keyof T;
+  return found;
 }
 
 function bindingOf(
@@ -802,7 +802,9 @@ export function createBus(options: BusOptions): Bus {
       }),
     describeAcls: (principal) =>
       attempt('describe ACLs', async () => {
-        const { resources } = await (await admin.get()).describeAcls({
+        const { resources } = await (
+          await admin.get()
+        ).describeAcls({
           resourceType: AclResourceTypes.ANY,
           resourcePatternType: ResourcePatternTypes.ANY,
           ...(principal === undefined ? {} : { principal: `User:${principal}` }),

@@ -309,12 +309,18 @@ export function createCodec(options: CodecOptions): Codec {
       const text = JSON.stringify(schema);
       let id: number;
       try {
-        const call = registry.getRegistryIdBySchema(subject, { type: SchemaType.JSON, schema: text });
+        const call = registry.getRegistryIdBySchema(subject, {
+          type: SchemaType.JSON,
+          schema: text,
+        });
         id = await bounded(timeoutMs, `look up ${subject}`, call);
       } catch (error) {
         if (error instanceof Fault) throw error;
         const status = statusOf(error);
-        if (status === 404 || (error instanceof Error && /not (found|registered)/i.test(error.message))) {
+        if (
+          status === 404 ||
+          (error instanceof Error && /not (found|registered)/i.test(error.message))
+        ) {
           throw new Fault(
             CODEC_FAULTS.schemaNotRegistered,
             `the registry holds no such schema under ${subject}: the gate registers it when it starts`,

@@ -94,15 +94,11 @@ describe('loadConfig', () => {
         'TOOLGATE_HTTP_PORT must be integer',
       ]);
     }
-    expect(loadConfig({ ...MINIMAL, TOOLGATE_HTTP_PORT: '8080' }).httpPort).toBe(
-      8080,
-    );
+    expect(loadConfig({ ...MINIMAL, TOOLGATE_HTTP_PORT: '8080' }).httpPort).toBe(8080);
   });
 
   it('refuses a broker whose port Kafka could not listen on', () => {
-    expect(
-      problemsOf({ ...MINIMAL, TOOLGATE_KAFKA_BROKERS: 'a:99999,b:0,c:1' }),
-    ).toEqual([
+    expect(problemsOf({ ...MINIMAL, TOOLGATE_KAFKA_BROKERS: 'a:99999,b:0,c:1' })).toEqual([
       'TOOLGATE_KAFKA_BROKERS item 1 must be host:port, with a port from 1 to 65535',
       'TOOLGATE_KAFKA_BROKERS item 2 must be host:port, with a port from 1 to 65535',
     ]);
@@ -134,9 +130,7 @@ describe('loadConfig', () => {
     const of = (inputs: string) =>
       loadConfig({ ...MINIMAL, TOOLGATE_EXECUTE_INPUTS: inputs }).executeInputs;
     expect(['both', 'cleared', 'results'].map(of)).toEqual(['both', 'cleared', 'results']);
-    expect(
-      problemsOf({ ...MINIMAL, TOOLGATE_EXECUTE_INPUTS: 'commands' }),
-    ).toEqual([
+    expect(problemsOf({ ...MINIMAL, TOOLGATE_EXECUTE_INPUTS: 'commands' })).toEqual([
       'TOOLGATE_EXECUTE_INPUTS must be equal to one of the allowed values (both, cleared, results)',
     ]);
   });
@@ -165,9 +159,9 @@ describe('loadConfig', () => {
       'TOOLGATE_FETCH_MIN_BYTES must be >= 1',
       'TOOLGATE_FETCH_BUSY_MIN_BYTES must be integer',
     ]);
-    expect(
-      problemsOf({ ...MINIMAL, TOOLGATE_FETCH_MAX_WAIT_MS: '60000' }),
-    ).toEqual(['TOOLGATE_FETCH_MAX_WAIT_MS must be <= 10000']);
+    expect(problemsOf({ ...MINIMAL, TOOLGATE_FETCH_MAX_WAIT_MS: '60000' })).toEqual([
+      'TOOLGATE_FETCH_MAX_WAIT_MS must be <= 10000',
+    ]);
   });
 
   it('refuses a fetch wait of 0 ms, which would make a stage with every partition paused spin', () => {
@@ -193,7 +187,9 @@ describe('loadConfig', () => {
   });
 
   it('counts the integrity key in UTF-8 bytes, not characters', () => {
-    expect(loadConfig({ ...MINIMAL, TOOLGATE_INTEGRITY_KEY: 'é'.repeat(16) }).integrityKey).toHaveLength(16);
+    expect(
+      loadConfig({ ...MINIMAL, TOOLGATE_INTEGRITY_KEY: 'é'.repeat(16) }).integrityKey,
+    ).toHaveLength(16);
     expect(problemsOf({ ...MINIMAL, TOOLGATE_INTEGRITY_KEY: 'k'.repeat(31) })).toHaveLength(1);
   });
 
@@ -208,16 +204,13 @@ describe('loadConfig', () => {
       },
       APPROVERS: { key: 'approvers', kind: 'list', description: 'Extra approvers.' },
     } as const;
-    const config = loadConfig(
-      { ...MINIMAL, TOOLGATE_APPROVERS: 'ann,bob' },
-      extension,
-    );
+    const config = loadConfig({ ...MINIMAL, TOOLGATE_APPROVERS: 'ann,bob' }, extension);
     expectTypeOf(config.sweepIntervalMs).toEqualTypeOf<number>();
     expectTypeOf(config.approvers).toEqualTypeOf<readonly string[] | undefined>();
     expect(config).toMatchObject({ sweepIntervalMs: 1000, approvers: ['ann', 'bob'] });
-    expect(() =>
-      loadConfig({ ...MINIMAL, TOOLGATE_SWEEP_INTERVAL_MS: '1' }, extension),
-    ).toThrow('TOOLGATE_SWEEP_INTERVAL_MS must be >= 10');
+    expect(() => loadConfig({ ...MINIMAL, TOOLGATE_SWEEP_INTERVAL_MS: '1' }, extension)).toThrow(
+      'TOOLGATE_SWEEP_INTERVAL_MS must be >= 10',
+    );
   });
 
   it('refuses an extension that redefines a shared variable', () => {

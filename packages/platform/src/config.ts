@@ -180,7 +180,7 @@ export const CONFIG_VARIABLES = {
     secret: true,
     schema: { minBytes: 32 },
     description:
-      'Further command keys whose tools\' keys still verify results (never used for new commands): for a rotation. Comma-separated.',
+      "Further command keys whose tools' keys still verify results (never used for new commands): for a rotation. Comma-separated.",
   },
   CONFIG: {
     key: 'deploymentFile',
@@ -300,7 +300,8 @@ export const OTHER_VARIABLES: Readonly<Record<string, string>> = {
   STACK_KAFKA_CONTROLLER_PORT: 'Local stack: KRaft controller port; default 9093.',
   STACK_REGISTRY_PORT: 'Local stack: Apicurio Registry port; default 8081.',
   STACK_REGISTRY_MANAGEMENT_PORT: "Local stack: the registry's health port; default 9081.",
-  STACK_REDIS_PORT: 'Local stack: port of the Redis it starts (with ACL users, no default user); default 6380.',
+  STACK_REDIS_PORT:
+    'Local stack: port of the Redis it starts (with ACL users, no default user); default 6380.',
   CORPORA_DIR:
     'Tests: the shared test corpora (JSON Schema Test Suite, JSON parsing suite, BFCL, malformed calls); default `../shared/corpora` beside the repository.',
   REGISTRY_JAVA_HOME:
@@ -426,7 +427,9 @@ export function loadVariables<T extends VariableTable>(env: Env, table: T): Read
   }
   const observationKey = input[`${ENV_PREFIX}OBSERVATION_KEY`];
   if ('OBSERVATION_KEY' in table && typeof observationKey === 'string') {
-    problems.push(...observationKeyProblems(observationKey).map((p) => `${ENV_PREFIX}OBSERVATION_KEY: ${p}`));
+    problems.push(
+      ...observationKeyProblems(observationKey).map((p) => `${ENV_PREFIX}OBSERVATION_KEY: ${p}`),
+    );
   }
   if (problems.length > 0) throw new ConfigError('configuration', problems);
   const config = Object.fromEntries(

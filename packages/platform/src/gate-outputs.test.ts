@@ -11,7 +11,11 @@ import {
 import { gateTopics } from './gate-topics.js';
 import { MAX_REQUEST_RECORD_BYTES, recordBytes } from './record-size.js';
 
-const outputs = createGateOutputs(gateTopics('ns.'), generateOutputKeys(), new Set(['acme', 'globex']));
+const outputs = createGateOutputs(
+  gateTopics('ns.'),
+  generateOutputKeys(),
+  new Set(['acme', 'globex']),
+);
 
 describe('createGateOutputs: quarantine', () => {
   it("keeps undecodable bytes and their headers, but never the caller's session token", () => {

@@ -112,9 +112,13 @@ export function createGateOutputs(
     const known = toolKeys.get(tool);
     if (known !== undefined) return known;
     if (keys.commandKey === undefined) {
-      throw new Fault('command_key_missing', 'only execute issues commands: TOOLGATE_COMMAND_KEY is not set here', {
-        retriable: false,
-      });
+      throw new Fault(
+        'command_key_missing',
+        'only execute issues commands: TOOLGATE_COMMAND_KEY is not set here',
+        {
+          retriable: false,
+        },
+      );
     }
     const derived = deriveToolKey(keys.commandKey, tool);
     toolKeys.set(tool, derived);

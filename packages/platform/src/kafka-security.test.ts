@@ -108,7 +108,11 @@ describe('resolveKafkaSecurity', () => {
       }),
     ).toEqual(['TOOLGATE_KAFKA_PASSWORD_FILE names /run/secrets/empty, which is empty']);
     expect(
-      problemsOf({ kafkaSaslMechanism: 'none', kafkaTls: 'off', kafkaTlsCaFile: '/etc/kafka/ca.pem' }),
+      problemsOf({
+        kafkaSaslMechanism: 'none',
+        kafkaTls: 'off',
+        kafkaTlsCaFile: '/etc/kafka/ca.pem',
+      }),
     ).toEqual(['TOOLGATE_KAFKA_TLS is off, but a TOOLGATE_KAFKA_TLS_*_FILE is set']);
   });
 

@@ -60,7 +60,8 @@ export const KAFKA_SECURITY_VARIABLES = {
     key: 'kafkaUsername',
     kind: 'string',
     schema: { minLength: 1, maxLength: 255, pattern: '^\\S+$' },
-    description: "The SASL user name, the component's own Kafka principal (e.g. `toolgate-validate`).",
+    description:
+      "The SASL user name, the component's own Kafka principal (e.g. `toolgate-validate`).",
   },
   KAFKA_PASSWORD: {
     key: 'kafkaPassword',
@@ -182,7 +183,8 @@ function saslOf(
       [s.kafkaPassword, VAR('KAFKA_PASSWORD')],
       [s.kafkaPasswordFile, VAR('KAFKA_PASSWORD_FILE')],
     ] as const) {
-      if (given !== undefined) problems.push(`${name} is set, but ${VAR('KAFKA_SASL_MECHANISM')} is ${NO_SASL}`);
+      if (given !== undefined)
+        problems.push(`${name} is set, but ${VAR('KAFKA_SASL_MECHANISM')} is ${NO_SASL}`);
     }
     return undefined;
   }
@@ -270,5 +272,5 @@ export function kafkaIdentityFromEnv(
     const value = env[`TOOLGATE_${name}`];
     if (value !== undefined && value !== '') settings[spec.key] = value;
   }
-  return settings as KafkaIdentitySettings;
+  return settings;
 }

@@ -22,7 +22,8 @@ describe('DECLARED_TOPICS', () => {
     const fixed = Object.values(TOPIC_NAMES).filter((n) => n !== TOPIC_NAMES.observations);
     expect(names).toEqual(expect.arrayContaining(fixed));
     for (const tool of EXAMPLE_TOOLS) expect(names).toContain(`toolgate.commands.${tool}`);
-    for (const tenant of EXAMPLE_TENANTS) expect(names).toContain(`toolgate.observations.${tenant}`);
+    for (const tenant of EXAMPLE_TENANTS)
+      expect(names).toContain(`toolgate.observations.${tenant}`);
     expect(names).not.toContain(TOPIC_NAMES.observations);
     expect(names).toHaveLength(fixed.length + EXAMPLE_TOOLS.length + EXAMPLE_TENANTS.length);
     expect(new Set(names).size).toBe(names.length);

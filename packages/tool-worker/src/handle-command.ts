@@ -76,7 +76,10 @@ export function createCommandHandler(
     if (key === undefined) {
       const reason = msg.headers[PROOF_HEADER] === undefined ? 'no_proof' : 'bad_proof';
       deps.metrics.forgery('command', reason);
-      logger.warn({ ...where, tool, reason }, 'dropped a command that execute did not issue for this tool');
+      logger.warn(
+        { ...where, tool, reason },
+        'dropped a command that execute did not issue for this tool',
+      );
       return [];
     }
     const publish = (result: ToolResult): EncodedOutgoing => ({

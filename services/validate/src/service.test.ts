@@ -79,12 +79,24 @@ describe('the validate stage on Kafka', () => {
     });
     // No session to place it: the refusal goes to the tenant the proposal asked for, alone.
     expect(anon!.topic).toBe(h.topic('observations.globex'));
-    expect(Object.keys(anon!.value).sort()).toEqual(
-      ['at', 'code', 'disposition', 'message', 'outcome', 'proposalId', 'requestId', 'runId', 'stage'],
-    );
+    expect(Object.keys(anon!.value).sort()).toEqual([
+      'at',
+      'code',
+      'disposition',
+      'message',
+      'outcome',
+      'proposalId',
+      'requestId',
+      'runId',
+      'stage',
+    ]);
     // Asking for no tenant, it is audited and answered nowhere: its audit event and any
     // observation commit in one transaction, so the first being read means the second is not.
-    await h.waitFor('audit', 'the refusal of p-nowhere', (r) => r.value['proposalId'] === 'p-nowhere');
+    await h.waitFor(
+      'audit',
+      'the refusal of p-nowhere',
+      (r) => r.value['proposalId'] === 'p-nowhere',
+    );
     expect(h.seen('observations').filter((r) => r.value['proposalId'] === 'p-nowhere')).toEqual([]);
     await h.waitFor('quarantine', 'the undecodable bytes', () => true);
     const [quarantined] = await h.waitFor(

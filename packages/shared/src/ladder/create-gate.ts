@@ -142,7 +142,9 @@ export function deploymentTenantProblems(deployment: Deployment): string[] {
     }
     if (worker.tools.length === 0) problems.push(`worker ${worker.principal} runs no tool`);
     for (const tool of worker.tools.filter((t) => !tools.has(t))) {
-      problems.push(`worker ${worker.principal} runs ${tool}, which is not a tool of the deployment`);
+      problems.push(
+        `worker ${worker.principal} runs ${tool}, which is not a tool of the deployment`,
+      );
     }
   }
   return problems;

@@ -59,6 +59,10 @@ export function checkFreshness(
   }
   const age = now.getTime() - at;
   return age > maxAgeMs
-    ? reject('stale_envelope', undefined, `issued ${age} ms ago, more than the ${maxAgeMs} ms allowed`)
+    ? reject(
+        'stale_envelope',
+        undefined,
+        `issued ${age} ms ago, more than the ${maxAgeMs} ms allowed`,
+      )
     : accept(undefined);
 }

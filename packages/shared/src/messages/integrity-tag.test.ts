@@ -249,7 +249,10 @@ describe('checkFreshness', () => {
 
   it('refuses an envelope that does not say when it was issued', () => {
     for (const value of [{}, { issuedAt: 'yesterday' }, { issuedAt: 17 }, null]) {
-      expect(checkFreshness(value, NOW, 3_600_000)).toMatchObject({ ok: false, code: 'stale_envelope' });
+      expect(checkFreshness(value, NOW, 3_600_000)).toMatchObject({
+        ok: false,
+        code: 'stale_envelope',
+      });
     }
   });
 });

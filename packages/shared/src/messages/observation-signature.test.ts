@@ -32,7 +32,9 @@ describe('observation signatures', () => {
     const verify = createObservationVerifier([gate.publicKey]);
     expect(header).toMatch(/^[0-9a-f]{16}\.[A-Za-z0-9_-]{86}$/);
     expect(verify(TOPIC, bytes, header)).toBe(true);
-    expect(verify(TOPIC, Buffer.from('{"proposalId":"p1","outcome":"result"}'), header)).toBe(false);
+    expect(verify(TOPIC, Buffer.from('{"proposalId":"p1","outcome":"result"}'), header)).toBe(
+      false,
+    );
     expect(verify('toolgate.observations.globex', bytes, header)).toBe(false);
   });
 

@@ -5,7 +5,14 @@
  * tenant's topic. Asymmetric on purpose: agents are many and outside the gate, and what they hold
  * must not let them sign.
  */
-import { createHash, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  sign,
+  verify,
+  type KeyObject,
+} from 'node:crypto';
 import { ConfigError } from '../auth/index.js';
 
 /** Carries `<key id>.<signature>` (16 hex characters, a dot, base64url) on every observation. */
@@ -138,5 +145,7 @@ export function createObservationVerifier(publicKeys: readonly string[]): Observ
 
 /** The public key (base64 SPKI DER) of a signing key, for an agent's configuration. */
 export function observationPublicKeyOf(key: string): string {
-  return createPublicKey(privateKeyOf(key)).export({ type: 'spki', format: 'der' }).toString('base64');
+  return createPublicKey(privateKeyOf(key))
+    .export({ type: 'spki', format: 'der' })
+    .toString('base64');
 }

@@ -16,7 +16,9 @@ describe('deriveToolKey', () => {
   });
 
   it('gives every tool a key of its own, and another command key other keys', () => {
-    const keys = ['search', 'refund_payment', 'send_email'].map((t) => deriveToolKey(COMMAND_KEY, t));
+    const keys = ['search', 'refund_payment', 'send_email'].map((t) =>
+      deriveToolKey(COMMAND_KEY, t),
+    );
     expect(new Set(keys).size).toBe(3);
     expect(deriveToolKey('d'.repeat(32), 'search')).not.toBe(keys[0]);
   });
@@ -36,7 +38,7 @@ describe('verifyToolProof', () => {
   const searchKey = deriveToolKey(COMMAND_KEY, 'search');
   const proof = toolProof(refundKey, TOPIC, bytes);
 
-  it("returns the key that proves these bytes on this topic", () => {
+  it('returns the key that proves these bytes on this topic', () => {
     expect(verifyToolProof([searchKey, refundKey], TOPIC, bytes, proof)).toBe(refundKey);
   });
 

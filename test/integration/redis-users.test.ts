@@ -1,0 +1,101 @@
+/**
+ * The stack's Redis users as Redis enforces them: a tool worker's user may touch its ledger and
+ * the objects its tools change, and nothing the gate decides with (pending confirmations,
+ * idempotency records, pending commands, counters); the gate's user may; a client that does not
+ * log in may do nothing.
+ */
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { storeKeys } from '@toolgate/platform';
+import { REDIS_GATE_USER, REDIS_WORKER_USER, redisUrlAs } from '../../infra/redis.js';
+import { redisClient, stackAddresses, stackConfig } from '../support/stack.js';
+
+const keys = storeKeys('toolgate:');
+const probe = `redis-users-${Date.now().toString(36)}`;
+const opened: Redis[] = [];
+
+function as(user: string): Redis {
+  const redis = new Redis(redisUrlAs(stackConfig(), user), { maxRetriesPerRequest: 1 });
+  opened.push(redis);
+  return redis;
+}
+
+afterAll(async () => {
+  const admin = redisClient();
+  try {
+    await admin.del(keys.ledger('acme', probe), keys.confirmation('acme', probe));
+  } finally {
+    admin.disconnect();
+  }
+  for (const redis of opened) redis.disconnect();
+});
+
+/** What Redis answers `user` for writing `key`: OK, or its refusal's first word. */
+async function write(redis: Redis, key: string): Promise<string> {
+  try {
+    return await redis.hset(key, 'probe', '1').then(() => 'OK');
+  } catch (error) {
+    return (error as Error).message.split(' ')[0] ?? 'ERR';
+  }
+}
+
+describe("the worker's Redis user", () => {
+  const worker = () => as(REDIS_WORKER_USER);
+
+  it('is refused a pending confirmation, an idempotency record, a pending command and a counter', async () => {
+    const redis = worker();
+    expect(await write(redis, keys.confirmation('acme', probe))).toBe('NOPERM');
+    expect(await write(redis, keys.idempotency('acme', probe))).toBe('NOPERM');
+    expect(await write(redis, keys.pendingCommand(probe))).toBe('NOPERM');
+    expect(await write(redis, keys.runCounter('acme', probe))).toBe('NOPERM');
+    expect(await write(redis, keys.rateCounter('acme', 1))).toBe('NOPERM');
+    await expect(redis.zadd(keys.deadlines, 1, probe)).rejects.toThrow(/NOPERM/);
+  });
+
+  it('is refused a counter whose run id a client chose to look like a ledger key', async () => {
+    expect(await write(worker(), keys.runCounter('acme', `x:ledger:{${probe}`))).toBe('NOPERM');
+  });
+
+  it('may write its ledger', async () => {
+    expect(await write(worker(), keys.ledger('acme', probe))).toBe('OK');
+  });
+
+  it('may not read the keys it may not write', async () => {
+    await expect(worker().hgetall(keys.confirmation('acme', probe))).rejects.toThrow(/NOPERM/);
+  });
+});
+
+describe("the gate's Redis user", () => {
+  it('may write a pending confirmation', async () => {
+    expect(await write(as(REDIS_GATE_USER), keys.confirmation('acme', probe))).toBe('OK');
+  });
+
+  it('may not administer the server', async () => {
+    await expect(as(REDIS_GATE_USER).call('ACL', 'SETUSER', 'intruder', 'on')).rejects.toThrow(
+      /NOPERM/,
+    );
+    await expect(as(REDIS_GATE_USER).flushall()).rejects.toThrow(/NOPERM/);
+  });
+});
+
+describe('a client that does not log in', () => {
+  it('may do nothing: the default user is off', async () => {
+    const url = new URL(stackAddresses().redisUrl);
+    const anonymous = new Redis({
+      host: url.hostname,
+      port: Number(url.port),
+      maxRetriesPerRequest: 0,
+      lazyConnect: true,
+      enableReadyCheck: false,
+      retryStrategy: () => null,
+    });
+    opened.push(anonymous);
+    anonymous.on('error', () => undefined);
+    await expect(
+      (async () => {
+        await anonymous.connect();
+        await anonymous.get('toolgate:anything');
+      })(),
+    ).rejects.toThrow(/NOAUTH|NOPERM|WRONGPASS|disabled/);
+  });
+});
