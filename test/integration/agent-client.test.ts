@@ -399,9 +399,17 @@ describe('the agent client and observations the gate did not write', () => {
     });
     const observation = await client.call(proposal!, { session: 'not-a-token', timeoutMs: 30_000 });
     expect(observation).toMatchObject({ outcome: 'rejected', stage: 'authentication' });
-    const [sent] = h.seen('proposals').filter(about(proposal!.proposalId));
+    const [sent] = await h.waitFor(
+      'proposals',
+      'the proposal on the tap',
+      about(proposal!.proposalId),
+    );
     expect(sent!.headers['toolgate-reply-tenant']).toBe('acme');
-    const [answer] = h.seen('observations').filter(about(proposal!.proposalId));
+    const [answer] = await h.waitFor(
+      'observations',
+      'the refusal on the tap',
+      about(proposal!.proposalId),
+    );
     expect(answer!.topic).toBe(h.topic('observations.acme'));
   });
 });

@@ -42,6 +42,8 @@ const newCodec = (registryUrl = url, timeoutMs?: number): Codec =>
 
 let codec: Codec;
 let schemaId: number;
+/** How a stage reads a topic that takes the wire format only. */
+const strictRead = { plainJsonAllowed: false };
 
 beforeAll(async () => {
   codec = newCodec();
@@ -276,5 +278,67 @@ describe('an unreachable registry', () => {
     );
     expect(fault).toMatchObject({ code: CODEC_FAULTS.unavailable, retriable: true });
     expect(fault.message).toContain('no answer within 300 ms');
+  });
+});
+
+describe('clients outside the gate, which register nothing', () => {
+  it('adopt the schema the gate registered and write under its id', async () => {
+    const client = newCodec();
+    expect(await client.adopt(subject, observationSchema)).toBe(schemaId);
+    const bytes = await client.encode(subject, observation);
+    expect(await codec.decode(bytes, strictRead)).toEqual({ value: observation, schemaId });
+  });
+
+  it('are told, retriably, that a schema the gate has not registered is not there, and register nothing', async () => {
+    const absent = `${ns.topic('not-registered')}-value`;
+    const fault = await failure(newCodec().adopt(absent, observationSchema));
+    expect(fault).toMatchObject({ code: CODEC_FAULTS.schemaNotRegistered, retriable: true });
+    const response = await fetch(`${url}/subjects`);
+    expect((await response.json()) as string[]).not.toContain(absent);
+  });
+});
+
+describe('records naming schema ids the registry does not know', () => {
+  let proxy: Server;
+  let proxyUrl: string;
+  const lookups: string[] = [];
+
+  beforeAll(async () => {
+    // In front of the registry, counting the schema look-ups the codec makes.
+    proxy = createServer((request, response) => {
+      const path = request.url ?? '/';
+      if (path.includes('/schemas/ids/')) lookups.push(path);
+      const target = new URL(url);
+      fetch(`${target.origin}${path}`, { method: request.method })
+        .then(async (answer) => {
+          response.writeHead(answer.status, { 'content-type': 'application/json' });
+          response.end(Buffer.from(await answer.arrayBuffer()));
+        })
+        .catch(() => {
+          response.writeHead(502);
+          response.end();
+        });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const base = new URL(url);
+    proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}${base.pathname}`;
+  });
+
+  afterAll(async () => {
+    proxy.closeAllConnections();
+    await new Promise((resolve) => proxy.close(resolve));
+  });
+
+  it('cost at most one registry look-up per id, however often each comes', async () => {
+    const reader = newCodec(proxyUrl);
+    const ids = Array.from({ length: 200 }, (_, i) => 1_900_000_000 + i);
+    for (let round = 0; round < 3; round += 1) {
+      for (const id of ids) {
+        const decoded = await reader.decode(toWireFormat(id, Buffer.from('{}')), strictRead);
+        expect(decoded).toEqual({ error: `undecodable: schema id ${id} is not in the registry` });
+      }
+    }
+    expect(lookups).toHaveLength(ids.length);
+    expect(new Set(lookups).size).toBe(ids.length);
   });
 });

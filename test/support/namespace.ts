@@ -5,24 +5,21 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
-  aclTable,
-  createBus,
   EXAMPLE_TENANTS,
   EXAMPLE_TOOLS,
   EXAMPLE_WORKER,
   namespacedTopicName,
-  SILENT_LOGGER,
-  topicsFor,
-  unseenAfterWaiting,
-  withNamespace,
-  type AclBinding,
   type TopicSpec,
   type WorkerGrant,
 } from '@toolgate/platform';
 import type { Kafka } from 'kafkajs';
 import type { Redis } from 'ioredis';
-import { workerRedisRules } from '../../infra/redis.js';
-import { identity, redisClient, stackAddresses } from './stack.js';
+import {
+  dropProvisioned,
+  provisionNamespace as provisionStackNamespace,
+  type ProvisionedNamespace,
+} from '../../infra/provision.js';
+import { stackConfig } from './stack.js';
 
 /** Names inside one test file's namespace. */
 export interface TestNamespace {
@@ -61,17 +58,10 @@ export interface ProvisionOptions {
   readonly workers?: readonly WorkerGrant[];
 }
 
-/** What an operator would have done for the namespace: its topics, ACLs and a worker's Redis user. */
-export interface Provisioned {
-  /** The ACL bindings made for the namespace (deleted again by {@link dropNamespace}). */
-  readonly bindings: readonly AclBinding[];
+/** What an operator would have made for the namespace: its topics, ACLs and a worker's Redis user. */
+export interface Provisioned extends ProvisionedNamespace {
   /** The tools whose command topics were made. */
   readonly tools: readonly string[];
-  /**
-   * A Redis URL whose user may touch only the namespace's ledger and object keys, as the stack's
-   * worker user may only the default prefix's.
-   */
-  readonly workerRedisUrl: string;
 }
 
 const provisioned = new Map<string, Provisioned>();
@@ -79,7 +69,8 @@ const provisioned = new Map<string, Provisioned>();
 /**
  * As the stack's super user: creates the namespace's topics (the example's tools and tenants,
  * unless told others), the ACL table's bindings under its prefixes (so every component works as
- * its own principal, within its rights only), and a Redis user for its tool workers. Idempotent.
+ * its own principal, within its rights only), and a Redis user for its tool workers (see
+ * infra/provision.ts). Idempotent.
  */
 export async function provisionNamespace(
   ns: TestNamespace,
@@ -87,64 +78,18 @@ export async function provisionNamespace(
 ): Promise<Provisioned> {
   const known = provisioned.get(ns.id);
   if (known !== undefined) return known;
-  const prefix = `${ns.id}.`;
   const tools = options.tools ?? EXAMPLE_TOOLS;
-  const tenants = options.tenants ?? EXAMPLE_TENANTS;
-  const bindings = aclTable({
-    topicPrefix: prefix,
-    groupPrefix: prefix,
+  const made = await provisionStackNamespace(stackConfig(), {
+    topicPrefix: `${ns.id}.`,
+    groupPrefix: `${ns.id}.`,
+    redisPrefix: ns.redisPrefix,
     tools,
-    tenants,
+    tenants: options.tenants ?? EXAMPLE_TENANTS,
     workers: options.workers ?? [{ ...EXAMPLE_WORKER, tools }],
   });
-  const bus = createBus({
-    brokers: [...stackAddresses().kafkaBrokers],
-    clientId: `${ns.id}-provision`,
-    logger: SILENT_LOGGER,
-    security: identity(),
-  });
-  try {
-    await bus.ensureTopics(withNamespace(ns.id, topicsFor(tools, tenants)));
-    await bus.createAcls(bindings.map(bindingOf));
-  } finally {
-    await bus.close();
-  }
-  await aclsInForce(ns, bindings);
-  const done = { bindings: bindings.map(bindingOf), tools, workerRedisUrl: await workerUser(ns) };
+  const done = { ...made, tools };
   provisioned.set(ns.id, done);
   return done;
-}
-
-/**
- * Resolves once the broker's authorizer holds the bindings just made (they reach it a moment after
- * the request that made them returns): each principal can see a topic its rows name.
- */
-async function aclsInForce(ns: TestNamespace, bindings: readonly AclBinding[]): Promise<void> {
-  const firstTopic = new Map<string, string>();
-  for (const b of bindings) {
-    if (b.resourceType === 'TOPIC' && !firstTopic.has(b.principal)) {
-      firstTopic.set(b.principal, b.resourceName);
-    }
-  }
-  for (const [principal, topic] of firstTopic) {
-    const bus = createBus({
-      brokers: [...stackAddresses().kafkaBrokers],
-      clientId: `${ns.id}-acl-check`,
-      logger: SILENT_LOGGER,
-      security: identity(principal),
-    });
-    try {
-      const unseen = await unseenAfterWaiting(bus, [topic]);
-      if (unseen.length > 0) throw new Error(`${principal}'s ACLs in ${ns.id} are not in force`);
-    } finally {
-      await bus.close();
-    }
-  }
-}
-
-function bindingOf(row: AclBinding): AclBinding {
-  const { principal, resourceType, resourceName, patternType, operation } = row;
-  return { principal, resourceType, resourceName, patternType, operation };
 }
 
 /** What {@link provisionNamespace} made for `ns`; throws when it has not been called. */
@@ -152,30 +97,6 @@ export function provisionedFor(ns: TestNamespace): Provisioned {
   const made = provisioned.get(ns.id);
   if (made === undefined) throw new Error(`call provisionNamespace for ${ns.id} first`);
   return made;
-}
-
-/** A Redis user confined to the namespace's ledger and object keys; its URL. */
-async function workerUser(ns: TestNamespace): Promise<string> {
-  const user = `worker-${ns.id}`;
-  const password = randomBytes(16).toString('hex');
-  const redis = redisClient();
-  try {
-    await redis.call(
-      'ACL',
-      'SETUSER',
-      user,
-      'reset',
-      'on',
-      `>${password}`,
-      ...workerRedisRules(ns.redisPrefix),
-    );
-  } finally {
-    redis.disconnect();
-  }
-  const url = new URL(stackAddresses().redisUrl);
-  url.username = user;
-  url.password = password;
-  return url.toString().replace(/\/$/, '');
 }
 
 /**
@@ -189,23 +110,7 @@ export async function dropNamespace(
   const made = provisioned.get(ns.id);
   if (made !== undefined) {
     provisioned.delete(ns.id);
-    const bus = createBus({
-      brokers: [...stackAddresses().kafkaBrokers],
-      clientId: `${ns.id}-drop`,
-      logger: SILENT_LOGGER,
-      security: identity(),
-    });
-    try {
-      await bus.deleteAcls(made.bindings);
-    } finally {
-      await bus.close();
-    }
-    const redis = redisClient();
-    try {
-      await redis.call('ACL', 'DELUSER', `worker-${ns.id}`);
-    } finally {
-      redis.disconnect();
-    }
+    await dropProvisioned(stackConfig(), made);
   }
   if (clients.kafka) {
     const admin = clients.kafka.admin();

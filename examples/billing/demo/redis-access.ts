@@ -1,6 +1,5 @@
 /**
- * The demo's raw Redis commands, which the gate's store adapter has no business offering: setting
- * a Redis user as the stack's admin (as `stack:up` does for the stack's own users), and trying a
+ * The demo's raw Redis command, which the gate's store adapter has no business offering: trying a
  * write that a user's ACL rules should refuse. Every connection fails fast instead of queueing.
  */
 import { Redis } from 'ioredis';
@@ -8,21 +7,6 @@ import { Redis } from 'ioredis';
 /** What a write attempt came to. */
 export type WriteAttempt =
   { readonly written: false; readonly error: string } | { readonly written: true };
-
-/**
- * Sets `user` on the Redis at `adminUrl` (a user allowed ACL SETUSER): its rules reset first,
- * then on, with `password` and `rules`.
- */
-export async function setRedisUser(
-  adminUrl: string,
-  user: string,
-  password: string,
-  rules: readonly string[],
-): Promise<void> {
-  await withRedis(adminUrl, async (redis) => {
-    await redis.call('ACL', 'SETUSER', user, 'reset', 'on', `>${password}`, ...rules);
-  });
-}
 
 /**
  * Tries `SET key` as the user of `url`: the error Redis answered (e.g. `NOPERM …`), or written

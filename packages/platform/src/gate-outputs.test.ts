@@ -1,4 +1,13 @@
-import { INTEGRITY_HEADER, SESSION_HEADER } from '@toolgate/shared';
+import {
+  createObservationVerifier,
+  deriveToolKey,
+  INTEGRITY_HEADER,
+  OBSERVATION_SIGNATURE_HEADER,
+  PROOF_HEADER,
+  SESSION_HEADER,
+  verifyToolProof,
+  type Command,
+} from '@toolgate/shared';
 import { generateOutputKeys } from './gate-keys.js';
 import { describe, expect, it } from 'vitest';
 import {
@@ -71,5 +80,56 @@ describe('createGateOutputs: quarantine', () => {
     expect(Object.keys(within.headers ?? {})).toEqual(['a', 'b']);
     const over = outputs.quarantine(Buffer.from('x'), { a: half, b: half, c: 'x' });
     expect(over.headers).toEqual({ [QUARANTINE_HEADERS_DROPPED_HEADER]: '3' });
+  });
+});
+
+describe('createGateOutputs: observations', () => {
+  const keys = generateOutputKeys();
+  const signed = createGateOutputs(gateTopics('ns.'), keys, new Set(['acme', 'globex']));
+  const observation = {
+    proposalId: 'p-1',
+    runId: 'run-1',
+    requestId: 'req-1',
+    outcome: 'rejected',
+    disposition: 'deny',
+    message: 'No session was presented.',
+    at: '2026-12-07T12:00:00.000Z',
+  } as const;
+
+  it("goes to its tenant's own topic, keyed by run, signed over the bytes written", () => {
+    const [out] = signed.observation(observation, 'globex');
+    expect(out).toMatchObject({ topic: 'ns.toolgate.observations.globex', key: 'run-1' });
+    const bytes = Buffer.from('the encoded observation');
+    const header = out?.sign?.(bytes)[OBSERVATION_SIGNATURE_HEADER];
+    const verify = createObservationVerifier([keys.observationKeys.publicKey]);
+    expect(verify('ns.toolgate.observations.globex', bytes, header)).toBe(true);
+    expect(verify('ns.toolgate.observations.acme', bytes, header)).toBe(false);
+  });
+
+  it('goes nowhere for a tenant that is not known or not served: no topic may show it', () => {
+    expect(signed.observation(observation, undefined)).toEqual([]);
+    expect(signed.observation(observation, 'initech')).toEqual([]);
+  });
+});
+
+describe('createGateOutputs: commands', () => {
+  const keys = generateOutputKeys();
+  const command = { tool: 'refund_payment', idempotencyKey: 'key-1' } as Command;
+
+  it("carry a proof made with their tool's key, which no other tool's key verifies", () => {
+    const out = createGateOutputs(gateTopics('ns.'), keys, new Set(['acme'])).command(command);
+    expect(out).toMatchObject({ topic: 'ns.toolgate.commands.refund_payment', key: 'key-1' });
+    const bytes = Buffer.from('the encoded command');
+    const proof = out.sign?.(bytes)[PROOF_HEADER];
+    const keyOf = (tool: string) => deriveToolKey(keys.commandKey, tool);
+    const topic = 'ns.toolgate.commands.refund_payment';
+    expect(verifyToolProof([keyOf('refund_payment')], topic, bytes, proof)).toBeDefined();
+    expect(verifyToolProof([keyOf('search')], topic, bytes, proof)).toBeUndefined();
+  });
+
+  it('cannot be made where no command key is held: only execute issues commands', () => {
+    const { commandKey: _held, ...withoutCommandKey } = keys;
+    const stage = createGateOutputs(gateTopics('ns.'), withoutCommandKey, new Set(['acme']));
+    expect(() => stage.command(command)).toThrow(/only execute issues commands/);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../auth/index.js';
+import { ConfigError, mintSession } from '../auth/index.js';
 import { CeilingsConfigError } from '../limits/index.js';
 import type { ToolSpec } from '../tool-spec.js';
 import { ToolDefinitionError } from '../tools/index.js';
@@ -115,5 +115,51 @@ describe('createGate', () => {
     for (const confirmationTtlSeconds of [1, 1800, 7 * 24 * 60 * 60]) {
       expect(() => createGate(deployment({ confirmationTtlSeconds }))).not.toThrow();
     }
+  });
+});
+
+describe('createGate: tenants and workers', () => {
+  it('serves the tenants the deployment lists', () => {
+    expect([...createGate(deployment({ tenants: ['acme', 'globex'] })).tenants]).toEqual([
+      'acme',
+      'globex',
+    ]);
+  });
+
+  it('refuses a deployment without tenants, with a name no topic can carry, or listed twice', () => {
+    expect(() => createGate(deployment({ tenants: [] }))).toThrow(/list at least one tenant/);
+    const refused = (() => {
+      try {
+        createGate(
+          deployment({
+            tenants: ['acme', 'acme', 'two words'],
+            workers: [{ principal: 'worker-x', name: 'x', tools: ['teleport'] }],
+          }),
+        );
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    })();
+    expect(refused).toBeInstanceOf(ConfigError);
+    expect((refused as ConfigError).problems).toEqual([
+      'tenant acme is listed twice',
+      'tenant "two words" is not 1-64 characters of A-Z a-z 0-9 _ -',
+      'worker worker-x runs teleport, which is not a tool of the deployment',
+    ]);
+  });
+
+  it('refuses, as unknown_tenant, a verified session of a tenant it does not serve', async () => {
+    const gate = createGate(deployment({ tenants: ['acme'] }));
+    const now = new Date('2026-12-07T12:00:00Z');
+    const session = (tenant: string) =>
+      mintSession({ subject: 'ann', tenant, roles: [] }, 's'.repeat(32), { now, ttlSeconds: 60 });
+    expect((await gate.verifier.verify(await session('acme'), now)).ok).toBe(true);
+    expect(await gate.verifier.verify(await session('initech'), now)).toMatchObject({
+      ok: false,
+      stage: 'authentication',
+      code: 'unknown_tenant',
+      disposition: 'deny',
+    });
   });
 });

@@ -1,0 +1,151 @@
+/**
+ * What an operator makes for a gate installation under prefixes of its own, done as the stack's
+ * super user: its topics, the ACL table's bindings under its topic and group prefixes, and a Redis
+ * user for its tool workers confined to its Redis prefix's ledger and objects. `stack:up` does this
+ * for the default (empty) prefixes; the tests, the demo in a namespace and the benchmark do it for
+ * theirs, and drop it again with {@link dropProvisioned}.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  aclTable,
+  createBus,
+  SILENT_LOGGER,
+  topicsFor,
+  unseenAfterWaiting,
+  type AclBinding,
+  type AclScope,
+} from '@toolgate/platform';
+import { Redis } from 'ioredis';
+import { adminAccess, STACK_SASL_MECHANISM, type KafkaAccess } from './kafka.js';
+import { REDIS_ADMIN, redisUrlAs, workerRedisRules } from './redis.js';
+import type { StackConfig } from './stack-config.js';
+import { kafkaPassword } from './stack-secrets.js';
+
+/** An installation to provision: the ACL scope, and the Redis prefix of its keys. */
+export interface NamespaceSpec extends AclScope {
+  /** TOOLGATE_REDIS_PREFIX of the installation: its workers' Redis user is confined to it. */
+  readonly redisPrefix: string;
+}
+
+/** What {@link provisionNamespace} made. */
+export interface ProvisionedNamespace {
+  /** The ACL bindings it created. */
+  readonly bindings: readonly AclBinding[];
+  /** The Redis user of the installation's tool workers, and its URL (password included). */
+  readonly workerRedisUser: string;
+  readonly workerRedisUrl: string;
+}
+
+/**
+ * Creates the installation's topics and ACL bindings, and its workers' Redis user (named
+ * `worker.<redis prefix>` with a fresh password), as the stack's super user; resolves once the
+ * broker's authorizer holds the new bindings (they reach it a moment after they are made).
+ */
+export async function provisionNamespace(
+  config: StackConfig,
+  spec: NamespaceSpec,
+): Promise<ProvisionedNamespace> {
+  const bindings = aclTable(spec).map(bindingOf);
+  const admin = adminAccess(config);
+  const bus = busOf(admin, 'toolgate-provision');
+  try {
+    const topics = topicsFor(spec.tools, spec.tenants);
+    await bus.ensureTopics(topics.map((t) => ({ ...t, name: `${spec.topicPrefix}${t.name}` })));
+    await bus.createAcls(bindings);
+  } finally {
+    await bus.close();
+  }
+  await aclsInForce(config, bindings);
+  const workerRedisUser = workerRedisUserFor(spec.redisPrefix);
+  const password = randomBytes(24).toString('base64url');
+  await withAdminRedis(config, async (redis) => {
+    const rules = workerRedisRules(spec.redisPrefix);
+    await redis.call('ACL', 'SETUSER', workerRedisUser, 'reset', 'on', `>${password}`, ...rules);
+  });
+  const url = new URL(config.addresses.redisUrl);
+  url.username = workerRedisUser;
+  url.password = password;
+  return { bindings, workerRedisUser, workerRedisUrl: url.toString().replace(/\/$/, '') };
+}
+
+/** The Redis user of the tool workers of an installation whose keys start with `redisPrefix`. */
+export function workerRedisUserFor(redisPrefix: string): string {
+  return `worker.${redisPrefix.replace(/[^A-Za-z0-9_-]+/g, '')}`;
+}
+
+/** Deletes the bindings and the Redis user {@link provisionNamespace} made (not the topics). */
+export async function dropProvisioned(
+  config: StackConfig,
+  provisioned: ProvisionedNamespace,
+): Promise<void> {
+  const bus = busOf(adminAccess(config), 'toolgate-unprovision');
+  try {
+    await bus.deleteAcls(provisioned.bindings);
+  } finally {
+    await bus.close();
+  }
+  await withAdminRedis(config, (redis) =>
+    redis.call('ACL', 'DELUSER', provisioned.workerRedisUser),
+  );
+}
+
+function bindingOf(row: AclBinding): AclBinding {
+  const { principal, resourceType, resourceName, patternType, operation } = row;
+  return { principal, resourceType, resourceName, patternType, operation };
+}
+
+function busOf(access: KafkaAccess, clientId: string) {
+  return createBus({
+    brokers: [...access.brokers],
+    clientId,
+    logger: SILENT_LOGGER,
+    security: access.security,
+  });
+}
+
+/** Each principal of `bindings` can see the first topic its rows name. */
+async function aclsInForce(config: StackConfig, bindings: readonly AclBinding[]): Promise<void> {
+  // The stack knows its own principals' passwords only.
+  if (config.external.has('kafka')) return;
+  const firstTopic = new Map<string, string>();
+  for (const b of bindings) {
+    if (b.resourceType === 'TOPIC' && !firstTopic.has(b.principal)) {
+      firstTopic.set(b.principal, b.resourceName);
+    }
+  }
+  for (const [principal, topic] of firstTopic) {
+    const bus = busOf(
+      {
+        brokers: config.addresses.kafkaBrokers,
+        security: {
+          sasl: {
+            mechanism: STACK_SASL_MECHANISM,
+            username: principal,
+            password: kafkaPassword(config, principal),
+          },
+        },
+      },
+      'toolgate-provision-check',
+    );
+    try {
+      const unseen = await unseenAfterWaiting(bus, [topic]);
+      if (unseen.length > 0) throw new Error(`${principal}'s new ACLs are not in force after 10 s`);
+    } finally {
+      await bus.close();
+    }
+  }
+}
+
+async function withAdminRedis<T>(config: StackConfig, work: (redis: Redis) => Promise<T>) {
+  const url = config.external.has('redis')
+    ? config.addresses.redisUrl
+    : redisUrlAs(config, REDIS_ADMIN);
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    return await work(redis);
+  } finally {
+    redis.disconnect();
+  }
+}
