@@ -7,7 +7,11 @@
 import { hostname } from 'node:os';
 import { Ajv, type ErrorObject } from 'ajv';
 import { ConfigError, observationKeyProblems } from '@toolgate/shared';
-import { KAFKA_SECURITY_VARIABLES, resolveKafkaSecurity } from './kafka-security.js';
+import {
+  KAFKA_SECURITY_VARIABLES,
+  kafkaIdentityFromEnv,
+  resolveKafkaSecurity,
+} from './kafka-security.js';
 
 /** Every configuration variable starts with this. */
 export const ENV_PREFIX = 'TOOLGATE_';
@@ -448,25 +452,13 @@ export function loadVariables<T extends VariableTable>(env: Env, table: T): Read
  * its key, a file that cannot be read), checked once each variable is valid on its own.
  */
 function kafkaSecurityProblems(input: Readonly<Record<string, unknown>>): readonly string[] {
-  const text = (name: string) => {
-    const value = input[ENV_PREFIX + name];
-    return typeof value === 'string' ? value : undefined;
-  };
-  const outcome = resolveKafkaSecurity({
-    ...optional('kafkaSaslMechanism', text('KAFKA_SASL_MECHANISM')),
-    ...optional('kafkaUsername', text('KAFKA_USERNAME')),
-    ...optional('kafkaPassword', text('KAFKA_PASSWORD')),
-    ...optional('kafkaPasswordFile', text('KAFKA_PASSWORD_FILE')),
-    ...optional('kafkaTls', text('KAFKA_TLS')),
-    ...optional('kafkaTlsCaFile', text('KAFKA_TLS_CA_FILE')),
-    ...optional('kafkaTlsCertFile', text('KAFKA_TLS_CERT_FILE')),
-    ...optional('kafkaTlsKeyFile', text('KAFKA_TLS_KEY_FILE')),
-  });
+  const text = Object.fromEntries(
+    Object.entries(input).filter(
+      (entry): entry is [string, string] => typeof entry[1] === 'string',
+    ),
+  );
+  const outcome = resolveKafkaSecurity(kafkaIdentityFromEnv(text));
   return outcome.ok ? [] : outcome.problems;
-}
-
-function optional<K extends string>(key: K, value: string | undefined): { [P in K]?: string } {
-  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: string };
 }
 
 function merged(extension: VariableTable | undefined): VariableTable {
