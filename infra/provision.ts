@@ -15,9 +15,9 @@ import {
   type AclBinding,
   type AclScope,
 } from '@toolgate/platform';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { adminAccess, STACK_SASL_MECHANISM, type KafkaAccess } from './kafka.js';
-import { REDIS_ADMIN, redisUrlAs, workerRedisRules } from './redis.js';
+import { REDIS_ADMIN, redisUrlAs, withRedis, workerRedisRules } from './redis.js';
 import type { StackConfig } from './stack-config.js';
 import { kafkaPassword } from './stack-secrets.js';
 
@@ -56,16 +56,39 @@ export async function provisionNamespace(
     await bus.close();
   }
   await aclsInForce(config, bindings);
-  const workerRedisUser = workerRedisUserFor(spec.redisPrefix);
+  const worker = await createWorkerRedisUser(config, spec.redisPrefix);
+  return { bindings, workerRedisUser: worker.user, workerRedisUrl: worker.url };
+}
+
+/**
+ * Creates (or resets, with a fresh password) the Redis user of the tool workers whose keys start
+ * with `redisPrefix`: they may touch their ledger and objects there, nothing else. Returns its
+ * name and URL (password included).
+ */
+export async function createWorkerRedisUser(
+  config: StackConfig,
+  redisPrefix: string,
+): Promise<{ readonly user: string; readonly url: string }> {
+  const user = workerRedisUserFor(redisPrefix);
   const password = randomBytes(24).toString('base64url');
   await withAdminRedis(config, async (redis) => {
-    const rules = workerRedisRules(spec.redisPrefix);
-    await redis.call('ACL', 'SETUSER', workerRedisUser, 'reset', 'on', `>${password}`, ...rules);
+    const rules = workerRedisRules(redisPrefix);
+    await redis.call('ACL', 'SETUSER', user, 'reset', 'on', `>${password}`, ...rules);
   });
   const url = new URL(config.addresses.redisUrl);
-  url.username = workerRedisUser;
+  url.username = user;
   url.password = password;
-  return { bindings, workerRedisUser, workerRedisUrl: url.toString().replace(/\/$/, '') };
+  return { user, url: url.toString().replace(/\/$/, '') };
+}
+
+/** Deletes a Redis user {@link createWorkerRedisUser} made. */
+export async function dropWorkerRedisUser(config: StackConfig, user: string): Promise<void> {
+  await withAdminRedis(config, (redis) => redis.call('ACL', 'DELUSER', user));
+}
+
+/** The stack's Redis as its super user (a Redis the stack did not start: as configured). */
+export function adminRedisUrl(config: StackConfig): string {
+  return config.external.has('redis') ? config.addresses.redisUrl : redisUrlAs(config, REDIS_ADMIN);
 }
 
 /** The Redis user of the tool workers of an installation whose keys start with `redisPrefix`. */
@@ -84,9 +107,7 @@ export async function dropProvisioned(
   } finally {
     await bus.close();
   }
-  await withAdminRedis(config, (redis) =>
-    redis.call('ACL', 'DELUSER', provisioned.workerRedisUser),
-  );
+  await dropWorkerRedisUser(config, provisioned.workerRedisUser);
 }
 
 function bindingOf(row: AclBinding): AclBinding {
@@ -136,16 +157,6 @@ async function aclsInForce(config: StackConfig, bindings: readonly AclBinding[])
   }
 }
 
-async function withAdminRedis<T>(config: StackConfig, work: (redis: Redis) => Promise<T>) {
-  const url = config.external.has('redis')
-    ? config.addresses.redisUrl
-    : redisUrlAs(config, REDIS_ADMIN);
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  redis.on('error', () => undefined);
-  try {
-    await redis.connect();
-    return await work(redis);
-  } finally {
-    redis.disconnect();
-  }
+function withAdminRedis<T>(config: StackConfig, work: (redis: Redis) => Promise<T>): Promise<T> {
+  return withRedis(adminRedisUrl(config), work);
 }

@@ -147,10 +147,7 @@ export function startRedis(config: StackConfig): StartedProcess {
  * names of the users it created.
  */
 export async function ensureRedisUsers(config: StackConfig, adminUrl: string): Promise<string[]> {
-  const redis = new Redis(adminUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  redis.on('error', () => undefined);
-  try {
-    await redis.connect();
+  return withRedis(adminUrl, async (redis) => {
     const users: [string, readonly string[]][] = [
       [REDIS_GATE_USER, GATE_REDIS_RULES],
       [REDIS_WORKER_USER, workerRedisRules('toolgate:')],
@@ -163,6 +160,25 @@ export async function ensureRedisUsers(config: StackConfig, adminUrl: string): P
       created.push(user);
     }
     return created;
+  });
+}
+
+/**
+ * Runs `work` on a connection to the Redis at `url` that fails fast instead of queueing, and
+ * closes it after: for the stack's few administrative commands (users, probes, clean-ups).
+ */
+export async function withRedis<T>(url: string, work: (redis: Redis) => Promise<T>): Promise<T> {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: 3_000,
+    commandTimeout: 5_000,
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+  });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    return await work(redis);
   } finally {
     redis.disconnect();
   }

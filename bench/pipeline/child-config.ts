@@ -15,6 +15,22 @@ export function relayToolOf(named: string): string {
   return tools.includes(named) ? named : (tools[0] ?? named);
 }
 
+/**
+ * The idempotency key of a relay command: its tenant, a slash, its id. The relay keeps no state,
+ * and a ToolResult names no tenant, so the observation hop reads the tenant's topic from it
+ * ({@link relayTenantOf}) where the gate's execute looks the call up in Redis.
+ */
+export function relayIdempotencyKey(tenant: string, id: string): string {
+  return `${tenant}/${id}`;
+}
+
+/** The tenant a relay idempotency key names (see {@link relayIdempotencyKey}). */
+export function relayTenantOf(idempotencyKey: string): string {
+  const end = idempotencyKey.indexOf('/');
+  if (end <= 0) throw new TypeError(`relay idempotency key ${idempotencyKey} names no tenant`);
+  return idempotencyKey.slice(0, end);
+}
+
 /** One relay role. */
 export type RelayRole = (typeof RELAY_ROLES)[number];
 

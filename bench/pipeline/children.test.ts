@@ -2,7 +2,13 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { assertRunning, createChildren, whileRunning, type Children } from './children.js';
+import {
+  assertRunning,
+  createChildren,
+  inheritedEnv,
+  whileRunning,
+  type Children,
+} from './children.js';
 
 let children: Children | undefined;
 afterEach(async () => {
@@ -56,5 +62,24 @@ describe('whileRunning', () => {
     };
     await expect(whileRunning('open loop 25% rep 1', [gone], work)).rejects.toThrow('exited (2)');
     expect(started).toBe(false);
+  });
+});
+
+describe('inheritedEnv', () => {
+  it("keeps no TOOLGATE_ variable of the shell but the deployment's session ones", () => {
+    const env = inheritedEnv({
+      PATH: '/usr/bin',
+      BENCH_TRACE: '1',
+      UNSET: undefined,
+      TOOLGATE_KAFKA_USERNAME: 'admin',
+      TOOLGATE_KAFKA_PASSWORD: 'secret',
+      TOOLGATE_COMMAND_KEY: 'k'.repeat(64),
+      TOOLGATE_SESSION_SECRET: 's'.repeat(40),
+    });
+    expect(env).toEqual({
+      PATH: '/usr/bin',
+      BENCH_TRACE: '1',
+      TOOLGATE_SESSION_SECRET: 's'.repeat(40),
+    });
   });
 });

@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
+import { DEPLOYMENT_VARIABLES } from '@toolgate/platform';
 
 /** One child as the benchmark knows it. */
 export interface Child {
@@ -24,7 +25,30 @@ export interface ChildSpec {
   readonly name: string;
   /** Arguments to node (flags, script, script arguments). */
   readonly args: readonly string[];
+  /** Its `TOOLGATE_*` variables and any other; added to {@link inheritedEnv}. */
   readonly env: Readonly<Record<string, string>>;
+}
+
+/** The deployment file's variables (docs/configuration.md), read by stages and driver alike. */
+const SHARED_VARIABLES: ReadonlySet<string> = new Set(
+  Object.keys(DEPLOYMENT_VARIABLES).map((name) => `TOOLGATE_${name}`),
+);
+
+/**
+ * What a child inherits of the benchmark's environment: everything but the `TOOLGATE_*`
+ * variables, so that a child gets exactly the identity, keys and settings its spec gives it (an
+ * administrator's identity exported in the shell must not reach a stage), save the deployment's
+ * session variables, which the gate's stages and the driver must share.
+ */
+export function inheritedEnv(
+  env: Readonly<Record<string, string | undefined>>,
+): Record<string, string> {
+  const kept = Object.entries(env).filter(
+    (entry): entry is [string, string] =>
+      entry[1] !== undefined &&
+      (!entry[0].startsWith('TOOLGATE_') || SHARED_VARIABLES.has(entry[0])),
+  );
+  return Object.fromEntries(kept);
 }
 
 /** Starts and ends children. */
@@ -46,7 +70,7 @@ export function createChildren(logDir: string): Children {
       const log = join(logDir, `${spec.name}.log`);
       const out = createWriteStream(log);
       const child = spawn(process.execPath, [...spec.args], {
-        env: { ...process.env, ...spec.env },
+        env: { ...inheritedEnv(process.env), ...spec.env },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       if (child.pid === undefined) throw new Error(`could not start ${spec.name}`);

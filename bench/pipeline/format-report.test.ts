@@ -83,6 +83,57 @@ describe('formatReport', () => {
         '[0.45–0.62], p50 +4 ms [-1 to +10], p99 at half load 1.40× [1.10–2.05]',
     );
     expect(text).toContain('note: something to know');
+    expect(text).not.toContain('Proofs of origin');
     expect(lines.at(-1)).toBe('gate/relay: throughput 0.50, p50 +4 ms, p99 at half load 1.40×');
+  });
+
+  it("puts the proofs' cost before the targets, with its share of the gate processes' CPU", () => {
+    const gate = summarizeSystem([run('gate', 'saturation', 100, 1), run('gate', 'open', 95, 14)]);
+    const relay = summarizeSystem([
+      run('relay', 'saturation', 200, 1),
+      run('relay', 'open', 100, 10),
+    ]);
+    const spread = (median: number) => ({ median, min: median, max: median, relative: 0 });
+    const lines = formatReport({
+      title: 'quick',
+      machine: '2 × test cpu',
+      systems: { relay, gate },
+      ratios: {
+        throughput: 0.5,
+        p99AtHalfLoad: 1.4,
+        p50DeltaMs: 4,
+        unattended: { p99AtHalfLoad: 1.05, p50DeltaMs: -0.6 },
+        byRepetition: {
+          repetitions: 1,
+          throughput: spread(0.5),
+          p99AtHalfLoad: spread(1.4),
+          p50DeltaMs: spread(4),
+        },
+      },
+      notes: [],
+      proofCost: {
+        usPerOperation: {
+          commandProof: 2,
+          commandCheck: 2,
+          resultProof: 2,
+          resultCheck: 2,
+          observationSignature: 40,
+          observationCheck: 90,
+        },
+        rounds: 3,
+        records: {
+          command: { count: 1, meanBytes: 500 },
+          result: { count: 1, meanBytes: 200 },
+          observation: { count: 2, meanBytes: 450 },
+        },
+        perProposal: { commands: 0.5, results: 0.5, observations: 1 },
+        cpuUsPerProposal: { gate: 42, worker: 2, agent: 90 },
+      },
+    });
+    const proofs = lines.findIndex((l) => l.startsWith('Proofs of origin'));
+    expect(proofs).toBeGreaterThan(lines.findIndex((l) => l.includes('gate-x')));
+    expect(proofs).toBeLessThan(lines.findIndex((l) => l.startsWith('Targets')));
+    // gate-x takes 0.25 ms a proposal: 44 µs of proofs are 17.6 % of it.
+    expect(lines[proofs + 3]).toMatch(/together 17\.6 % of the gate's processes' CPU/);
   });
 });

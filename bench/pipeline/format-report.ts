@@ -1,5 +1,6 @@
 /** The pipeline benchmark's table, as lines of text. Pure. */
 import type { Spread } from '../core/stats.js';
+import { formatProofCost, type ProofCost } from './proof-cost.js';
 import {
   finalLine,
   latencyRatios,
@@ -23,6 +24,8 @@ export interface ReportInput {
   readonly ratios: Ratios;
   /** Lines of caveats (mismatched answers, lost proposals); printed before the ratios. */
   readonly notes: readonly string[];
+  /** The proofs' CPU cost, measured apart from the pipelines; printed after the costs. */
+  readonly proofCost?: ProofCost;
 }
 
 /** `12.3 [11.0–14.1]`, with `digits` decimals. */
@@ -58,11 +61,20 @@ export function formatReport(input: ReportInput): string[] {
       ),
     ),
     '',
+    ...proofLines(input),
     ...targetLines(input.ratios),
     ...input.notes.map((n) => `note: ${n}`),
     finalLine(input.ratios),
   ];
   return lines;
+}
+
+/** The proof-cost lines and a blank one, with the gate's processes' CPU per proposal. */
+function proofLines(input: ReportInput): string[] {
+  if (input.proofCost === undefined) return [];
+  const own = (input.systems.gate?.costs ?? []).filter((c) => c.name.startsWith('gate-'));
+  const gateMs = own.reduce((sum, c) => sum + c.cpuMsPerProposal.median, 0);
+  return [...formatProofCost(input.proofCost, own.length > 0 ? gateMs : undefined), ''];
 }
 
 function latencyRows(systems: readonly [SystemName, SystemSummary][]): string[] {

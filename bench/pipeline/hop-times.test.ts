@@ -71,12 +71,21 @@ describe('summarizeHops', () => {
 });
 
 describe('hopTopicsOf', () => {
-  it('names every topic a call goes through, each tool’s commands and the confirmations', () => {
-    const topics = hopTopicsOf('ns.gate.', ['search', 'refund']);
+  it('names every topic a call goes through, each tool’s commands, each tenant’s observations and the confirmations', () => {
+    const topics = hopTopicsOf({
+      topicPrefix: 'ns.gate.',
+      tools: ['search', 'refund'],
+      tenants: ['acme', 'globex'],
+    });
     expect(topics).toContainEqual({ name: 'ns.gate.toolgate.proposals', hop: 'proposals' });
     expect(topics).toContainEqual({ name: 'ns.gate.toolgate.commands.refund', hop: 'commands' });
+    expect(topics).toContainEqual({
+      name: 'ns.gate.toolgate.observations.globex',
+      hop: 'observations',
+    });
     expect(topics).toContainEqual({ name: 'ns.gate.toolgate.confirmations', hop: 'confirmations' });
     expect(topics.filter((t) => t.hop === 'commands')).toHaveLength(2);
-    expect(topics).toHaveLength(9);
+    expect(topics.filter((t) => t.hop === 'observations')).toHaveLength(2);
+    expect(topics).toHaveLength(10);
   });
 });

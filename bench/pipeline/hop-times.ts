@@ -150,18 +150,30 @@ export async function readStamps(
 /** Each hop's gaps per system and load level (`"25"` for 25 % of the relay's saturation). */
 export type HopReport = Readonly<Record<'relay' | 'gate', Readonly<Record<string, HopSummary>>>>;
 
-/** Where each system's topics are: its prefix, and the tools whose command topics it has. */
+/** Where one system's topics are: its prefix, its tools' command topics, its tenants' observations. */
+export interface HopSystem {
+  readonly topicPrefix: string;
+  readonly tools: readonly string[];
+  readonly tenants: readonly string[];
+}
+
+/** Where each system's topics are. */
 export interface HopSystems {
-  readonly relay: { readonly topicPrefix: string; readonly tools: readonly string[] };
-  readonly gate: { readonly topicPrefix: string; readonly tools: readonly string[] };
+  readonly relay: HopSystem;
+  readonly gate: HopSystem;
 }
 
 /** The topics of one system to read, with their hops. */
-export function hopTopicsOf(prefix: string, tools: readonly string[]): HopTopic[] {
-  const t = gateTopics(prefix);
+export function hopTopicsOf(system: HopSystem): HopTopic[] {
+  const t = gateTopics(system.topicPrefix);
+  const byName = HOPS.filter((h) => h !== 'commands' && h !== 'observations');
   return [
-    ...HOPS.filter((h) => h !== 'commands').map((hop) => ({ name: t[hop], hop })),
-    ...tools.map((tool) => ({ name: t.command(tool), hop: 'commands' as const })),
+    ...byName.map((hop) => ({ name: t[hop], hop })),
+    ...system.tools.map((tool) => ({ name: t.command(tool), hop: 'commands' as const })),
+    ...system.tenants.map((tenant) => ({
+      name: t.observationsOf(tenant),
+      hop: 'observations' as const,
+    })),
     { name: t.confirmations, hop: 'confirmations' },
   ];
 }
@@ -179,8 +191,7 @@ export async function measureHops(
 ): Promise<HopReport> {
   const report: Record<string, Record<string, HopSummary>> = {};
   for (const system of ['relay', 'gate'] as const) {
-    const { topicPrefix, tools } = systems[system];
-    const stamps = await readStamps(bus, codec, groupPrefix, hopTopicsOf(topicPrefix, tools));
+    const stamps = await readStamps(bus, codec, groupPrefix, hopTopicsOf(systems[system]));
     const bySystem: Record<string, HopSummary> = {};
     for (const fraction of fractions) {
       const percent = String(percentOf(fraction));

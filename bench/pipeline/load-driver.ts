@@ -2,7 +2,9 @@
  * The driver: sends proposals to a system (open loop on a schedule, or as many as a window of
  * outstanding proposals allows), reads terminal observations, approves confirmation requests as a
  * scripted approver, and keeps each run's latency histogram. It plays the agents and the approver;
- * its own CPU is not part of any system's cost.
+ * its own CPU is not part of any system's cost. It uses the bus it is given (the stack's admin in
+ * `npm run bench`) and reads every tenant's observations topic; it does not verify the gate's
+ * signatures on them (an agent does that on its own machine, at a cost measured apart).
  */
 import type { Bus, BusBatch, BusConsumer, BusProducer, OutRecord } from '@toolgate/platform';
 import { SESSION_HEADER } from '@toolgate/shared';

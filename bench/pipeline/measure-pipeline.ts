@@ -1,27 +1,27 @@
 /**
- * One benchmark run: a namespace of its own, the relay's and the gate's processes, a warm-up,
- * interleaved saturation repetitions, then open-loop repetitions at fractions of the relay's
- * saturation, with CPU and memory read from the OS around each saturation window. Everything it
- * started is stopped and its namespace dropped, whatever happens.
+ * One benchmark run on the secured stack: the proofs' cost timed in-process, a namespace of its
+ * own provisioned as the stack's admin (bench-namespace.ts), the relay's and the gate's processes
+ * each as its own principal, a warm-up, interleaved saturation repetitions, then open-loop
+ * repetitions at fractions of the relay's saturation, with CPU and memory read from the OS around
+ * each saturation window. Everything it started is stopped and everything it made on the stack
+ * dropped, whatever happens.
  */
 import { mkdtempSync } from 'node:fs';
 import { cpus, hostname, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { Kafka, logLevel } from 'kafkajs';
-import { Redis } from 'ioredis';
 import {
-  createBus,
   createCodec,
+  EXAMPLE_TENANTS,
   EXAMPLE_TOOLS,
+  gateTopics,
   SILENT_LOGGER,
-  topicsFor,
   type Bus,
 } from '@toolgate/platform';
 import { mintSession } from '@toolgate/shared';
 import { USERS } from '../../examples/billing/data.js';
-import { dropNamespace, testNamespace } from '../../test/support/namespace.js';
-import { dropSubjects } from '../../test/support/registry-cleanup.js';
-import { buildMix, type UserName } from '../core/build-mix.js';
+import { loadStackConfig, type StackConfig } from '../../infra/stack-config.js';
+import { STACK_ADMIN } from '../../infra/stack-principals.js';
+import { buildMix, type MixEntry, type UserName } from '../core/build-mix.js';
 import { median } from '../core/stats.js';
 import type { BenchOptions } from './bench-options.js';
 import { createChildren, whileRunning, type Child, type Children } from './children.js';
@@ -46,7 +46,17 @@ import {
   type MovedCounters,
   type StageTiming,
 } from './stage-timings.js';
-import { probeStack, stackAddresses, type StackAddresses } from './stack-probe.js';
+import {
+  adminBus,
+  benchNamespace,
+  dropRun,
+  provisionRun,
+  type BenchNamespace,
+  type Made,
+} from './bench-namespace.js';
+import { formatProofCost, measureProofCost, proofCountsOf, type ProofCost } from './proof-cost.js';
+import { proofSamples } from './proof-samples.js';
+import { probeStack } from './stack-probe.js';
 import { REPO_ROOT, startSystems } from './start-systems.js';
 import deployment from './bench-deployment.js';
 import {
@@ -73,6 +83,8 @@ export interface PipelineResult {
   readonly hops?: HopReport;
   /** Each gate stage's loop during the open-loop runs, by load level (`"25"`), with `--hops`. */
   readonly stageTimings?: StageTimings;
+  /** The proofs' CPU cost per proposal, measured in this process apart from the pipelines. */
+  readonly proofCost: ProofCost;
   readonly at: string;
 }
 
@@ -189,22 +201,38 @@ function record(
   };
 }
 
+/**
+ * Times the proofs of origin on the mix's own records (see proof-cost.ts), before any process of
+ * the benchmark starts, and says what it found.
+ */
+async function measuredProofCost(
+  mix: readonly MixEntry[],
+  topicPrefix: string,
+  progress: (line: string) => void,
+): Promise<ProofCost> {
+  progress('timing the proofs of origin (HMAC tool proofs, Ed25519 observation signatures)');
+  const cost = measureProofCost(await proofSamples(mix, topicPrefix), proofCountsOf(mix));
+  for (const line of formatProofCost(cost)) progress(line);
+  return cost;
+}
+
+/** Every observations topic of a system: one per tenant. */
+function observationTopicsOf(topicPrefix: string): string[] {
+  const t = gateTopics(topicPrefix);
+  return EXAMPLE_TENANTS.map((tenant) => t.observationsOf(tenant));
+}
+
 /** Runs the benchmark; `progress` gets a line per phase and every couple of seconds. */
 export async function measurePipeline(
   options: BenchOptions,
   progress: (line: string) => void,
 ): Promise<PipelineResult> {
-  const stack = stackAddresses(process.env);
-  const bus = createBus({
-    brokers: [...stack.kafkaBrokers],
-    clientId: 'toolgate-bench',
-    logger: SILENT_LOGGER,
-    retries: 1,
-    connectionTimeoutMs: 2_000,
-  });
+  const config = loadStackConfig(process.env, REPO_ROOT);
+  const bus = adminBus(config, 'toolgate-bench');
   let children: Children | undefined;
   let driver: LoadDriver | undefined;
-  const ns = testNamespace('bench');
+  const ns = benchNamespace();
+  const made: Made = {};
   let cleanupNeeded = false;
   const onSignal = (signal: NodeJS.Signals) => {
     progress(`${signal}: stopping the benchmark's processes and dropping its namespace`);
@@ -216,31 +244,32 @@ export async function measurePipeline(
     await driver?.close().catch(() => undefined);
     await children?.stopAll();
     if (cleanupNeeded)
-      await dropAll(ns.id, ns.redisPrefix, stack).catch((e: unknown) =>
-        progress(`cleanup failed: ${String(e)}`),
+      await dropRun(config, ns, made).catch((e: unknown) =>
+        progress(`cleanup failed: ${e instanceof Error ? e.message : String(e)}`),
       );
     await bus.close().catch(() => undefined);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    await probeStack(stack, bus);
+    await probeStack(config, bus);
     // Before any process of the benchmark starts, so the load average is the machine's own.
     const loadAtStart = loadavg();
     const atStart = await calibrated(progress);
+    const mix = buildMix({ size: 500, seed: options.seed });
+    const proofCost = await measuredProofCost(mix, ns.gate.topicPrefix, progress);
     cleanupNeeded = true;
-    const relay = { topicPrefix: `${ns.id}.relay.`, redisPrefix: `${ns.redisPrefix}relay:` };
-    const gate = { topicPrefix: `${ns.id}.gate.`, redisPrefix: `${ns.redisPrefix}gate:` };
-    const onehopTopic = `${ns.id}.onehop.toolgate.observations`;
-    progress(`namespace ${ns.id}; creating the relay's topics (same partitions as the gate's)`);
-    await createTopics(bus, relay.topicPrefix, onehopTopic);
+    progress(
+      `namespace ${ns.id}: as ${STACK_ADMIN}, provisioning the gate's installation, the relay's topics (same partitions) and its grant`,
+    );
+    const workerRedis = await provisionRun(config, ns, made);
     const logDir = mkdtempSync(join(tmpdir(), `toolgate-${ns.id}-`));
     children = createChildren(logDir);
     const started = await startSystems({
       children,
-      stack,
-      relay,
-      gate,
+      stack: config,
+      relay: { ...ns.relay, workerRedisUrl: workerRedis.relay },
+      gate: { ...ns.gate, workerRedisUrl: workerRedis.gate },
       id: ns.id,
       logDir,
       profileDir: options.profileDir,
@@ -249,11 +278,8 @@ export async function measurePipeline(
       progress,
     });
     const services = findServiceProcesses(
-      [
-        join(REPO_ROOT, '.stack'),
-        ...(process.env['TOOLGATE_STACK_DIR'] ? [process.env['TOOLGATE_STACK_DIR']] : []),
-      ],
-      Number(new URL(stack.redisUrl).port || 6379),
+      [config.stackDir],
+      Number(new URL(config.addresses.redisUrl).port || 6379),
     );
     for (const name of services.missing)
       progress(`warning: found no ${name} process on this machine; its cost is not reported`);
@@ -263,25 +289,26 @@ export async function measurePipeline(
     if (secret === undefined)
       throw new Error('the bench deployment must use an HS256 session secret');
     const tokens = await tokensFor(secret);
+    const gate = gateTopics(ns.gate.topicPrefix);
     driver = await createLoadDriver({
       bus,
       facts: {
-        mix: buildMix({ size: 500, seed: options.seed }),
+        mix,
         tokens,
         inputTopic: {
-          onehop: onehopTopic,
-          relay: `${relay.topicPrefix}toolgate.proposals`,
-          gate: `${gate.topicPrefix}toolgate.proposals`,
+          onehop: ns.onehopTopic,
+          relay: gateTopics(ns.relay.topicPrefix).proposals,
+          gate: gate.proposals,
         },
       },
       groupPrefix: `${ns.id}.driver.`,
       observationTopics: [
-        onehopTopic,
-        `${relay.topicPrefix}toolgate.observations`,
-        `${gate.topicPrefix}toolgate.observations`,
+        ns.onehopTopic,
+        ...observationTopicsOf(ns.relay.topicPrefix),
+        ...observationTopicsOf(ns.gate.topicPrefix),
       ],
-      confirmationsTopic: `${gate.topicPrefix}toolgate.confirmations`,
-      approvalsTopic: `${gate.topicPrefix}toolgate.approvals`,
+      confirmationsTopic: gate.confirmations,
+      approvalsTopic: gate.approvals,
       approverTokens: { acme: tokens.alice, globex: tokens.carol },
       progress,
     });
@@ -291,7 +318,7 @@ export async function measurePipeline(
     const machine = machineOf(loadAtStart, atStart, await calibrated(progress));
     const notes = notesOf(driver, runs);
     const hops = options.hops
-      ? await hopsOf(bus, stack, ns.id, { relay, gate }, options.fractions, progress)
+      ? await hopsOf(bus, config, ns, options.fractions, progress)
       : undefined;
     if (options.hops) for (const line of formatStageTimings(stageTimings)) progress(line);
     const summaries = {
@@ -306,6 +333,7 @@ export async function measurePipeline(
       options,
       notes,
       ...(hops === undefined ? {} : { hops, stageTimings }),
+      proofCost,
       at: new Date().toISOString(),
     };
   } finally {
@@ -458,78 +486,33 @@ function notesOf(driver: LoadDriver, runs: readonly RunRecord[]): string[] {
   return [...notes, ...lost];
 }
 
-async function createTopics(bus: Bus, relayPrefix: string, onehopTopic: string): Promise<void> {
-  const specs = topicsFor(EXAMPLE_TOOLS);
-  const observations = specs.find((s) => s.name === 'toolgate.observations');
-  if (observations === undefined) throw new Error('the topic catalogue has no observations topic');
-  await bus.ensureTopics([
-    ...specs.map((s) => ({ ...s, name: `${relayPrefix}${s.name}` })),
-    { ...observations, name: onehopTopic },
-  ]);
-}
-
-/** Reads both systems' topics again for `--hops` and prints what it found. */
+/** Reads both systems' topics again for `--hops`, as the stack's admin, and prints what it found. */
 async function hopsOf(
   bus: Bus,
-  stack: StackAddresses,
-  id: string,
-  prefixes: { readonly relay: { topicPrefix: string }; readonly gate: { topicPrefix: string } },
+  config: StackConfig,
+  ns: BenchNamespace,
   fractions: readonly number[],
   progress: (line: string) => void,
 ): Promise<HopReport> {
   progress('hops: reading every topic of both systems again');
-  const codec = createCodec({ registryUrl: stack.registryUrl, logger: SILENT_LOGGER });
+  const codec = createCodec({
+    registryUrl: config.addresses.schemaRegistryUrl,
+    logger: SILENT_LOGGER,
+  });
   const report = await measureHops(
     bus,
     codec,
-    `${id}.hops.`,
+    `${ns.id}.hops.`,
     {
-      relay: { topicPrefix: prefixes.relay.topicPrefix, tools: EXAMPLE_TOOLS },
-      gate: { topicPrefix: prefixes.gate.topicPrefix, tools: deployment.tools.map((t) => t.name) },
+      relay: { topicPrefix: ns.relay.topicPrefix, tools: EXAMPLE_TOOLS, tenants: EXAMPLE_TENANTS },
+      gate: {
+        topicPrefix: ns.gate.topicPrefix,
+        tools: deployment.tools.map((t) => t.name),
+        tenants: EXAMPLE_TENANTS,
+      },
     },
     fractions,
   );
   for (const line of formatHops(report)) progress(line);
   return report;
-}
-
-/** Drops the namespace's topics, Redis keys and registry subjects. */
-async function dropAll(id: string, redisPrefix: string, stack: StackAddresses): Promise<void> {
-  const kafka = new Kafka({
-    clientId: `${id}-cleanup`,
-    brokers: [...stack.kafkaBrokers],
-    logLevel: logLevel.NOTHING,
-  });
-  const redis = new Redis(stack.redisUrl, { maxRetriesPerRequest: 1 });
-  try {
-    const ns = { ...testNamespace('unused'), id, redisPrefix };
-    await dropNamespace(ns, { kafka, redis });
-    await dropSubjects(stack.registryUrl, `${id}.`);
-    // A child stopped while starting may have had registrations in flight; they land late.
-    await new Promise((r) => setTimeout(r, 2_000));
-    await dropSubjects(stack.registryUrl, `${id}.`);
-    // Last: a group a killed child never left cannot be deleted yet, and says so.
-    await dropGroups(kafka, `${id}.`);
-  } finally {
-    redis.disconnect();
-  }
-}
-
-/** Deletes the consumer groups (and their committed offsets) whose id starts with `prefix`. */
-async function dropGroups(kafka: Kafka, prefix: string): Promise<void> {
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    const { groups } = await admin.listGroups();
-    const mine = groups.map((g) => g.groupId).filter((g) => g.startsWith(prefix));
-    if (mine.length > 0)
-      await admin.deleteGroups(mine).catch((error: unknown) => {
-        throw new Error(
-          `consumer groups ${prefix}* left behind (a killed child stays a member until its session times out; they hold only offsets): ${String(error)}`,
-          { cause: error },
-        );
-      });
-  } finally {
-    await admin.disconnect();
-  }
 }

@@ -1,8 +1,10 @@
 /**
- * The benchmark's tool worker: the real `startToolWorker` (command check, Redis ledger, one
- * transaction per batch, results in the wire format) with handlers that do nothing and answer a
- * small fixed output. Serves the gate's six tools, in the gate or in the relay. Commands per
- * transaction: 500, as a gate stage (the worker's default of 1 caps it near 40 commands/s).
+ * The benchmark's tool worker: the real `startToolWorker` (proof check, command check, Redis
+ * ledger, one transaction per batch, proved results in the wire format) with handlers that do
+ * nothing and answer a small fixed output. Serves the gate's six tools, in the gate or in the
+ * relay; who it is (Kafka principal, Redis user, tool keys, worker name) comes from its
+ * `TOOLGATE_*` variables. Commands per transaction: 500, as a gate stage (the worker's default of
+ * 1 caps it near 40 commands/s).
  */
 import { startToolWorker, toolOk, type ToolHandlers } from '@toolgate/tool-worker';
 import { announceReady, exitOnCrash, readChildConfig, stopOnSignal } from './child-config.js';
@@ -18,7 +20,6 @@ async function main(): Promise<void> {
   const worker = await startToolWorker({
     env: process.env,
     tools: handlers,
-    name: 'bench',
     maxBatchMessages: WORKER_BATCH,
     onCrash: exitOnCrash,
   });

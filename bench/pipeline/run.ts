@@ -46,6 +46,7 @@ async function main(): Promise<number> {
       systems: { onehop: result.onehop, relay: result.relay, gate: result.gate },
       ratios: result.ratios,
       notes: [...result.notes, `written to ${options.out} and ${chart}`],
+      proofCost: result.proofCost,
     }).join('\n'),
   );
   return 0;

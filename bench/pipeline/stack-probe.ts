@@ -1,29 +1,12 @@
 /**
- * Is the local stack up? Asks Kafka, Redis and the registry once each, briefly, and reports every
+ * Is the local stack up? Asks Kafka, Redis and the registry once each, briefly, as the stack's
+ * admin (the stack is secured: no client of the benchmark connects anonymously), and reports every
  * one that does not answer in one message that says how to start it.
  */
 import { Redis } from 'ioredis';
 import type { Bus } from '@toolgate/platform';
-
-/** Where the stack answers. */
-export interface StackAddresses {
-  readonly kafkaBrokers: readonly string[];
-  readonly redisUrl: string;
-  readonly registryUrl: string;
-}
-
-/** The stack as the gate's own defaults (docs/configuration.md) and TOOLGATE_* name it. */
-export function stackAddresses(env: Readonly<Record<string, string | undefined>>): StackAddresses {
-  const or = (name: string, fallback: string) => {
-    const v = env[name];
-    return v === undefined || v === '' ? fallback : v;
-  };
-  return {
-    kafkaBrokers: or('TOOLGATE_KAFKA_BROKERS', '127.0.0.1:9092').split(','),
-    redisUrl: or('TOOLGATE_REDIS_URL', 'redis://127.0.0.1:6379'),
-    registryUrl: or('TOOLGATE_SCHEMA_REGISTRY_URL', 'http://127.0.0.1:8081/apis/ccompat/v7'),
-  };
-}
+import { addressOf, type StackConfig } from '../../infra/stack-config.js';
+import { adminRedisUrl } from '../../infra/provision.js';
 
 async function redisAnswers(url: string): Promise<void> {
   const redis = new Redis(url, {
@@ -50,12 +33,18 @@ async function registryAnswers(url: string): Promise<void> {
   if (!response.ok) throw new Error(`HTTP ${response.status}`);
 }
 
-/** Resolves when all three answer; throws one Error naming each that does not. */
-export async function probeStack(stack: StackAddresses, bus: Bus): Promise<void> {
+/**
+ * Resolves when all three answer; throws one Error naming each that does not. `bus` is the
+ * admin's; Redis is asked as its admin user.
+ */
+export async function probeStack(config: StackConfig, bus: Bus): Promise<void> {
   const checks: [string, Promise<unknown>][] = [
-    [`Kafka at ${stack.kafkaBrokers.join(',')}`, bus.latestOffsets('__consumer_offsets')],
-    [`Redis at ${stack.redisUrl}`, redisAnswers(stack.redisUrl)],
-    [`the schema registry at ${stack.registryUrl}`, registryAnswers(stack.registryUrl)],
+    [`Kafka at ${addressOf(config, 'kafka')}`, bus.latestOffsets('__consumer_offsets')],
+    [`Redis at ${addressOf(config, 'redis')}`, redisAnswers(adminRedisUrl(config))],
+    [
+      `the schema registry at ${addressOf(config, 'registry')}`,
+      registryAnswers(config.addresses.schemaRegistryUrl),
+    ],
   ];
   const settled = await Promise.allSettled(checks.map(([, p]) => p));
   const down = settled.flatMap((s, i) =>

@@ -1,18 +1,28 @@
 /**
- * Starts the processes of the two systems under test, each its own child process: the relay
- * (four hops, the echo worker, the observation hop) and the gate (validate, authorize, confirm and
- * execute's two halves through `toolgate start`, and the no-op tool worker). Resolves once every
- * one of them has joined its consumer group.
+ * Starts the processes of the two systems under test, each its own child process and each as its
+ * own principal of the stack: the relay (four hops, the echo worker, the observation hop, all as
+ * `bench-relay`) and the gate (validate, authorize, confirm and execute's two halves through
+ * `toolgate start`, each as its stage's principal, and the no-op tool worker as `worker-billing`).
+ * Resolves once every one of them has joined its consumer group.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { EXAMPLE_TOOLS, type FetchConfig } from '@toolgate/platform';
+import {
+  EXAMPLE_TOOLS,
+  EXAMPLE_WORKER,
+  stagePrincipal,
+  type FetchConfig,
+} from '@toolgate/platform';
+import type { StackConfig } from '../../infra/stack-config.js';
+import { stackEnv } from '../../infra/stack-env.js';
+import { BENCH_RELAY_PRINCIPAL } from '../../infra/stack-principals.js';
+import type { Space } from './bench-namespace.js';
 import { waitUntil, type Child, type Children } from './children.js';
 import { CHILD_VARIABLE, type ChildConfig, type RelayRole } from './child-config.js';
-import type { StackAddresses } from './stack-probe.js';
+import { RELAY_WORKER_NAME, toolKeyEntries } from './relay-access.js';
 
 /** The repository root (children run from it). */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -33,10 +43,10 @@ export const GATE_STAGES = [
 /** One gate stage process. */
 type GateStage = (typeof GATE_STAGES)[number];
 
-/** One system's prefixes. */
-export interface Space {
-  readonly topicPrefix: string;
-  readonly redisPrefix: string;
+/** One system as its processes are started: its prefixes and its tool worker's Redis URL. */
+export interface SystemSpace extends Space {
+  /** A Redis user confined to the system's Redis prefix, as an operator makes for its workers. */
+  readonly workerRedisUrl: string;
 }
 
 /** The processes of one system, by name. */
@@ -45,9 +55,10 @@ export type SystemProcesses = readonly Child[];
 /** Options of {@link startSystems}. */
 export interface StartOptions {
   readonly children: Children;
-  readonly stack: StackAddresses;
-  readonly relay: Space;
-  readonly gate: Space;
+  /** The stack, for its principals' identities and keys. */
+  readonly stack: StackConfig;
+  readonly relay: SystemSpace;
+  readonly gate: SystemSpace;
   /** Namespace id: names instances. */
   readonly id: string;
   readonly logDir: string;
@@ -77,11 +88,22 @@ async function freePort(): Promise<number> {
   });
 }
 
-function baseEnv(o: StartOptions, space: Space, instance: string): Record<string, string> {
+/** The `TOOLGATE_*` variables of `principal` against the stack, as `toolgate stack env` prints them. */
+function principalEnv(o: StartOptions, principal: string): Readonly<Record<string, string>> {
+  const env = stackEnv(o.stack, principal);
+  if (env === undefined) throw new Error(`the stack has no principal ${principal}`);
+  return env;
+}
+
+/** A process of `space` as `principal`: its identity and keys, the run's prefixes and settings. */
+function envAs(
+  o: StartOptions,
+  principal: string,
+  space: Space,
+  instance: string,
+): Record<string, string> {
   return {
-    TOOLGATE_KAFKA_BROKERS: o.stack.kafkaBrokers.join(','),
-    TOOLGATE_SCHEMA_REGISTRY_URL: o.stack.registryUrl,
-    TOOLGATE_REDIS_URL: o.stack.redisUrl,
+    ...principalEnv(o, principal),
     TOOLGATE_TOPIC_PREFIX: space.topicPrefix,
     TOOLGATE_GROUP_PREFIX: space.topicPrefix,
     TOOLGATE_REDIS_PREFIX: space.redisPrefix,
@@ -136,7 +158,7 @@ interface Starter {
   start(): { child: Child; ready: () => Promise<void> };
 }
 
-function gateStage(o: StartOptions, gate: GateStage, integrityKey: string, port: number): Starter {
+function gateStage(o: StartOptions, gate: GateStage, port: number): Starter {
   const name = `gate-${gate.name}`;
   const profile = profileFlags(o, name);
   return {
@@ -156,8 +178,7 @@ function gateStage(o: StartOptions, gate: GateStage, integrityKey: string, port:
           script('bench-deployment.ts'),
         ],
         env: {
-          ...baseEnv(o, o.gate, gate.name),
-          TOOLGATE_INTEGRITY_KEY: integrityKey,
+          ...envAs(o, stagePrincipal(gate.stage), o.gate, gate.name),
           TOOLGATE_HTTP_PORT: String(port),
           ...gate.env,
         },
@@ -196,22 +217,36 @@ export async function startSystems(o: StartOptions): Promise<{
   /** Each gate stage's HTTP port (`/metrics`). */
   gatePorts: Readonly<Record<string, number>>;
 }> {
-  const integrityKey = randomBytes(32).toString('hex');
-  const relayEnv = (instance: string) => ({
-    ...baseEnv(o, o.relay, instance),
-    TOOLGATE_INTEGRITY_KEY: integrityKey,
-  });
+  // The relay's own command key, made for the run: hop4 proves commands with its tools' keys.
+  const commandKey = randomBytes(32).toString('hex');
+  const relayEnv = (instance: string) => envAs(o, BENCH_RELAY_PRINCIPAL, o.relay, instance);
   const hop = (role: RelayRole): Starter => ({
     name: `relay-${role}`,
-    start: () => startOwn(o, `relay-${role}`, 'relay-hop.ts', relayEnv(role), { role }),
+    start: () =>
+      startOwn(
+        o,
+        `relay-${role}`,
+        'relay-hop.ts',
+        role === 'hop4' ? { ...relayEnv(role), TOOLGATE_COMMAND_KEY: commandKey } : relayEnv(role),
+        { role },
+      ),
   });
-  const worker = (name: string, space: Space, tools: readonly string[]): Starter => ({
+  const worker = (name: string, env: Record<string, string>): Starter => ({
     name,
-    start: () => startOwn(o, name, 'noop-worker.ts', baseEnv(o, space, name), { tools }),
+    start: () => startOwn(o, name, 'noop-worker.ts', env, { tools: EXAMPLE_TOOLS }),
+  });
+  const gateWorker = worker('gate-worker', {
+    ...envAs(o, EXAMPLE_WORKER.principal, o.gate, 'gate-worker'),
+    TOOLGATE_REDIS_URL: o.gate.workerRedisUrl,
+  });
+  const relayWorker = worker('relay-worker', {
+    ...relayEnv('relay-worker'),
+    TOOLGATE_REDIS_URL: o.relay.workerRedisUrl,
+    TOOLGATE_WORKER_NAME: RELAY_WORKER_NAME,
+    TOOLGATE_TOOL_KEYS: toolKeyEntries(commandKey, EXAMPLE_TOOLS),
   });
   const ports = await Promise.all(GATE_STAGES.map(() => freePort()));
-  const stage = (i: number) =>
-    gateStage(o, GATE_STAGES[i] ?? GATE_STAGES[0], integrityKey, ports[i] ?? 0);
+  const stage = (i: number) => gateStage(o, GATE_STAGES[i] ?? GATE_STAGES[0], ports[i] ?? 0);
   // One gate stage at a time: each registers ~17 subjects, and the registry (which writes each
   // through Kafka) answered three stages at once later than the codec's 5 s.
   const waves: Starter[][] = [
@@ -220,7 +255,7 @@ export async function startSystems(o: StartOptions): Promise<{
     [stage(2), hop('hop3')],
     [stage(3), hop('hop4')],
     [stage(4), hop('obs')],
-    [worker('gate-worker', o.gate, EXAMPLE_TOOLS), worker('relay-worker', o.relay, EXAMPLE_TOOLS)],
+    [gateWorker, relayWorker],
   ];
   const started: Child[] = [];
   for (const [i, wave] of waves.entries()) {

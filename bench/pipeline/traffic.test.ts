@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { SESSION_HEADER } from '@toolgate/shared';
 import { buildMix } from '../core/build-mix.js';
 import { EXAMPLE_TOOLS } from '@toolgate/platform';
-import { answers, decodeValue, outbound, unattended, type TrafficFacts } from './traffic.js';
+import { relayTenantOf } from './child-config.js';
+import {
+  answers,
+  decodeValue,
+  outbound,
+  tenantOf,
+  unattended,
+  type TrafficFacts,
+} from './traffic.js';
 
 const facts: TrafficFacts = {
   mix: buildMix({ size: 50, seed: 7 }),
@@ -61,14 +69,26 @@ describe('outbound', () => {
     const out = outbound(facts, 'relay', 'sat1', 0, now);
     const value = decodeValue(out.record.value)!;
     const command = value['command'] as Record<string, unknown>;
+    const tenant = tenantOf(facts.mix[0]!.user);
     expect(out.id).toBe('r.sat1.0');
     expect(command).toMatchObject({
       commandId: 'r.sat1.0',
-      idempotencyKey: 'r.sat1.0',
+      idempotencyKey: `${tenant}/r.sat1.0`,
       tool: facts.mix[0]!.tool,
+      context: { tenant },
     });
     expect(command['deadline']).toBe('2026-11-29T12:02:00.000Z');
     expect(out.expected).toBeUndefined();
+  });
+
+  it("names in each relay command's idempotency key the tenant its observation goes to", () => {
+    const mix = buildMix({ size: 500, seed: 20261129 });
+    const commands = mix.map((_, n) => {
+      const value = decodeValue(outbound({ ...facts, mix }, 'relay', 't', n, now).record.value)!;
+      return value['command'] as { idempotencyKey: string; context: { tenant: string } };
+    });
+    for (const c of commands) expect(relayTenantOf(c.idempotencyKey)).toBe(c.context.tenant);
+    expect(new Set(commands.map((c) => c.context.tenant))).toEqual(new Set(['acme', 'globex']));
   });
 
   it('sends each relay command to the tool the call names, as the gate would', () => {

@@ -7,7 +7,7 @@
 import { SESSION_HEADER, type Proposal } from '@toolgate/shared';
 import type { OutRecord } from '@toolgate/platform';
 import type { Expected, MixEntry, UserName } from '../core/build-mix.js';
-import { relayToolOf } from './child-config.js';
+import { relayIdempotencyKey, relayToolOf } from './child-config.js';
 import type { SystemName } from './summarize.js';
 
 /** One record to send and what to expect back. */
@@ -82,22 +82,29 @@ export function renamed(p: Proposal, proposalId: string, scope: string): Proposa
   return { ...p, proposalId, runId: `${scope}.${p.runId}`, requestId: `${scope}.${p.requestId}` };
 }
 
+/** The example's tenant of a user: carol works at globex, alice and bob at acme. */
+export function tenantOf(user: UserName): string {
+  return user === 'carol' ? 'globex' : 'acme';
+}
+
 /**
  * The Command hop4 forwards: to the topic of the tool the call names, as the gate's execute writes
  * it, so the relay's commands spread over the same topics and partitions as the gate's. A call
- * naming no tool of the deployment (refused by the gate) goes to the first one.
+ * naming no tool of the deployment (refused by the gate) goes to the first one. Its idempotency key
+ * carries the tenant, whose observations topic the relay's observation hop writes to.
  */
 function echoCommand(id: string, p: Proposal, entry: MixEntry, now: Date) {
   const user = entry.user;
+  const tenant = tenantOf(user);
   return {
     commandId: id,
-    idempotencyKey: id,
+    idempotencyKey: relayIdempotencyKey(tenant, id),
     tool: relayToolOf(entry.tool),
     toolVersion: '1',
     args: {},
     context: {
       subject: user,
-      tenant: user === 'carol' ? 'globex' : 'acme',
+      tenant,
       requestId: p.requestId,
       runId: p.runId,
       proposalId: id,

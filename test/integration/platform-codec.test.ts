@@ -309,7 +309,7 @@ describe('records naming schema ids the registry does not know', () => {
       const path = request.url ?? '/';
       if (path.includes('/schemas/ids/')) lookups.push(path);
       const target = new URL(url);
-      fetch(`${target.origin}${path}`, { method: request.method })
+      fetch(`${target.origin}${path}`, { method: request.method ?? 'GET' })
         .then(async (answer) => {
           response.writeHead(answer.status, { 'content-type': 'application/json' });
           response.end(Buffer.from(await answer.arrayBuffer()));

@@ -2,7 +2,7 @@
  * The demo's raw Redis command, which the gate's store adapter has no business offering: trying a
  * write that a user's ACL rules should refuse. Every connection fails fast instead of queueing.
  */
-import { Redis } from 'ioredis';
+import { withRedis } from '../../../infra/redis.js';
 
 /** What a write attempt came to. */
 export type WriteAttempt =
@@ -28,21 +28,4 @@ export async function tryWrite(url: string, key: string): Promise<WriteAttempt> 
 export function redisUserOf(url: string): string {
   const user = decodeURIComponent(new URL(url).username);
   return user === '' ? 'default' : user;
-}
-
-async function withRedis<T>(url: string, work: (redis: Redis) => Promise<T>): Promise<T> {
-  const redis = new Redis(url, {
-    lazyConnect: true,
-    connectTimeout: 3_000,
-    commandTimeout: 5_000,
-    maxRetriesPerRequest: 1,
-    enableOfflineQueue: false,
-  });
-  redis.on('error', () => undefined);
-  try {
-    await redis.connect();
-    return await work(redis);
-  } finally {
-    redis.disconnect();
-  }
 }

@@ -11,6 +11,7 @@ import {
   KAFKA_SECURITY_VARIABLES,
   kafkaIdentityFromEnv,
   resolveKafkaSecurity,
+  type KafkaIdentitySettings,
 } from './kafka-security.js';
 
 /** Every configuration variable starts with this. */
@@ -312,24 +313,13 @@ export const OTHER_VARIABLES: Readonly<Record<string, string>> = {
     'Local stack: the JDK (21 or later) that runs Apicurio Registry, when the default `java` is older.',
 };
 
-/** The loaded configuration of a Toolgate process. */
-export interface Config {
+/**
+ * The loaded configuration of a Toolgate process; its Kafka identity is the
+ * {@link KafkaIdentitySettings} of the TOOLGATE_KAFKA_* variables.
+ */
+export interface Config extends KafkaIdentitySettings {
   /** TOOLGATE_KAFKA_BROKERS: bootstrap brokers, `host:port` each. */
   readonly kafkaBrokers: readonly string[];
-  /** TOOLGATE_KAFKA_SASL_MECHANISM: SCRAM-SHA-512, SCRAM-SHA-256, PLAIN or `none`. */
-  readonly kafkaSaslMechanism?: string;
-  /** TOOLGATE_KAFKA_USERNAME: this component's Kafka principal. */
-  readonly kafkaUsername?: string;
-  /** TOOLGATE_KAFKA_PASSWORD: a secret, never logged. */
-  readonly kafkaPassword?: string;
-  /** TOOLGATE_KAFKA_PASSWORD_FILE: a file holding the password. */
-  readonly kafkaPasswordFile?: string;
-  /** TOOLGATE_KAFKA_TLS: `on` or `off`; unset follows the TLS files. */
-  readonly kafkaTls?: string;
-  /** TOOLGATE_KAFKA_TLS_CA_FILE, TOOLGATE_KAFKA_TLS_CERT_FILE, TOOLGATE_KAFKA_TLS_KEY_FILE. */
-  readonly kafkaTlsCaFile?: string;
-  readonly kafkaTlsCertFile?: string;
-  readonly kafkaTlsKeyFile?: string;
   /** TOOLGATE_SCHEMA_REGISTRY_URL: the Confluent-compatible registry API. */
   readonly schemaRegistryUrl: string;
   /** TOOLGATE_REDIS_URL: the Redis URL. */
