@@ -15,7 +15,6 @@ import {
   type AclBinding,
   type AclScope,
 } from '@toolgate/platform';
-import type { Redis } from 'ioredis';
 import { adminAccess, STACK_SASL_MECHANISM, type KafkaAccess } from './kafka.js';
 import { REDIS_ADMIN, redisUrlAs, withRedis, workerRedisRules } from './redis.js';
 import type { StackConfig } from './stack-config.js';
@@ -25,6 +24,21 @@ import { kafkaPassword } from './stack-secrets.js';
 export interface NamespaceSpec extends AclScope {
   /** TOOLGATE_REDIS_PREFIX of the installation: its workers' Redis user is confined to it. */
   readonly redisPrefix: string;
+}
+
+/**
+ * The super user to provision as: by default the stack's (for a Kafka or Redis given by
+ * TOOLGATE_KAFKA_BROKERS or TOOLGATE_REDIS_URL, the identity the environment names).
+ */
+export interface ProvisionAdmin {
+  readonly kafka: KafkaAccess;
+  /** A Redis URL whose user may run ACL SETUSER. */
+  readonly redisUrl: string;
+}
+
+/** The stack's own super user, as {@link ProvisionAdmin}. */
+export function stackAdmin(config: StackConfig): ProvisionAdmin {
+  return { kafka: adminAccess(config), redisUrl: adminRedisUrl(config) };
 }
 
 /** What {@link provisionNamespace} made. */
@@ -44,10 +58,10 @@ export interface ProvisionedNamespace {
 export async function provisionNamespace(
   config: StackConfig,
   spec: NamespaceSpec,
+  admin: ProvisionAdmin = stackAdmin(config),
 ): Promise<ProvisionedNamespace> {
   const bindings = aclTable(spec).map(bindingOf);
-  const admin = adminAccess(config);
-  const bus = busOf(admin, 'toolgate-provision');
+  const bus = busOf(admin.kafka, 'toolgate-provision');
   try {
     const topics = topicsFor(spec.tools, spec.tenants);
     await bus.ensureTopics(topics.map((t) => ({ ...t, name: `${spec.topicPrefix}${t.name}` })));
@@ -56,7 +70,7 @@ export async function provisionNamespace(
     await bus.close();
   }
   await aclsInForce(config, bindings);
-  const worker = await createWorkerRedisUser(config, spec.redisPrefix);
+  const worker = await createWorkerRedisUser(config, spec.redisPrefix, admin.redisUrl);
   return { bindings, workerRedisUser: worker.user, workerRedisUrl: worker.url };
 }
 
@@ -68,10 +82,11 @@ export async function provisionNamespace(
 export async function createWorkerRedisUser(
   config: StackConfig,
   redisPrefix: string,
+  adminUrl: string = adminRedisUrl(config),
 ): Promise<{ readonly user: string; readonly url: string }> {
   const user = workerRedisUserFor(redisPrefix);
   const password = randomBytes(24).toString('base64url');
-  await withAdminRedis(config, async (redis) => {
+  await withRedis(adminUrl, async (redis) => {
     const rules = workerRedisRules(redisPrefix);
     await redis.call('ACL', 'SETUSER', user, 'reset', 'on', `>${password}`, ...rules);
   });
@@ -83,7 +98,7 @@ export async function createWorkerRedisUser(
 
 /** Deletes a Redis user {@link createWorkerRedisUser} made. */
 export async function dropWorkerRedisUser(config: StackConfig, user: string): Promise<void> {
-  await withAdminRedis(config, (redis) => redis.call('ACL', 'DELUSER', user));
+  await withRedis(adminRedisUrl(config), (redis) => redis.call('ACL', 'DELUSER', user));
 }
 
 /** The stack's Redis as its super user (a Redis the stack did not start: as configured). */
@@ -100,14 +115,17 @@ export function workerRedisUserFor(redisPrefix: string): string {
 export async function dropProvisioned(
   config: StackConfig,
   provisioned: ProvisionedNamespace,
+  admin: ProvisionAdmin = stackAdmin(config),
 ): Promise<void> {
-  const bus = busOf(adminAccess(config), 'toolgate-unprovision');
+  const bus = busOf(admin.kafka, 'toolgate-unprovision');
   try {
     await bus.deleteAcls(provisioned.bindings);
   } finally {
     await bus.close();
   }
-  await dropWorkerRedisUser(config, provisioned.workerRedisUser);
+  await withRedis(admin.redisUrl, (redis) =>
+    redis.call('ACL', 'DELUSER', provisioned.workerRedisUser),
+  );
 }
 
 function bindingOf(row: AclBinding): AclBinding {
@@ -155,8 +173,4 @@ async function aclsInForce(config: StackConfig, bindings: readonly AclBinding[])
       await bus.close();
     }
   }
-}
-
-function withAdminRedis<T>(config: StackConfig, work: (redis: Redis) => Promise<T>): Promise<T> {
-  return withRedis(adminRedisUrl(config), work);
 }

@@ -126,7 +126,7 @@ const WALK_AROUND: ReadonlyMap<string, RegExp> = new Map([
   [
     '8',
     new RegExp(
-      `^8\\s+write ${ns.id}:conf:\\{\\w+\\}:\\S+\\s+worker-billing\\.\\S+ \\(Redis\\)\\s+Redis: NOPERM$`,
+      `^8\\s+write ${ns.id}:conf:\\{\\w+\\}:\\S+\\s+worker\\.\\S+ \\(Redis\\)\\s+Redis: NOPERM$`,
     ),
   ],
 ]);

@@ -7,11 +7,20 @@
  * whoever chose the namespace drops it ({@link namespaceBindings} and {@link namespaceWorkerUser}
  * name what was made).
  */
-import { aclTable, CONFIG_VARIABLES, exampleAclScope, type AclBinding } from '@toolgate/platform';
+import {
+  aclTable,
+  CONFIG_VARIABLES,
+  exampleAclScope,
+  kafkaIdentityFromEnv,
+  kafkaSecurityOf,
+  type AclBinding,
+} from '@toolgate/platform';
 import {
   provisionNamespace as provisionStackNamespace,
   workerRedisUserFor,
 } from '../../../infra/provision.js';
+import { STACK_ADMIN } from '../../../infra/stack-principals.js';
+import { adminRedisUrl } from './demo-connections.js';
 import type { DemoSettings } from './demo-settings.js';
 
 /** What the namespace gives the tool worker. */
@@ -56,10 +65,18 @@ export async function provisionNamespace(settings: DemoSettings): Promise<Provis
   ) {
     return {};
   }
-  const made = await provisionStackNamespace(settings.stack, {
-    ...exampleAclScope(topicPrefix, groupPrefix),
-    redisPrefix,
-  });
+  // As the stack's own admin, whose credentials the stack keeps, even where the demo was given
+  // the stack's addresses (which would make them "external" to the stack's configuration).
+  const admin = STACK_ADMIN;
+  const kafka = {
+    brokers: settings.config.kafkaBrokers,
+    security: kafkaSecurityOf(kafkaIdentityFromEnv(settings.envOf(admin))),
+  };
+  const made = await provisionStackNamespace(
+    settings.stack,
+    { ...exampleAclScope(topicPrefix, groupPrefix), redisPrefix },
+    { kafka, redisUrl: adminRedisUrl(settings) },
+  );
   return redisPrefix === CONFIG_VARIABLES.REDIS_PREFIX.default
     ? {}
     : { workerRedisUrl: made.workerRedisUrl };

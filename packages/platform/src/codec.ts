@@ -242,6 +242,11 @@ export function createCodec(options: CodecOptions): Codec {
       const status = statusOf(error);
       if (status !== undefined && TRANSIENT_STATUS.has(status))
         throw unavailable(`register ${subject}`, error);
+      // Two processes registering a new subject at once both set its compatibility rule, and
+      // the registry refuses the second; registering again finds the subject set as asked.
+      if (/rule named '?COMPATIBILITY'? already exists/i.test(messageOf(error))) {
+        throw unavailable(`register ${subject} (another process set it up meanwhile)`, error);
+      }
       throw new Fault(
         CODEC_FAULTS.schemaRejected,
         `registry refused the schema for ${subject}: ${messageOf(error)}`,
