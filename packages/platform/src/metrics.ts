@@ -84,7 +84,7 @@ export interface MetricsOptions {
   readonly processMetrics?: boolean;
 }
 
-/** A fresh registry with the plan's metric names for `stage`. */
+/** A fresh registry with the documented metric names for `stage`. */
 export function createMetrics(stage: string, options: MetricsOptions = {}): Metrics {
   const registry = new Registry();
   registry.setDefaultLabels({ stage });

@@ -67,7 +67,7 @@ export interface PendingCommand {
   readonly runId: string;
   readonly requestId: string;
   readonly callId: string;
-  /** The claim token of the idempotency record (the plan uses the proposalId). */
+  /** The claim token of the idempotency record (execute uses the proposalId). */
   readonly token: string;
   /** `commandDigest` of the command, as stored in the record. */
   readonly digest: string;

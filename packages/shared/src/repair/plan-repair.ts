@@ -22,7 +22,7 @@ export interface RepairOffer {
   readonly prompt: string;
 }
 
-/** The plan after a refusal: offer a repair, or end the call with a final refusal. */
+/** What follows a refusal: offer a repair, or end the call with a final refusal. */
 export type RepairPlan =
   | { readonly kind: 'repair'; readonly rejected: AnyRejected; readonly repair: RepairOffer }
   | { readonly kind: 'final'; readonly rejected: AnyRejected };
