@@ -90,7 +90,7 @@ const TOOLS: ToolHandlers = {
   flaky: (c, { attempt }) => {
     count(c, attempt);
     if (attempt === 1) {
-      return Promise.reject(new Fault('redis_unavailable', 'injected', { retriable: true }));
+      return Promise.reject(new Fault('redis_unavailable', 'injected'));
     }
     return Promise.resolve(toolOk({ attempt }));
   },
@@ -100,14 +100,14 @@ const TOOLS: ToolHandlers = {
     applied.add(c.commandId);
     // The change is made; the reply is lost, and the redelivery comes after the deadline.
     clockAheadMs = Date.parse(c.deadline) - Date.now() + 60_000;
-    return Promise.reject(new Fault('redis_unavailable', 'injected', { retriable: true }));
+    return Promise.reject(new Fault('redis_unavailable', 'injected'));
   },
   faults_after_deadline: (c, { signal, attempt }) => {
     count(c, attempt);
     return new Promise((_, reject) => {
       signal.addEventListener('abort', () => {
         applied.add(c.commandId);
-        reject(new Fault('redis_unavailable', 'injected', { retriable: true }));
+        reject(new Fault('redis_unavailable', 'injected'));
       });
     });
   },
@@ -429,9 +429,7 @@ describe('startToolWorker: the ledger', () => {
       ledgerClaim: (...args) => {
         if (outages <= 0) return real.ledgerClaim(...args);
         outages -= 1;
-        return Promise.reject(
-          new Fault('redis_unavailable', 'injected outage', { retriable: true }),
-        );
+        return Promise.reject(new Fault('redis_unavailable', 'injected outage'));
       },
     };
     const ran: number[] = [];

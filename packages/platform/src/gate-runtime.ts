@@ -24,7 +24,7 @@ import { gateTopics, type GateTopics } from './gate-topics.js';
 import type { Logger } from './logger.js';
 import { isRetriable } from './fault.js';
 import { createRedisObjectStore, type RedisObjectStore } from './redis-object-store.js';
-import { Fault } from './fault.js';
+import { Fault, type FaultCode } from './fault.js';
 import { describeKafkaSecurity, kafkaSecurityOf, type KafkaSecurity } from './kafka-security.js';
 import { retryWhileRetriable } from './retry-backoff.js';
 import { createStore, type Store, type StoreOptions } from './store.js';
@@ -50,7 +50,7 @@ export interface GateRuntime {
 }
 
 /** Fault code: a stage cannot see a topic it needs (missing, or no ACL lets it). */
-export const TOPICS_UNSEEN = 'topics_unseen';
+export const TOPICS_UNSEEN = 'topics_unseen' satisfies FaultCode;
 
 /** Options of {@link openGateRuntime}. */
 export interface GateRuntimeOptions {
@@ -193,7 +193,6 @@ function topicsUnseen(stage: GateStageName, unseen: readonly string[]): Fault {
   return new Fault(
     TOPICS_UNSEEN,
     `the ${stage} stage cannot see ${unseen.join(', ')}: the topic is missing, or no ACL lets its Kafka principal use it. Create the topics and ACLs first (\`npx toolgate topics create\` and \`npx toolgate acls apply\` with an admin identity, or \`npm run stack:up\` for the local stack)`,
-    { retriable: false },
   );
 }
 

@@ -245,7 +245,6 @@ async function prepare(
     throw new Fault(
       'topics_unseen',
       `the worker cannot see ${unseen.join(', ')}: the topic is missing, or no ACL lets its Kafka principal use it`,
-      { retriable: false },
     );
   }
   const subject = `${topics.results}-value`;

@@ -73,7 +73,7 @@ export function routes(deps: StageDeps): readonly Route[] {
   return approvalRoutes(deps, (outgoing: readonly Outgoing[]) => {
     const loop = loops.get(deps);
     if (loop === undefined) {
-      throw new Fault('stage_not_running', 'the confirm stage is not running', { retriable: true });
+      throw new Fault('stage_not_running', 'the confirm stage is not running');
     }
     return loop.produceTransactional(outgoing);
   });

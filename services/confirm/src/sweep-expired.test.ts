@@ -55,7 +55,7 @@ function sweeperAt(nowMs: number, sent: Outgoing[][] | 'crash') {
     leaseMs: LEASE,
     produce: (outgoing) => {
       if (sent === 'crash') {
-        return Promise.reject(new Fault('kafka_unavailable', 'crashed', { retriable: true }));
+        return Promise.reject(new Fault('kafka_unavailable', 'crashed'));
       }
       sent.push([...outgoing]);
       return Promise.resolve();

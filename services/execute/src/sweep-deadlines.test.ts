@@ -82,7 +82,7 @@ function sweepAt(nowMs: number, sent: Outgoing[][] | 'fail'): Promise<number> {
     leaseMs: LEASE,
     produce: (outgoing) => {
       if (sent === 'fail') {
-        return Promise.reject(new Fault('kafka_unavailable', 'commit failed', { retriable: true }));
+        return Promise.reject(new Fault('kafka_unavailable', 'commit failed'));
       }
       sent.push([...outgoing]);
       return Promise.resolve();
