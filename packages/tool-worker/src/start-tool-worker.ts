@@ -8,8 +8,9 @@ import {
   createBus,
   createCodec,
   createLogger,
+  connectRedis,
+  createLedger,
   createMetrics,
-  createStore,
   fetchOptions,
   gateTopics,
   isRetriable,
@@ -24,11 +25,11 @@ import {
   type Codec,
   type Env,
   type GateTopics,
+  type Ledger,
   type LedgerEntry,
   type Metrics,
   type RetryPolicy,
   type StageLoop,
-  type Store,
   Fault,
 } from '@toolgate/platform';
 import {
@@ -60,8 +61,8 @@ export interface WorkerConnections {
    * register under a subject whose compatibility differs from the one it asks for.
    */
   readonly codec: Codec;
-  /** Holds the ledger (under the store's prefix). */
-  readonly store: Store;
+  /** The worker's ledger (under the Redis prefix of its configuration). */
+  readonly ledger: Ledger;
 }
 
 /** Options of {@link startToolWorker}. */
@@ -174,12 +175,10 @@ export async function startToolWorker(options: ToolWorkerOptions): Promise<ToolW
     createLogger({ level: config.logLevel, stage: WORKER_STAGE, instanceId: config.instanceId });
   const topics = gateTopics(config.topicPrefix);
   const commandTopics = new Map(tools.map((tool) => [topics.command(tool), tool]));
-  const connections = options.connections ?? openConnections(config, name, logger);
-  const closeOwned = async () => {
-    if (options.connections !== undefined) return;
-    await connections.store.close();
-    await connections.bus.close();
-  };
+  const { connections, closeOwned } =
+    options.connections === undefined
+      ? openConnections(config, name, logger)
+      : { connections: options.connections, closeOwned: () => Promise.resolve() };
   try {
     await prepare(connections, topics, tools, logger);
     const metrics = createMetrics(WORKER_STAGE, { processMetrics: false });
@@ -194,33 +193,42 @@ export async function startToolWorker(options: ToolWorkerOptions): Promise<ToolW
       metrics,
     });
     logger.info({ worker: name, tools }, 'tool worker started');
-    return workerHandle(name, loop, connections.store, closeOwned, config, metrics);
+    return workerHandle(name, loop, connections.ledger, closeOwned, config, metrics);
   } catch (error) {
     await closeOwned();
     throw error;
   }
 }
 
+/** The worker's own connections, and how to close them (Redis, then Kafka). */
 function openConnections(
   config: Readonly<WorkerConfig>,
   name: string,
   logger: AdapterLogger,
-): WorkerConnections {
+): { readonly connections: WorkerConnections; readonly closeOwned: () => Promise<void> } {
   const clientId = `toolgate-worker-${name}-${config.instanceId}`;
+  const bus = createBus({
+    brokers: [...config.kafkaBrokers],
+    clientId,
+    logger,
+    security: kafkaSecurityOf(config),
+  });
+  const redis = connectRedis({
+    url: config.redisUrl,
+    prefix: config.redisPrefix,
+    logger,
+    connectionName: clientId,
+  });
   return {
-    bus: createBus({
-      brokers: [...config.kafkaBrokers],
-      clientId,
-      logger,
-      security: kafkaSecurityOf(config),
-    }),
-    codec: createCodec({ registryUrl: config.schemaRegistryUrl, logger, compatibility: 'NONE' }),
-    store: createStore({
-      url: config.redisUrl,
-      prefix: config.redisPrefix,
-      logger,
-      connectionName: clientId,
-    }),
+    connections: {
+      bus,
+      codec: createCodec({ registryUrl: config.schemaRegistryUrl, logger, compatibility: 'NONE' }),
+      ledger: createLedger(redis),
+    },
+    closeOwned: async () => {
+      await redis.close();
+      await bus.close();
+    },
   };
 }
 
@@ -236,7 +244,7 @@ async function prepare(
   tools: readonly string[],
   logger: AdapterLogger,
 ): Promise<void> {
-  await connections.store.ping();
+  await connections.ledger.ping();
   const unseen = await unseenAfterWaiting(connections.bus, [
     topics.results,
     ...tools.map((tool) => topics.command(tool)),
@@ -274,7 +282,7 @@ function startLoop(options: ToolWorkerOptions, facts: LoopFacts): Promise<StageL
   const { config, logger, topics, connections } = facts;
   const now = options.now ?? (() => new Date());
   const handle = createCommandHandler({
-    store: connections.store,
+    ledger: connections.ledger,
     tools: options.tools,
     toolOfTopic: facts.commandTopics,
     resultsTopic: topics.results,
@@ -317,7 +325,7 @@ function startLoop(options: ToolWorkerOptions, facts: LoopFacts): Promise<StageL
 function workerHandle(
   name: string,
   loop: StageLoop,
-  store: Store,
+  ledger: Pick<Ledger, 'ledgerGet'>,
   closeOwned: () => Promise<void>,
   config: Readonly<WorkerConfig>,
   metrics: Metrics,
@@ -333,7 +341,7 @@ function workerHandle(
         await loop.stop();
         await closeOwned();
       })()),
-    outcome: async (tenant, key) => keyOutcomeOf(await store.ledgerGet(tenant, key)),
+    outcome: async (tenant, key) => keyOutcomeOf(await ledger.ledgerGet(tenant, key)),
   };
 }
 
