@@ -189,7 +189,7 @@ export interface StageLoopOptions {
    * to `idleMaxWaitTimeMs`: an idle stage long-polls, and under light traffic, or after a quiet
    * spell, a record is not held back. Defaults 32 KiB, 25 ms, 2 KiB and 500 ms: under steady
    * traffic a hop may wait up to 25 ms for more. `fetchMinBytes: 1` takes whatever is there. A
-   * process sets the first three from `TOOLGATE_FETCH_*` ({@link fetchOptions}). See
+   * process sets the first three from `TOOLGATE_FETCH_*` (`fetchOptions`). See
    * {@link BusConsumerOptions.minBytes}.
    */
   readonly fetchMinBytes?: number;
@@ -322,24 +322,6 @@ export async function startStageLoop(options: StageLoopOptions): Promise<StageLo
     ready: () => loop.ready(),
     produceTransactional: (outgoing) => loop.produceTransactional(outgoing),
     stop: () => loop.stop(),
-  };
-}
-
-/** A loaded configuration's fetch settings (`TOOLGATE_FETCH_*`). */
-export interface FetchConfig {
-  readonly fetchMaxWaitMs: number;
-  readonly fetchMinBytes: number;
-  readonly fetchBusyMinBytes: number;
-}
-
-/** The stage-loop options of `config`'s fetch settings; every loop of a process passes them. */
-export function fetchOptions(
-  config: FetchConfig,
-): Pick<StageLoopOptions, 'maxWaitTimeMs' | 'fetchMinBytes' | 'fetchBusyMinBytes'> {
-  return {
-    maxWaitTimeMs: config.fetchMaxWaitMs,
-    fetchMinBytes: config.fetchMinBytes,
-    fetchBusyMinBytes: config.fetchBusyMinBytes,
   };
 }
 
