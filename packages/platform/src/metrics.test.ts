@@ -10,6 +10,18 @@ function sample(text: string, series: string): number | undefined {
 }
 
 describe('createMetrics', () => {
+  it('shows the state the stage loop is in as 1, every other state as 0', async () => {
+    const metrics = createMetrics('validate', { processMetrics: false });
+    metrics.stageState('running');
+    metrics.stageState('stopping');
+    const text = await metrics.render();
+    const of = (state: string) =>
+      sample(text, `toolgate_stage_state{state="${state}",stage="validate"}`);
+    expect(['starting', 'running', 'stopping', 'stopped', 'crashed'].map(of)).toEqual([
+      0, 0, 1, 0, 0,
+    ]);
+  });
+
   it('counts messages and decisions under the plan names, labelled with the stage', async () => {
     const metrics = createMetrics('authorize', { processMetrics: false });
     metrics.messageIn('toolgate.validated');

@@ -5,6 +5,7 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Disposition, Stage } from '@toolgate/shared';
+import { STAGE_LOOP_STATES, type StageLoopState } from './stage-loop/loop-state.js';
 
 /** Buckets of one message's handling, in seconds (0.5 ms to 5 s). */
 export const HANDLE_BUCKETS = [
@@ -76,6 +77,11 @@ export interface Metrics {
    * dropped before anything acted on it.
    */
   forgery(message: string, reason: string): void;
+  /**
+   * `toolgate_stage_state{stage,state}`: 1 for the state the stage loop is in (`starting`,
+   * `running`, `stopping`, `stopped` or `crashed`), 0 for the others.
+   */
+  stageState(state: StageLoopState): void;
 }
 
 /** Options of {@link createMetrics}. */
@@ -161,6 +167,12 @@ export function createMetrics(stage: string, options: MetricsOptions = {}): Metr
     labelNames: ['message', 'reason'],
     registers,
   });
+  const stageState = new Gauge({
+    name: 'toolgate_stage_state',
+    help: 'The state of the stage loop: 1 for the one it is in (starting, running, stopping, stopped, crashed).',
+    labelNames: ['state'],
+    registers,
+  });
   return {
     registry,
     contentType: registry.contentType,
@@ -183,6 +195,9 @@ export function createMetrics(stage: string, options: MetricsOptions = {}): Metr
     topicConsumed: (group, topic, consumed) =>
       topicConsumed.set({ group, topic }, consumed ? 1 : 0),
     forgery: (message, reason) => forgeries.inc({ message, reason }),
+    stageState: (state) => {
+      for (const each of STAGE_LOOP_STATES) stageState.set({ state: each }, each === state ? 1 : 0);
+    },
   };
 }
 
@@ -195,6 +210,7 @@ export function loopMetrics(metrics: Metrics): {
   lag(topic: string, partition: number, lag: number): void;
   forgetLag(topic: string, partition: number): void;
   fault(code: string, retriable: boolean): void;
+  state(state: StageLoopState): void;
 } {
   return {
     messageIn: (topic) => metrics.messageIn(topic),
@@ -205,5 +221,6 @@ export function loopMetrics(metrics: Metrics): {
     lag: (topic, partition, value) => metrics.lag(topic, partition, value),
     forgetLag: (topic, partition) => metrics.forgetLag(topic, partition),
     fault: (code, retriable) => metrics.fault(code, retriable),
+    state: (state) => metrics.stageState(state),
   };
 }
