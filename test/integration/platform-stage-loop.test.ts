@@ -296,7 +296,7 @@ describe('startStageLoop: a handler that fails fatally', () => {
       groupId: ns.group('fatal'),
       topics: [{ name: input, plainJsonAllowed: true }],
       logger,
-      metrics: { fault: (code, retriable) => faults.push(`${code}:${String(retriable)}`) },
+      metrics: { fault: (code) => faults.push(code) },
       handle: (msg) => {
         const item = msg.value as Item;
         if (item.seq === 7) throw new TypeError('a bug in the handler');
@@ -315,7 +315,7 @@ describe('startStageLoop: a handler that fails fatally', () => {
     const seen = (await readAll(output, 1)).map((s) => s.value as Item);
     expect(seen.map((i) => i.seq)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
     expect(seen.filter((i) => i.fatal).map((i) => i.seq)).toEqual([7, 9]);
-    expect(faults).toEqual(['internal_error:false', `${CODEC_FAULTS.invalidMessage}:false`]);
+    expect(faults).toEqual(['internal_error', CODEC_FAULTS.invalidMessage]);
     const errors = logger.lines.filter((l) => l.level === 'error');
     expect(errors.map((l) => l.fields['offset'])).toEqual(['7', '9']);
     expect(JSON.stringify(errors)).not.toContain('"seq"');
@@ -583,7 +583,7 @@ describe('startStageLoop: outputs larger than one produce request', () => {
       groupId,
       topics: [{ name: input, plainJsonAllowed: true }],
       metrics: {
-        fault: (code, retriable) => faults.push(`${code}:${String(retriable)}`),
+        fault: (code) => faults.push(code),
         batch: (_seconds, size) => batches.push(size),
       },
       handle: (msg) =>
@@ -601,7 +601,7 @@ describe('startStageLoop: outputs larger than one produce request', () => {
     const large = seen.filter((_, i) => i !== 3);
     expect(large.map((s) => s.raw?.length)).toEqual([0, 1, 2, 4, 5].map(bytesOf));
     expect(large.map((s) => s.raw?.[0])).toEqual([0, 1, 2, 4, 5].map((seq) => 97 + seq));
-    expect(faults).toEqual([`${BUS_FAULTS.recordTooLarge}:false`]);
+    expect(faults).toEqual([BUS_FAULTS.recordTooLarge]);
     // At least one transaction carried more than a batch may hold, so the split was exercised.
     expect(Math.max(...batches)).toBeGreaterThanOrEqual(3);
   });

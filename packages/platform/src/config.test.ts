@@ -12,7 +12,7 @@ import {
   type Config,
   type ConfigOf,
 } from './config.js';
-import { fetchOptions } from './stage-loop.js';
+import { fetchOptions } from './config.js';
 import { generateObservationKeys } from './gate-keys.js';
 
 const KEY = 'k'.repeat(32);

@@ -13,12 +13,6 @@ export { FAULT_CODES, type FaultCode, type FaultSpec } from './fault-codes.js';
 export interface FaultOptions {
   /** The error that led to this fault, kept as its `cause`. */
   readonly cause?: unknown;
-  /**
-   * Ignored: the catalogue decides, by code. Accepted only so that code written before the
-   * catalogue still compiles.
-   * @deprecated Leave it out; `retriable` comes from {@link FAULT_CODES}.
-   */
-  readonly retriable?: boolean;
 }
 
 /** A failure to answer, not a refusal. */

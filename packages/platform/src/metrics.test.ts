@@ -10,6 +10,18 @@ function sample(text: string, series: string): number | undefined {
 }
 
 describe('createMetrics', () => {
+  it('shows the state the stage loop is in as 1, every other state as 0', async () => {
+    const metrics = createMetrics('validate', { processMetrics: false });
+    metrics.stageState('running');
+    metrics.stageState('stopping');
+    const text = await metrics.render();
+    const of = (state: string) =>
+      sample(text, `toolgate_stage_state{state="${state}",stage="validate"}`);
+    expect(['starting', 'running', 'stopping', 'stopped', 'crashed'].map(of)).toEqual([
+      0, 0, 1, 0, 0,
+    ]);
+  });
+
   it('counts messages and decisions under their documented names, labelled with the stage', async () => {
     const metrics = createMetrics('authorize', { processMetrics: false });
     metrics.messageIn('toolgate.validated');
@@ -46,7 +58,7 @@ describe('createMetrics', () => {
     metrics.lag('toolgate.cleared', 3, 42);
     metrics.lag('toolgate.cleared', 4, 7);
     metrics.forgetLag('toolgate.cleared', 4);
-    metrics.fault('redis_unavailable', true);
+    metrics.fault('redis_unavailable');
     const text = await metrics.render();
     expect(seconds).toBeGreaterThanOrEqual(0);
     expect(sample(text, 'toolgate_handle_seconds_count{stage="execute"}')).toBe(2);

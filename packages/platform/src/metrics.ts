@@ -5,6 +5,8 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Disposition, Rung } from '@toolgate/shared';
+import { FAULT_CODES, type FaultCode } from './fault-codes.js';
+import { STAGE_LOOP_STATES, type StageLoopState } from './stage-loop/loop-state.js';
 
 /** Buckets of one message's handling, in seconds (0.5 ms to 5 s). */
 export const HANDLE_BUCKETS = [
@@ -63,8 +65,11 @@ export interface Metrics {
   lag(topic: string, partition: number, lag: number): void;
   /** Drops a partition's lag: another member of the group owns it now. */
   forgetLag(topic: string, partition: number): void;
-  /** `toolgate_faults_total{stage,code,retriable}`: a fault was thrown by a handler or adapter. */
-  fault(code: string, retriable: boolean): void;
+  /**
+   * `toolgate_faults_total{stage,code,retriable}`: a fault was thrown by a handler or adapter;
+   * `retriable` is the catalogue's, by code.
+   */
+  fault(code: FaultCode): void;
   /**
    * `toolgate_topic_consumed{stage,group,topic}`: 1 when some member of `group` was subscribed to
    * `topic` at the last look, else 0. Only processes that watch a group set it.
@@ -76,6 +81,11 @@ export interface Metrics {
    * dropped before anything acted on it.
    */
   forgery(message: string, reason: string): void;
+  /**
+   * `toolgate_stage_state{stage,state}`: 1 for the state the stage loop is in (`starting`,
+   * `running`, `stopping`, `stopped` or `crashed`), 0 for the others.
+   */
+  stageState(state: StageLoopState): void;
 }
 
 /** Options of {@link createMetrics}. */
@@ -161,6 +171,12 @@ export function createMetrics(stage: string, options: MetricsOptions = {}): Metr
     labelNames: ['message', 'reason'],
     registers,
   });
+  const stageState = new Gauge({
+    name: 'toolgate_stage_state',
+    help: 'The state of the stage loop: 1 for the one it is in (starting, running, stopping, stopped, crashed).',
+    labelNames: ['state'],
+    registers,
+  });
   return {
     registry,
     contentType: registry.contentType,
@@ -179,10 +195,13 @@ export function createMetrics(stage: string, options: MetricsOptions = {}): Metr
     observeStore: (op, seconds, ok) => store.observe({ op, result: ok ? 'ok' : 'fault' }, seconds),
     lag: (topic, partition, value) => lag.set({ topic, partition: String(partition) }, value),
     forgetLag: (topic, partition) => lag.remove({ topic, partition: String(partition) }),
-    fault: (code, retriable) => faults.inc({ code, retriable: String(retriable) }),
+    fault: (code) => faults.inc({ code, retriable: String(FAULT_CODES[code].retriable) }),
     topicConsumed: (group, topic, consumed) =>
       topicConsumed.set({ group, topic }, consumed ? 1 : 0),
     forgery: (message, reason) => forgeries.inc({ message, reason }),
+    stageState: (state) => {
+      for (const each of STAGE_LOOP_STATES) stageState.set({ state: each }, each === state ? 1 : 0);
+    },
   };
 }
 
@@ -194,7 +213,8 @@ export function loopMetrics(metrics: Metrics): {
   transaction(seconds: number, chunks: number, partitions: number): void;
   lag(topic: string, partition: number, lag: number): void;
   forgetLag(topic: string, partition: number): void;
-  fault(code: string, retriable: boolean): void;
+  fault(code: FaultCode): void;
+  state(state: StageLoopState): void;
 } {
   return {
     messageIn: (topic) => metrics.messageIn(topic),
@@ -204,6 +224,7 @@ export function loopMetrics(metrics: Metrics): {
       metrics.observeTransaction(seconds, chunks, partitions),
     lag: (topic, partition, value) => metrics.lag(topic, partition, value),
     forgetLag: (topic, partition) => metrics.forgetLag(topic, partition),
-    fault: (code, retriable) => metrics.fault(code, retriable),
+    fault: (code) => metrics.fault(code),
+    state: (state) => metrics.stageState(state),
   };
 }

@@ -3,12 +3,12 @@
  * the connections, the fetch settings, the bound on its stop, its `internal_error` outputs, its
  * metrics and whom to tell when it stops on its own. A stage adds its topics and its handler.
  */
-import { STOP_SHARE, type ServiceStage } from './config.js';
+import { fetchOptions, STOP_SHARE, type ServiceStage } from './config.js';
 import { fatalOutputs } from './fatal-outputs.js';
 import { stageGroup } from './gate-topics.js';
 import { loopMetrics } from './metrics.js';
 import type { StageDepsWith } from './stage-deps.js';
-import { fetchOptions, type StageLoopOptions } from './stage-loop.js';
+import type { StageLoopOptions } from './stage-loop.js';
 
 /**
  * The bound on one stage loop's stop when `loops` loops stop one after another within the hard

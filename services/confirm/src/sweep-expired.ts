@@ -64,7 +64,7 @@ export function createExpirySweeper(options: ExpirySweeperOptions): ExpirySweepe
       const now = options.now();
       const claim = await confirmations.claimExpiredConfirmations(now.getTime(), leaseMs, limit);
       for (const { member, problem } of claim.unreadable) {
-        metrics.fault(STORE_FAULTS.corrupt, false);
+        metrics.fault(STORE_FAULTS.corrupt);
         options.logger.error(
           { member, problem },
           'an expired confirmation cannot be read; it left the expiry index and gets no expired observation',

@@ -116,7 +116,7 @@ export async function sweepOnce(options: DeadlineSweeperOptions): Promise<number
     options.batch ?? SWEEP_BATCH,
   );
   for (const { member, problem } of claim.unreadable) {
-    deps.metrics.fault(STORE_FAULTS.corrupt, false);
+    deps.metrics.fault(STORE_FAULTS.corrupt);
     deps.logger.error(
       { commandId: member, problem },
       'an expired command cannot be read; it left the deadline index and gets no unknown_outcome',
@@ -154,7 +154,7 @@ async function settleOrEnd(
     return await settleUnknown(deps, p, now);
   } catch (error) {
     if (isRetriable(error)) throw error;
-    deps.metrics.fault(faultCode(error), false);
+    deps.metrics.fault(faultCode(error));
     const detail = `its idempotency record could not be settled: ${errorText(error)}`;
     deps.logger.error(
       { commandId: p.commandId, proposalId: p.proposalId, err: errorText(error) },
@@ -215,7 +215,7 @@ function unknownOutputs(
 function reportFault(deps: SweepDeps, error: unknown): void {
   const code = faultCode(error);
   const retriable = isRetriable(error);
-  deps.metrics.fault(code, retriable);
+  deps.metrics.fault(code);
   deps.logger.warn(
     { code, retriable, err: errorText(error) },
     'deadline sweep failed; trying again next tick',

@@ -1,11 +1,14 @@
 /**
  * The stage loop's decisions, driven through an in-memory bus: which offsets a transaction
- * commits, when nothing is committed, what is paused and rewound. The same loop runs on the real
- * broker in test/integration/platform-stage-loop.test.ts; this file reaches the paths a real
- * broker cannot be made to take on cue (a heartbeat that reports a rebalance mid-chunk).
+ * commits, when nothing is committed, what is paused and rewound, and the states it goes through.
+ * The same loop runs on the real broker in test/integration/platform-stage-loop.test.ts; this file
+ * reaches the paths a real broker cannot be made to take on cue (a heartbeat that reports a
+ * rebalance mid-chunk). Nothing here waits for time to pass: each test waits for the event it
+ * needs.
  */
+import { ConfigError } from '@toolgate/shared';
 import { describe, expect, it, vi } from 'vitest';
-import { SILENT_LOGGER } from './adapter-logger.js';
+import { SILENT_LOGGER, type AdapterLogger } from '../adapter-logger.js';
 import type {
   Assignment,
   Bus,
@@ -16,11 +19,14 @@ import type {
   BusTransaction,
   OutRecord,
   PartitionOffset,
-} from './bus.js';
-import type { Codec } from './codec.js';
-import { Fault } from './fault.js';
-import { BUS_FAULTS } from './kafka-fault.js';
-import { startStageLoop, type Incoming, type StageLoopOptions } from './stage-loop.js';
+} from '../bus.js';
+import type { Codec } from '../codec.js';
+import { Fault } from '../fault.js';
+import { BUS_FAULTS } from '../kafka-fault.js';
+import type { StageLoopState } from './loop-state.js';
+import { startStageLoop } from './loop.js';
+import type { StageLoopOptions } from './options.js';
+import type { Incoming } from './types.js';
 
 const TOPIC = 'in';
 
@@ -44,6 +50,7 @@ function memoryBus() {
    * the next one finds the producer fenced (another producer took over its transactional id).
    */
   const failing = { commits: 0, fenced: false };
+  let onCommit: () => void = () => undefined;
 
   const transaction = (): BusTransaction => {
     const records: OutRecord[] = [];
@@ -60,18 +67,15 @@ function memoryBus() {
       commit: () => {
         if (failing.fenced) {
           failing.fenced = false;
-          return Promise.reject(
-            new Fault(BUS_FAULTS.fenced, 'fenced while trying to commit', { retriable: false }),
-          );
+          return Promise.reject(new Fault(BUS_FAULTS.fenced, 'fenced while trying to commit'));
         }
         if (failing.commits > 0) {
           failing.commits -= 1;
-          return Promise.reject(
-            new Fault('kafka_unavailable', 'EndTxn timed out', { retriable: true }),
-          );
+          return Promise.reject(new Fault('kafka_unavailable', 'EndTxn timed out'));
         }
         active = false;
         committed.push({ records, offsets });
+        onCommit();
         return Promise.resolve();
       },
       abort: () => Promise.resolve(void ((active = false), aborted.push({ records, offsets }))),
@@ -130,9 +134,21 @@ function memoryBus() {
     return eachBatch(batch);
   };
   const nextResume = () => new Promise<void>((resolve) => (resumed = resolve));
+  const nextCommit = () => new Promise<void>((resolve) => (onCommit = resolve));
   /** The consumer crashes, as kafkajs reports it; `restarting` says whether kafkajs restarts it. */
   const crash = (error: Fault, restarting: boolean) => crashed?.(error, restarting);
-  return { bus, deliver, committed, aborted, events, nextResume, failing, consumerOptions, crash };
+  return {
+    bus,
+    deliver,
+    committed,
+    aborted,
+    events,
+    nextResume,
+    nextCommit,
+    failing,
+    consumerOptions,
+    crash,
+  };
 }
 
 /** JSON in, JSON out: the registry is not what these tests are about. */
@@ -190,7 +206,7 @@ function failingOnceAt(n: number) {
   let tries = 0;
   return (msg: Incoming) => {
     if ((msg.value as { n: number }).n === n && tries++ === 0) {
-      return Promise.reject(new Fault('redis_unavailable', 'down', { retriable: true }));
+      return Promise.reject(new Fault('redis_unavailable', 'down'));
     }
     return copy(msg);
   };
@@ -212,6 +228,32 @@ function waitingFor(first: number, then: number) {
     return copy(msg);
   };
   return { handle, seen };
+}
+
+/** A promise and the function that resolves it. */
+function deferred() {
+  let resolve: () => void = () => undefined;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** One turn of the event loop: every callback already queued (promise reactions included) runs. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** A logger that keeps each line's level, message and fields. */
+function recordingLogger() {
+  const lines: { level: string; msg: string; fields: Record<string, unknown> }[] = [];
+  const at =
+    (level: string) =>
+    (fields: object, msg: string): void =>
+      void lines.push({ level, msg, fields: fields as Record<string, unknown> });
+  const logger: AdapterLogger = {
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+  };
+  return { logger, lines };
 }
 
 async function startWith(
@@ -255,7 +297,7 @@ describe('startStageLoop (in memory)', () => {
     await loop.stop();
   });
 
-  it('passes the fetch settings it is given, never a minimum below one byte nor a wait below 1 ms', async () => {
+  it('passes the fetch settings it is given to its consumer', async () => {
     const eager = memoryBus();
     const first = await startWith(eager, {
       fetchMinBytes: 1,
@@ -270,18 +312,24 @@ describe('startStageLoop (in memory)', () => {
       busyMinBytes: 1,
     });
     await first.stop();
+  });
+
+  it('refuses options out of range, naming each, before it creates a consumer', async () => {
     const odd = memoryBus();
-    const second = await startWith(odd, {
+    const error: unknown = await startWith(odd, {
       fetchMinBytes: 0,
       maxWaitTimeMs: -5,
       fetchBusyMinBytes: 0,
-    });
-    expect(odd.consumerOptions[0]).toMatchObject({
-      minBytes: 1,
-      maxWaitTimeMs: 1,
-      busyMinBytes: 1,
-    });
-    await second.stop();
+      keysConcurrently: 0,
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual([
+      'keysConcurrently must be an integer, at least 1 (got 0)',
+      'fetchMinBytes must be an integer, 1 to 1048576 (got 0)',
+      'maxWaitTimeMs must be an integer, 1 to 10000 (got -5)',
+      'fetchBusyMinBytes must be an integer, 1 to 1048576 (got 0)',
+    ]);
+    expect(odd.consumerOptions).toEqual([]);
   });
 
   it('commits each chunk with the offset after its last message, and the last chunk past the fetch', async () => {
@@ -394,21 +442,33 @@ describe('startStageLoop (in memory)', () => {
   });
 
   it('waits for a partition still being handled, so a fetch commits in one transaction', async () => {
-    const slowSecond = async (msg: Incoming) => {
+    /** Copies, but partition 1 starts only once `until` has settled. */
+    const slowSecond = (until: () => Promise<void>) => async (msg: Incoming) => {
       const first = (msg.value as { n: number }).n === 0;
-      if (msg.partition === 1 && first) await new Promise((resolve) => setTimeout(resolve, 10));
+      if (msg.partition === 1 && first) await until();
       return copy(msg);
     };
+    // Partition 1 goes on once partition 0 was handled, while its commit lingers.
+    const fastHandled = deferred();
     const lingering = memoryBus();
-    await startWith(lingering, { handle: slowSecond });
+    await startWith(lingering, {
+      handle: async (msg) => {
+        const out = await slowSecond(() => fastHandled.promise)(msg);
+        if (msg.partition === 0 && (msg.value as { n: number }).n === 1) fastHandled.resolve();
+        return out;
+      },
+      // Longer than any test runs: the transaction waits for partition 1, however slow.
+      commitLingerMs: 3_600_000,
+    });
     await Promise.all([
       lingering.deliver(batchOf(2, { partition: 0 }).batch),
       lingering.deliver(batchOf(3, { partition: 1 }).batch),
     ]);
     expect(lingering.committed.map(positionsOf)).toEqual([['0@2', '1@3']]);
-    // Without the linger the fast partition goes first, alone.
+    // Without the linger the fast partition goes first, alone: partition 1 waits for its commit.
     const eager = memoryBus();
-    await startWith(eager, { handle: slowSecond, commitLingerMs: 0 });
+    const firstCommit = eager.nextCommit();
+    await startWith(eager, { handle: slowSecond(() => firstCommit), commitLingerMs: 0 });
     await Promise.all([
       eager.deliver(batchOf(2, { partition: 0 }).batch),
       eager.deliver(batchOf(3, { partition: 1 }).batch),
@@ -464,15 +524,17 @@ describe('startStageLoop (in memory)', () => {
     const memory = memoryBus();
     await startWith(memory);
     const rebalancing = Object.assign(new Error('rebalance'), { type: 'REBALANCE_IN_PROGRESS' });
-    // Lane a's heartbeat (the first asked) answers late and fine; lane b's reports the rebalance.
+    // Lane a's heartbeat (the first asked) answers fine, but only once lane b's has reported the
+    // rebalance and the loop has heard it.
+    const reported = deferred();
     const { batch } = batchOf(4, {
       key: (n) => (n % 2 === 0 ? 'a' : 'b'),
-      heartbeat: (n) =>
-        n === 0
-          ? new Promise((resolve) => setTimeout(resolve, 20))
-          : n === 1
-            ? Promise.reject(rebalancing)
-            : Promise.resolve(),
+      heartbeat: (n) => {
+        if (n === 0) return reported.promise.then(nextTurn);
+        if (n !== 1) return Promise.resolve();
+        reported.resolve();
+        return Promise.reject(rebalancing);
+      },
     });
     await expect(memory.deliver(batch)).rejects.toBe(rebalancing);
     expect(offsetsOf(memory.committed)).toEqual(['2']);
@@ -521,14 +583,16 @@ describe('startStageLoop (in memory)', () => {
     const memory = memoryBus();
     const fail = failingOnceAt(1);
     const handled: number[] = [];
+    const secondHandled = deferred();
     await startWith(memory, {
       handle: async (msg, release) => {
         release();
         const { n } = msg.value as { n: number };
         // Message 1 fails after message 2, of the same key, was handled.
-        if (n === 1) await new Promise((resolve) => setTimeout(resolve, 5));
+        if (n === 1) await secondHandled.promise;
         const out = await fail(msg);
         handled.push(n);
+        if (n === 2) secondHandled.resolve();
         return out;
       },
     });
@@ -548,9 +612,10 @@ describe('startStageLoop (in memory)', () => {
       keysConcurrently: 1,
       handle: async (msg, release) => {
         const { n } = msg.value as { n: number };
-        // Releasing the key changes nothing here.
+        // Releasing the key changes nothing here: message 1 has not started when message 0 goes
+        // on after a turn of the event loop, though lanes of other keys would have.
         release();
-        if (n === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+        if (n === 0) await nextTurn();
         seen.push(n);
         return copy(msg);
       },
@@ -591,7 +656,7 @@ describe('startStageLoop (in memory)', () => {
     const memory = memoryBus();
     const lags: number[] = [];
     const loop = await startWith(memory, {
-      handle: () => Promise.reject(new Fault('redis_unavailable', 'down', { retriable: true })),
+      handle: () => Promise.reject(new Fault('redis_unavailable', 'down')),
       metrics: { lag: (_topic, _partition, lag) => lags.push(lag) },
     });
     // Kafka reads the high watermark before the log, so a fetch can bring record 0 with 0.
@@ -604,10 +669,10 @@ describe('startStageLoop (in memory)', () => {
     const memory = memoryBus();
     const told: string[] = [];
     const loop = await startWith(memory, { onCrash: (error) => told.push(error.message) });
-    memory.crash(new Fault(BUS_FAULTS.error, 'kafkajs restarts it', { retriable: true }), true);
+    memory.crash(new Fault(BUS_FAULTS.error, 'kafkajs restarts it'), true);
     expect(told).toEqual([]);
-    memory.crash(new Fault(BUS_FAULTS.error, 'gone for good', { retriable: false }), false);
-    memory.crash(new Fault(BUS_FAULTS.error, 'told once', { retriable: false }), false);
+    memory.crash(new Fault(BUS_FAULTS.error, 'gone for good'), false);
+    memory.crash(new Fault(BUS_FAULTS.error, 'told once'), false);
     expect(told).toEqual(['gone for good']);
     expect(loop.ready()).toBe(false);
   });
@@ -619,5 +684,64 @@ describe('startStageLoop (in memory)', () => {
     memory.failing.fenced = true;
     await memory.deliver(batchOf(1).batch);
     expect(told).toEqual(['fenced while trying to commit']);
+  });
+
+  it('goes from starting to running to stopping to stopped, logging and reporting each state', async () => {
+    const memory = memoryBus();
+    const { logger, lines } = recordingLogger();
+    const states: StageLoopState[] = [];
+    const loop = await startWith(memory, { logger, metrics: { state: (s) => states.push(s) } });
+    expect(loop.state()).toBe('running');
+    await Promise.all([loop.stop(), loop.stop()]);
+    expect(loop.state()).toBe('stopped');
+    expect(states).toEqual(['starting', 'running', 'stopping', 'stopped']);
+    const changes = lines
+      .filter((line) => 'state' in line.fields)
+      .map((line) => [line.level, line.msg, line.fields['from'], line.fields['state']]);
+    expect(changes).toEqual([
+      ['info', 'stage loop starting', undefined, 'starting'],
+      ['info', 'stage loop running', 'starting', 'running'],
+      ['info', 'stage loop stopping', 'running', 'stopping'],
+      ['info', 'stage loop stopped', 'stopping', 'stopped'],
+    ]);
+  });
+
+  it('stays crashed once it stopped on its own, and says so', async () => {
+    const memory = memoryBus();
+    const { logger, lines } = recordingLogger();
+    const states: StageLoopState[] = [];
+    const loop = await startWith(memory, { logger, metrics: { state: (s) => states.push(s) } });
+    memory.crash(new Fault(BUS_FAULTS.error, 'gone for good'), false);
+    expect(loop.state()).toBe('crashed');
+    await loop.stop();
+    expect(loop.state()).toBe('crashed');
+    expect(states).toEqual(['starting', 'running', 'crashed']);
+    expect(lines).toContainEqual({
+      level: 'error',
+      msg: 'stage loop stopped on its own',
+      fields: expect.objectContaining({
+        state: 'crashed',
+        from: 'running',
+        code: 'kafka_error',
+      }) as unknown,
+    });
+    expect(lines.at(-1)).toMatchObject({ msg: 'stage loop stopped', fields: { state: 'crashed' } });
+  });
+
+  it('ends stopped, with what it opened closed, when its start fails', async () => {
+    const memory = memoryBus();
+    const states: StageLoopState[] = [];
+    const refused = new Fault(BUS_FAULTS.unavailable, 'no broker');
+    const bus: Bus = {
+      ...memory.bus,
+      consumer: (options) => ({
+        ...memory.bus.consumer(options),
+        connect: () => Promise.reject(refused),
+      }),
+    };
+    await expect(
+      startWith({ ...memory, bus }, { metrics: { state: (s) => states.push(s) } }),
+    ).rejects.toBe(refused);
+    expect(states).toEqual(['starting', 'stopping', 'stopped']);
   });
 });

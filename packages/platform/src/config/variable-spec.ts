@@ -1,0 +1,55 @@
+/**
+ * How a configuration variable is declared: its kind, default, JSON Schema keywords and the text
+ * the generated `docs/configuration.md` shows. Each concern's variables are a {@link VariableTable};
+ * {@link ConfigOf} is the configuration type a table yields.
+ */
+
+/** Every configuration variable starts with this. */
+export const ENV_PREFIX = 'TOOLGATE_';
+
+/** Environment as `process.env` has it. */
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** How a variable's text becomes a value: as is, as an integer, or as a comma-separated list. */
+export type VariableKind = 'string' | 'integer' | 'list';
+
+type ValueOfKind<K extends VariableKind> = K extends 'integer'
+  ? number
+  : K extends 'list'
+    ? readonly string[]
+    : string;
+
+/** One environment variable (its name without the `TOOLGATE_` prefix is the table key). */
+export interface VariableSpec {
+  /** The property of the loaded configuration. */
+  readonly key: string;
+  readonly kind: VariableKind;
+  /** Used when the variable is unset or empty; a function is called once per load. */
+  readonly default?: string | number | readonly string[] | (() => string);
+  /** The default as the documentation shows it, when it is computed. */
+  readonly defaultText?: string;
+  /** Unset (and no default) is a problem. */
+  readonly required?: true;
+  /** Never echoed in problems, logs or `describeConfig`. */
+  readonly secret?: true;
+  /** Further JSON Schema keywords for the value (for a list: for each item). */
+  readonly schema?: Readonly<Record<string, unknown>>;
+  /** One or two sentences: what it sets, its unit. */
+  readonly description: string;
+}
+
+/** Variables by name without the prefix. */
+export type VariableTable = Readonly<Record<string, VariableSpec>>;
+
+type Always<S> = S extends { readonly required: true } | { readonly default: unknown } ? S : never;
+
+/** The configuration type a table yields: variables with a default or required are present. */
+export type ConfigOf<T extends VariableTable> = {
+  readonly [N in keyof T as T[N] extends Always<T[N]> ? T[N]['key'] : never]: ValueOfKind<
+    T[N]['kind']
+  >;
+} & {
+  readonly [N in keyof T as T[N] extends Always<T[N]> ? never : T[N]['key']]?: ValueOfKind<
+    T[N]['kind']
+  >;
+};

@@ -1,0 +1,74 @@
+/**
+ * The loop's one transactional producer (`<groupId>.<instanceId>`), and its replacement after a
+ * failed transaction: kafkajs cannot recover a producer whose commit or abort failed half-way, and
+ * a new producer with the same id bumps the epoch, which also settles whatever the old one left
+ * open. A fenced producer (a newer instance took the id) is not replaced: the loop crashes.
+ */
+import type { AdapterLogger } from '../adapter-logger.js';
+import { Fault } from '../fault.js';
+import { BUS_FAULTS, type Bus, type BusProducer, type BusProducerOptions } from './bus-port.js';
+import { errorFields } from './loop-support.js';
+import type { StageLoopMetrics } from './types.js';
+
+/** What {@link ProducerRenewal} needs. */
+export interface ProducerRenewalOptions {
+  readonly bus: Bus;
+  readonly producerOptions: BusProducerOptions;
+  readonly logger: AdapterLogger;
+  readonly metrics: Pick<StageLoopMetrics, 'fault'>;
+  /** True once the loop began to stop: no new producer then. */
+  isClosing(): boolean;
+  /** The producer was fenced: the loop must stop on its own. */
+  onFenced(error: Fault): void;
+}
+
+/** Holds the current producer and replaces it when a transaction failed. */
+export class ProducerRenewal {
+  private producer: BusProducer | undefined;
+
+  constructor(private readonly o: ProducerRenewalOptions) {}
+
+  /** The connected producer, connecting a new one if there is none. */
+  current(): Promise<BusProducer> {
+    return this.producer === undefined ? this.renew() : Promise.resolve(this.producer);
+  }
+
+  /**
+   * Drops the current producer and connects a new one with the same transactional id (which
+   * fences the old one). Throws a retriable Fault once the loop is stopping.
+   */
+  async renew(): Promise<BusProducer> {
+    if (this.o.isClosing()) {
+      throw new Fault(BUS_FAULTS.unavailable, 'the stage loop is stopping');
+    }
+    const old = this.producer;
+    this.producer = undefined;
+    if (old !== undefined) await old.disconnect().catch(() => undefined);
+    const fresh = this.o.bus.producer(this.o.producerOptions);
+    await fresh.connect();
+    this.producer = fresh;
+    return fresh;
+  }
+
+  /** After a failed transaction: counts the fault, then crashes (fenced) or replaces the producer. */
+  async afterFailedTransaction(error: unknown): Promise<void> {
+    const fenced = error instanceof Fault && error.code === BUS_FAULTS.fenced;
+    this.o.metrics.fault?.(error instanceof Fault ? error.code : BUS_FAULTS.error);
+    if (fenced) {
+      this.o.onFenced(error);
+      return;
+    }
+    this.o.logger.warn(
+      errorFields(error),
+      'transaction failed; replacing the producer and rewinding',
+    );
+    await this.renew().catch((renewError: unknown) => {
+      this.o.logger.warn(errorFields(renewError), 'could not reconnect the producer yet');
+    });
+  }
+
+  /** Disconnects the current producer, if any. */
+  disconnect(): Promise<void> {
+    return this.producer?.disconnect() ?? Promise.resolve();
+  }
+}
