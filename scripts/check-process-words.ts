@@ -48,9 +48,7 @@ export const SCANNED_ROOTS: readonly string[] = [
   'README.md',
   'CONTRIBUTING.md',
   'docs',
-  'bench/README.md',
-  'bench/core/README.md',
-  'bench/pipeline/README.md',
+  'bench',
   'examples',
   'infra',
 ];

@@ -36,7 +36,7 @@ export interface BenchOptions {
   /**
    * The profiler's sampling interval in µs (`--cpu-prof-interval`). Default
    * {@link DEFAULT_PROFILE_INTERVAL_US}: node's own 1 ms made each of the twelve processes wake a
-   * thousand times a second, which at stop 34 cost an idle process 5 % of a core.
+   * thousand times a second, which once cost an idle process 5 % of a core.
    */
   readonly profileIntervalUs: number;
   /** After the run, read the topics again and report each hop's time over the accepted calls. */
@@ -78,7 +78,7 @@ function whole(
   return n;
 }
 
-/** Light traffic, then the levels the issue asks for: a quarter, half and three quarters. */
+/** Light traffic, then the levels the targets are read at: a quarter, half and three quarters. */
 const DEFAULT_LOADS = '5,25,50,75';
 
 /** `--loads`: distinct whole percentages from 1 to 99, ascending, one of them 50 (the ratios'). */

@@ -115,7 +115,7 @@ function targetLines(ratios: Ratios): string[] {
   const met = targetsMet(ratios);
   const mark = (ok: boolean) => (ok ? 'met' : 'MISSED');
   return [
-    'Targets (issue 6):',
+    'Targets:',
     `  throughput ratio ≥ 0.50 (aim 0.70): ${ratios.throughput.toFixed(2)} ${mark(met.throughput)}`,
     `  p50 within 2 ms of the relay at half load: ${ratios.p50DeltaMs.toFixed(1)} ms ${mark(met.p50)}`,
     `  p99 at half load ≤ 1.50× the relay's: ${ratios.p99AtHalfLoad.toFixed(2)}× ${mark(met.p99)}`,

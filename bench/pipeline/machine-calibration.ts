@@ -4,10 +4,10 @@
  *
  * - how fast its cores run when all of them are busy, against one busy alone: a fixed CPU loop
  *   timed in one worker thread, then in one worker per core at once. A VM whose host shares its
- *   cores out can run all of them at a fraction of one alone (stop 23's machine, for a while: 0.43);
+ *   cores out can run all of them at a fraction of one alone (one machine of this kind, for a while: 0.43);
  * - a round trip of one byte over loopback TCP between two threads, each waiting in its event
  *   loop: the wake-ups, system calls and network stack every hop of both pipelines pays many times
- *   a message. Stop 23's machine ran both pipelines three to ten times slower than stop 22's with
+ *   a message. One such machine ran both pipelines three to ten times slower than another with
  *   its cores at full speed.
  *
  * Neither moves the ratios between the systems, which are measured side by side.
@@ -107,7 +107,7 @@ async function loopbackRoundTrip(trips: number): Promise<number> {
 export interface CalibrationOptions {
   /** Rounds of the loop alone and on every core; default 3. */
   readonly rounds?: number;
-  /** Steps of each loop; default 40 million (about 0.2 s on stop 23's machine). */
+  /** Steps of each loop; default 40 million (about 0.2 s on a slow machine of this kind). */
   readonly steps?: number;
   /** Workers on every core at once; default the machine's cores. */
   readonly cores?: number;

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: the gate against a do-nothing relay on the same broker, in one run (issue 6).
+ * `npm run bench`: the gate against a do-nothing relay on the same broker, in one run.
  * Needs the local stack (`npm run stack:up`). Prints a table ending with the ratios line, writes
  * bench/results/latest.json and bench/results/latency-vs-load.svg. Asserts nothing about speed.
  *

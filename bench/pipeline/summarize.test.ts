@@ -190,7 +190,7 @@ describe('ratiosOf', () => {
 });
 
 describe('finalLine', () => {
-  it('prints the issue-6 line with a signed whole-ms p50 delta', () => {
+  it('prints the closing line with a signed whole-ms p50 delta', () => {
     expect(finalLine({ throughput: 0.7049, p99AtHalfLoad: 1.3333, p50DeltaMs: 2.6 })).toBe(
       'gate/relay: throughput 0.70, p50 +3 ms, p99 at half load 1.33×',
     );
@@ -201,7 +201,7 @@ describe('finalLine', () => {
 });
 
 describe('targetsMet', () => {
-  it('checks each target of issue 6 at its boundary', () => {
+  it('checks each target at its boundary', () => {
     expect(targetsMet({ throughput: 0.5, p99AtHalfLoad: 1.5, p50DeltaMs: 2 })).toEqual({
       throughput: true,
       p50: true,

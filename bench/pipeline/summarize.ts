@@ -105,7 +105,7 @@ export interface RatiosByRepetition {
 export interface Ratios extends HeadlineRatios {
   /**
    * The two latency figures again, of the calls no person has to approve: what a call that goes
-   * straight through costs. Not a target; the targets take every call, as issue 6 asks.
+   * straight through costs. Not a target; the targets take every call.
    */
   readonly unattended: Omit<HeadlineRatios, 'throughput'>;
   readonly byRepetition: RatiosByRepetition;
@@ -223,7 +223,7 @@ export function signedMs(ms: number): string {
   return Number.isNaN(whole) ? 'NaN' : `${whole < 0 ? '-' : '+'}${Math.abs(whole)}`;
 }
 
-/** The targets of issue 6, checked against `ratios`. */
+/** The benchmark's targets, checked against `ratios`. */
 export function targetsMet(ratios: HeadlineRatios): {
   readonly throughput: boolean;
   readonly p50: boolean;
