@@ -19,6 +19,7 @@ import {
 import { USERS } from '../../examples/billing/data.js';
 import { openaiChat } from '../../examples/billing/fixtures/proposals.js';
 import { createBillingHandlers } from '../../examples/billing/tool-handlers.js';
+import billing from '../../examples/billing/toolgate.config.js';
 import { identity, stackAddresses } from '../support/stack.js';
 import { workerEnv } from '../support/tool-worker-harness.js';
 import { sessionHeaders, startGateHarness, type GateHarness } from '../support/gate-harness.js';
@@ -58,6 +59,8 @@ beforeAll(async () => {
   h = await startGateHarness({
     label: 'fetch-settings',
     modules: [validate, authorize, confirm, execute].map(recorded),
+    // Still the example's tools and data, with its own tool handlers.
+    deployment: billing,
     env: FETCH_ENV,
   });
   const { runtime } = h.gate;

@@ -9,6 +9,8 @@ import * as confirm from '@toolgate/confirm';
 import * as execute from '@toolgate/execute';
 import * as validate from '@toolgate/validate';
 import { startToolWorker, type ToolWorker } from '@toolgate/tool-worker';
+import billing from '../../examples/billing/toolgate.config.js';
+import { expectNoLeak } from '../support/no-leak.js';
 import { workerEnv } from '../support/tool-worker-harness.js';
 import { SILENT_LOGGER } from '@toolgate/platform';
 import { SESSION_HEADER, type Proposal } from '@toolgate/shared';
@@ -36,6 +38,8 @@ beforeAll(async () => {
   h = await startGateHarness({
     label: 'pipeline',
     modules: [validate, authorize, confirm, execute],
+    // Still the example's tools and data, with its own tool worker.
+    deployment: billing,
   });
   worker = await startToolWorker({
     env: workerEnv(h.ns),
@@ -88,7 +92,8 @@ function commandsFor(proposalId: string): Tapped[] {
     .filter((r) => (r.value['context'] as { proposalId?: string }).proposalId === proposalId);
 }
 
-const LEAKS = ['globex', 'carol', 'inv_900', 'permit', 'forbid', 'policy'];
+/** What no refusal may tell acme's model in the example: globex, its people and objects, policy names. */
+const NEVER_PUBLIC = ['globex', 'carol', 'inv_900', 'viewer', 'approvers-approve', 'viewers-never'];
 
 describe('the gate end to end on Kafka', () => {
   it('ends every proposal of the fixture matrix once, with commands only for accepted calls', async () => {
@@ -202,8 +207,7 @@ describe('the gate end to end on Kafka', () => {
       expect(seen, proposal.proposalId).toMatchObject(expected);
       const commands = commandsFor(proposal.proposalId);
       expect(commands, proposal.proposalId).toHaveLength(expected.outcome === 'rejected' ? 0 : 1);
-      if (expected.outcome === 'rejected')
-        for (const word of LEAKS) expect(String(seen['message']).toLowerCase()).not.toContain(word);
+      if (expected.outcome === 'rejected') expectNoLeak(seen, NEVER_PUBLIC);
     }
     // Another tenant's invoice and a missing one are answered alike.
     expect((await terminal('m-other'))['message']).toBe((await terminal('m-none'))['message']);
