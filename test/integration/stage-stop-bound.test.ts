@@ -14,7 +14,7 @@ import {
   type StageModule,
   type SupervisedStages,
 } from '@toolgate/platform';
-import deployment from '../../examples/billing/toolgate.config.js';
+import deployment from '../support/deployment/index.js';
 import { eventually, signal } from '../support/deadline.js';
 import { dropGateNamespace, gateEnv, stageIdentities } from '../support/gate-harness.js';
 import { provisionNamespace, testNamespace } from '../support/namespace.js';

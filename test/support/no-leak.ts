@@ -12,6 +12,14 @@ import { expect } from 'vitest';
 const POLICY_WORDS = ['permit', 'forbid', 'principal', 'resource'];
 const PROSE_ONLY = ['policy'];
 
+/** Fields that echo what the agent itself sent: whatever they hold, the gate told nothing. */
+const ECHOED = ['proposalId', 'runId', 'requestId', 'callId'];
+
+/** The observation without the fields that only echo the agent's own ids. */
+function writtenByTheGate(observation: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(observation).filter(([name]) => !ECHOED.includes(name)));
+}
+
 /** The texts of an observation that are written for the model to read. */
 function publicTexts(observation: Readonly<Record<string, unknown>>): string[] {
   const repair = observation['repair'] as { prompt?: unknown } | undefined;
@@ -22,14 +30,14 @@ function publicTexts(observation: Readonly<Record<string, unknown>>): string[] {
  * Asserts that `observation` (an observation or a confirmation request, as published) leaks
  * nothing: no `internalDetail`; none of `secrets` (the deployment's other tenant, its people and
  * objects, role and policy names, and what the test adds: a policy version, an idempotency key)
- * nor the policy language's words anywhere in it, case ignored; and no mention of policy in the
- * texts the model reads.
+ * nor the policy language's words anywhere the gate wrote them (the ids the agent sent, echoed
+ * back, aside), case ignored; and no mention of policy in the texts the model reads.
  */
 export function expectNoLeak(
   observation: Readonly<Record<string, unknown>>,
   secrets: readonly string[],
 ): void {
-  const whole = JSON.stringify(observation).toLowerCase();
+  const whole = JSON.stringify(writtenByTheGate(observation)).toLowerCase();
   expect(whole).not.toContain('internaldetail');
   for (const secret of [...secrets, ...POLICY_WORDS]) {
     expect(whole, `the observation names "${secret}"`).not.toContain(secret.toLowerCase());
