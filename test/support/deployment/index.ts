@@ -10,6 +10,7 @@ import { SEED_OBJECTS } from './objects.js';
 import { TOOLS } from './tools.js';
 
 export { NEVER_PUBLIC, SEED_OBJECTS, USERS } from './objects.js';
+export { createTestHandlers } from './handlers.js';
 export { TOOLS } from './tools.js';
 
 /** The tests' session secret (HS256). Published here, so it is fit for tests only. */
@@ -30,8 +31,9 @@ export const TEST_DEPLOYMENT = defineDeployment({
   name: 'test',
   tools: TOOLS,
   tenants: ['acme', 'globex'],
-  // One worker runs every tool, as the stack's worker principal (its Kafka user exists).
-  workers: [{ principal: EXAMPLE_WORKER.principal, name: 'test', tools: TOOLS.map((t) => t.name) }],
+  // One worker runs every tool: the stack's worker, whose Kafka user exists and whose group the
+  // tests' namespaces grant (test/support/namespace.ts).
+  workers: [{ ...EXAMPLE_WORKER, tools: TOOLS.map((t) => t.name) }],
   policies: policies(),
   sessions: { secret: TEST_SESSION_SECRET },
   seed: SEED_OBJECTS,
