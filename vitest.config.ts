@@ -7,22 +7,27 @@ import { defineConfig } from 'vitest/config';
 const execArgv = ['--no-turbo-inline-js-wasm-calls'];
 
 /**
- * Two projects: `unit` (pure, beside the code, no infrastructure) and `integration` (real Kafka,
- * schema registry and Redis, started by the global setup if they are not already up).
+ * Where a test runs is decided by where it sits or what it is called, nothing else:
+ *
+ * - `integration`: every test under `test/integration/`, and every `*.integration.test.ts`
+ *   wherever it sits (a service's in-process tests, beside its code). These need the real Kafka,
+ *   schema registry and Redis, which the global setup starts if they are not already up.
+ * - `unit`: every other `*.test.ts`. Pure: no infrastructure, no global setup.
+ *
+ * A test that needs the stack is named `*.integration.test.ts` (or lives in `test/integration/`);
+ * a test that does not keeps the plain `*.test.ts` and runs with `npm run test:unit`.
  */
+const INTEGRATION = ['test/integration/**/*.test.ts', '**/*.integration.test.ts'];
+const NEVER = ['**/node_modules/**', '**/dist/**', '.stack/**', '.demo/**'];
+
 export default defineConfig({
   test: {
     projects: [
       {
         test: {
           name: 'unit',
-          include: [
-            'packages/*/src/**/*.test.ts',
-            'examples/**/*.test.ts',
-            'infra/**/*.test.ts',
-            'bench/**/*.test.ts',
-            'scripts/**/*.test.ts',
-          ],
+          include: ['**/*.test.ts'],
+          exclude: [...NEVER, ...INTEGRATION],
           environment: 'node',
           execArgv,
         },
@@ -30,7 +35,8 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
-          include: ['test/**/*.test.ts', 'services/*/src/**/*.test.ts'],
+          include: INTEGRATION,
+          exclude: NEVER,
           environment: 'node',
           globalSetup: ['test/global-setup.ts'],
           execArgv,

@@ -1,7 +1,7 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   assertRunning,
   createChildren,
@@ -40,10 +40,21 @@ describe('assertRunning', () => {
 describe('whileRunning', () => {
   it('rejects as soon as a child exits, without waiting for the work', async () => {
     const alive = start('relay-hop1', 'setInterval(() => {}, 1000)');
-    const dying = start('gate-worker', 'setTimeout(() => process.exit(1), 200)');
-    const never = new Promise<number>(() => undefined);
+    // Exits with 1 when told to (SIGUSR2), once it has said that it listens.
+    const dying = start(
+      'gate-worker',
+      "process.on('SIGUSR2', () => process.exit(1)); console.log('listening'); setInterval(() => {}, 1000)",
+    );
+    await vi.waitFor(() => expect(readFileSync(dying.log, 'utf8')).toContain('listening'), {
+      timeout: 30_000,
+    });
+    // The work never ends; the child exits while it runs.
+    const never = () => {
+      process.kill(dying.pid, 'SIGUSR2');
+      return new Promise<number>(() => undefined);
+    };
     await expect(
-      whileRunning('saturation rep 1 of the gate', [alive, dying], () => never),
+      whileRunning('saturation rep 1 of the gate', [alive, dying], never),
     ).rejects.toThrow(`saturation rep 1 of the gate: gate-worker exited (1); see ${dying.log}`);
   });
 

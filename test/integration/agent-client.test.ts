@@ -22,8 +22,8 @@ import {
   type Observation,
 } from '@toolgate/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { USERS } from '../../examples/billing/data.js';
 import * as validate from '../../services/validate/src/service.js';
+import { USERS } from '../support/deployment/index.js';
 import { eventually, signal, within } from '../support/deadline.js';
 import { startGateHarness, type GateHarness, type Tapped } from '../support/gate-harness.js';
 import { dropSubjects } from '../support/registry-cleanup.js';
@@ -107,7 +107,7 @@ async function rawRecord(topic: string, key: string): Promise<Buffer> {
 
 describe('the agent client', () => {
   it('submits a raw OpenAI call in the wire format, keyed by run, and awaits its observation', async () => {
-    const [proposal] = fromOpenAIChat(chatResponse('call_u1', 'serach', '{"query":"x"}'), {
+    const [proposal] = fromOpenAIChat(chatResponse('call_u1', 'lokup', '{"query":"x"}'), {
       runId: 'run-wire',
       requestId: 'req-1',
     });
@@ -146,7 +146,7 @@ describe('the agent client', () => {
         id: 'msg_early',
         type: 'message',
         role: 'assistant',
-        content: [{ type: 'tool_use', id: 'toolu_early', name: 'search', input: { query: ' ' } }],
+        content: [{ type: 'tool_use', id: 'toolu_early', name: 'lookup', input: { query: ' ' } }],
         stop_reason: 'tool_use',
       },
       { runId: 'run-early', requestId: 'req-early' },
@@ -161,7 +161,7 @@ describe('the agent client', () => {
   });
 
   it('sends the session given for one submission instead of its own', async () => {
-    const [proposal] = fromActionText('{"action": "search", "arguments": {"query": "x"}}', {
+    const [proposal] = fromActionText('{"action": "lookup", "arguments": {"query": "x"}}', {
       runId: 'run-session',
       requestId: 'req-session',
     });
@@ -170,7 +170,7 @@ describe('the agent client', () => {
   });
 
   it('refuses to send a proposal whose ids are longer than the gate takes', async () => {
-    const [proposal] = fromActionText('{"action": "search", "arguments": {"query": "x"}}', {
+    const [proposal] = fromActionText('{"action": "lookup", "arguments": {"query": "x"}}', {
       runId: `run-${'r'.repeat(MAX_PROPOSAL_ID_CHARS)}`,
       requestId: 'q'.repeat(MAX_PROPOSAL_ID_CHARS + 1),
     });
@@ -180,7 +180,7 @@ describe('the agent client', () => {
   });
 
   it('refuses to send a proposalId it still waits on, and sends it again once answered', async () => {
-    const [proposal] = fromActionText('{"action": "search", "arguments": {"query": " "}}', {
+    const [proposal] = fromActionText('{"action": "lookup", "arguments": {"query": " "}}', {
       runId: 'run-reuse',
       requestId: 'req-reuse',
       proposalId: 'p-reuse',
@@ -214,7 +214,7 @@ describe('the agent client', () => {
       plainJson: true,
     });
     try {
-      const [proposal] = fromOpenAIChat(chatResponse('call_p1', 'search', '{"query":"plain"}'), {
+      const [proposal] = fromOpenAIChat(chatResponse('call_p1', 'lookup', '{"query":"plain"}'), {
         runId: 'run-plain',
         requestId: 'req-plain',
       });
@@ -224,7 +224,7 @@ describe('the agent client', () => {
         'the plain proposal',
         about(proposal!.proposalId),
       );
-      expect(envelope!.value).toMatchObject({ tool: 'search', args: { query: 'plain' } });
+      expect(envelope!.value).toMatchObject({ tool: 'lookup', args: { query: 'plain' } });
       expect((await rawRecord(h.topic('proposals'), 'run-plain'))[0]).toBe('{'.charCodeAt(0));
     } finally {
       await plain.close();
@@ -238,7 +238,7 @@ describe('the agent client', () => {
       plainJson: true,
     });
     try {
-      const [proposal] = fromActionText('{"action": "search", "arguments": {"query": "x"}}', {
+      const [proposal] = fromActionText('{"action": "lookup", "arguments": {"query": "x"}}', {
         runId: 'run-plain-ids',
         requestId: 'req-plain-ids',
       });
@@ -277,8 +277,8 @@ describe('the agent client', () => {
 
 describe('the repair loop end to end', () => {
   const alwaysMalformed = [
-    ['openai-chat', fromOpenAIChat, chatResponse('call_m', 'search', "{'query': 'x'}")],
-    ['action-json', fromActionText, '{"action": "search", "arguments": {"query": "x",}}'],
+    ['openai-chat', fromOpenAIChat, chatResponse('call_m', 'lookup', "{'query': 'x'}")],
+    ['action-json', fromActionText, '{"action": "lookup", "arguments": {"query": "x",}}'],
   ] as const;
 
   it.each(alwaysMalformed)(
@@ -313,8 +313,8 @@ describe('the repair loop end to end', () => {
   );
 
   it('lets a call the model fixes on the second try pass validation', async () => {
-    const broken = chatResponse('call_f1', 'search', '{"query": "overdue", }');
-    const fixed = chatResponse('call_f2', 'search', '{"query": "overdue"}');
+    const broken = chatResponse('call_f1', 'lookup', '{"query": "overdue", }');
+    const fixed = chatResponse('call_f2', 'lookup', '{"query": "overdue"}');
     const prompts: string[] = [];
     const run = runWithRepair<unknown>({
       client,
@@ -339,7 +339,7 @@ describe('the repair loop end to end', () => {
     const [envelope] = await h.waitFor('validated', 'the corrected call', about(correctionId));
     expect(envelope!.value).toMatchObject({
       attempt: 1,
-      tool: 'search',
+      tool: 'lookup',
       args: { query: 'overdue' },
     });
     const answers = h.seen('observations').filter((r) => r.key === 'run-fix');
@@ -352,7 +352,7 @@ describe('the repair loop end to end', () => {
 
 describe('the agent client and observations the gate did not write', () => {
   it('drops an unsigned or wrongly signed observation before its waiter sees it, and counts it', async () => {
-    const [proposal] = fromOpenAIChat(chatResponse('call_forged', 'serach', '{"query":"x"}'), {
+    const [proposal] = fromOpenAIChat(chatResponse('call_forged', 'lokup', '{"query":"x"}'), {
       runId: 'run-forged-obs',
       requestId: 'req-forged',
     });
@@ -393,7 +393,7 @@ describe('the agent client and observations the gate did not write', () => {
   });
 
   it("gets the refusal of a proposal without a session on its own tenant's topic", async () => {
-    const [proposal] = fromOpenAIChat(chatResponse('call_nosession', 'search', '{"query":"x"}'), {
+    const [proposal] = fromOpenAIChat(chatResponse('call_nosession', 'lookup', '{"query":"x"}'), {
       runId: 'run-nosession',
       requestId: 'req-nosession',
     });

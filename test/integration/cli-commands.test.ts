@@ -19,6 +19,7 @@ import { USERS } from '../../examples/billing/data.js';
 import { anthropic, mcp, openaiChat } from '../../examples/billing/fixtures/proposals.js';
 import { createBillingHandlers } from '../../examples/billing/tool-handlers.js';
 import { runCaptured } from '../../packages/cli/src/run-cli.test-support.js';
+import billing from '../../examples/billing/toolgate.config.js';
 import { eventually } from '../support/deadline.js';
 import {
   identityEnv,
@@ -37,7 +38,12 @@ const tokens: Record<string, string> = {};
 const startedAt = new Date(Date.now() - 1000).toISOString();
 
 beforeAll(async () => {
-  h = await startGateHarness({ label: 'cli', modules: [validate, authorize, confirm, execute] });
+  // The example's tools and data, with its own tool handlers: the CLI is shown on the example.
+  h = await startGateHarness({
+    label: 'cli',
+    modules: [validate, authorize, confirm, execute],
+    deployment: billing,
+  });
   worker = await startToolWorker({
     env: workerEnv(h.ns),
     name: 'billing',

@@ -3,9 +3,8 @@ import { AssignerProtocol, type Admin } from 'kafkajs';
 import * as execute from '@toolgate/execute';
 import { createMetrics, superviseStages, type SupervisedStages } from '@toolgate/platform';
 import { identityOf } from '@toolgate/shared';
-import { USERS } from '../../examples/billing/data.js';
-import { openaiChat, type ProposalIds } from '../../examples/billing/fixtures/proposals.js';
-import deployment from '../../examples/billing/toolgate.config.js';
+import deployment, { USERS } from '../support/deployment/index.js';
+import { openaiChat, type ProposalIds } from '../support/proposals.js';
 import {
   createClearedFeeder,
   dropGateSubjects,
@@ -27,8 +26,8 @@ import { eventually } from '../support/deadline.js';
 import { recordingLogger } from '../support/recording-logger.js';
 import { kafkaClient } from '../support/stack.js';
 
-/** `calculate` answers within 1.5 s or its outcome is unknown. */
-const DEPLOYMENT = withTimeouts(deployment, { calculate: 1500 });
+/** `echo` answers within 1.5 s or its outcome is unknown. */
+const DEPLOYMENT = withTimeouts(deployment, { echo: 1500 });
 
 const alice = USERS.alice;
 let h: GateHarness;
@@ -126,12 +125,12 @@ describe('the execute stage split in two processes (TOOLGATE_EXECUTE_INPUTS)', (
   it('issues the command in one process and ends the call in the other, once', async () => {
     worker.plan('run-split', () => ({ status: 'ok', output: { snippets: ['Net 30.'] } }));
     const ids: ProposalIds = { proposalId: 'p-split', runId: 'run-split' };
-    const envelope = await feeder.feed(alice, openaiChat(ids, 'search', { query: 'terms' }));
+    const envelope = await feeder.feed(alice, openaiChat(ids, 'lookup', { query: 'terms' }));
 
     const observation = await terminalOf(h, 'p-split');
     expect(observation).toMatchObject({ outcome: 'result', result: { withheld: false } });
     expect((observation['result'] as { content: string }).content).toContain('Net 30.');
-    const commands = await everythingUnder(h, 'commands.search', identityOf(envelope).key);
+    const commands = await everythingUnder(h, 'commands.lookup', identityOf(envelope).key);
     expect(commands).toHaveLength(1);
     await h.waitFor(
       'audit',
@@ -147,7 +146,7 @@ describe('the execute stage split in two processes (TOOLGATE_EXECUTE_INPUTS)', (
   it('ends a silent tool with an unknown outcome from the process that settles results', async () => {
     worker.plan('run-split-late', () => undefined);
     const ids: ProposalIds = { proposalId: 'p-split-late', runId: 'run-split-late' };
-    await feeder.feed(alice, openaiChat(ids, 'calculate', { expression: '6*7' }));
+    await feeder.feed(alice, openaiChat(ids, 'echo', { text: '6*7' }));
     await worker.waitFor('run-split-late');
     expect(await terminalOf(h, 'p-split-late')).toMatchObject({
       outcome: 'unknown_outcome',
@@ -165,7 +164,7 @@ describe('the execute stage split in two processes (TOOLGATE_EXECUTE_INPUTS)', (
     const sent = ['p-mixed-1', 'p-mixed-2', 'p-mixed-3', 'p-mixed-4'];
     for (const proposalId of sent) {
       const ids: ProposalIds = { proposalId, runId: 'run-mixed', callId: `call-${proposalId}` };
-      await feeder.feed(alice, openaiChat(ids, 'search', { query: proposalId }));
+      await feeder.feed(alice, openaiChat(ids, 'lookup', { query: proposalId }));
     }
     for (const proposalId of sent) {
       expect(await terminalOf(h, proposalId)).toMatchObject({ outcome: 'result' });

@@ -17,9 +17,8 @@ import {
   type BusConsumerOptions,
   type StageModule,
 } from '@toolgate/platform';
-import { USERS } from '../../examples/billing/data.js';
-import { openaiChat } from '../../examples/billing/fixtures/proposals.js';
-import { createBillingHandlers } from '../../examples/billing/tool-handlers.js';
+import { createTestHandlers, USERS } from '../support/deployment/index.js';
+import { openaiChat } from '../support/proposals.js';
 import { identity, stackAddresses } from '../support/stack.js';
 import { workerEnv } from '../support/tool-worker-harness.js';
 import { sessionHeaders, startGateHarness, type GateHarness } from '../support/gate-harness.js';
@@ -72,7 +71,7 @@ beforeAll(async () => {
   worker = await startToolWorker({
     env: workerEnv(h.ns, FETCH_ENV),
     name: EXAMPLE_WORKER.name,
-    tools: createBillingHandlers(runtime.objects),
+    tools: createTestHandlers(runtime.objects),
     logger: SILENT_LOGGER,
     connections: {
       bus: recording(workerBus, 'worker'),
@@ -99,17 +98,17 @@ describe('TOOLGATE_FETCH_*', () => {
 
   it('carries a call through the gate to its result', async () => {
     const token = await h.session(USERS.alice);
-    const proposal = openaiChat({ proposalId: 'f-search', runId: 'run-fetch' }, 'search', {
-      query: 'open invoices',
-      max_results: 2,
+    const proposal = openaiChat({ proposalId: 'f-lookup', runId: 'run-fetch' }, 'lookup', {
+      query: 'open tickets',
+      limit: 2,
     });
     await h.send('proposals', proposal.runId, proposal, sessionHeaders(token));
     const [end] = await h.waitFor(
       'observations',
-      'the result of f-search',
-      (r) => r.value['proposalId'] === 'f-search' && r.value['outcome'] === 'result',
+      'the result of f-lookup',
+      (r) => r.value['proposalId'] === 'f-lookup' && r.value['outcome'] === 'result',
     );
     expect(end?.value['outcome']).toBe('result');
-    expect(h.seen('commands.search')).toHaveLength(1);
+    expect(h.seen('commands.lookup')).toHaveLength(1);
   });
 });

@@ -10,6 +10,7 @@ import {
   type BusConsumer,
   type OutRecord,
 } from '@toolgate/platform';
+import { createRequire } from 'node:module';
 import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, signal, within } from '../support/deadline.js';
@@ -279,56 +280,118 @@ describe('partition assignment', () => {
   });
 });
 
-describe('fetching in batches (minBytes with the idle long poll of our kafkajs patch)', () => {
-  const topic = ns.topic('batching');
+/** A fetch as a consumer asked the broker for it, and the record values of its answer. */
+interface SeenFetch {
+  readonly topics: readonly string[];
+  readonly minBytes: number;
+  readonly maxWaitTime: number;
+  /** Set when the broker has answered. */
+  values?: readonly string[];
+}
 
-  beforeAll(async () => {
-    await ensureTopic(topic, 1);
+interface KafkajsFetch {
+  readonly minBytes?: number;
+  readonly maxWaitTime?: number;
+  readonly topics: readonly { readonly topic: string }[];
+}
+
+interface KafkajsFetchAnswer {
+  readonly responses: readonly {
+    readonly partitions: readonly { readonly messages: readonly { value: Buffer | null }[] }[];
+  }[];
+}
+
+type KafkajsBroker = {
+  fetch: (this: unknown, request: KafkajsFetch) => Promise<KafkajsFetchAnswer>;
+};
+
+/**
+ * Every fetch this process's kafkajs sends, by wrapping the broker class every client shares: what
+ * a fetch asks for (minBytes, maxWaitTime) is what decides how long the broker holds it, so the
+ * tests assert on that instead of timing records.
+ */
+function recordFetches(): { readonly seen: SeenFetch[]; restore(): void } {
+  const require = createRequire(import.meta.url);
+  const broker = (require('kafkajs/src/broker/index.js') as { prototype: KafkajsBroker }).prototype;
+  const original = broker.fetch;
+  const seen: SeenFetch[] = [];
+  broker.fetch = async function (this: unknown, request: KafkajsFetch) {
+    const fetch: SeenFetch = {
+      topics: request.topics.map((t) => t.topic),
+      minBytes: request.minBytes ?? 1,
+      maxWaitTime: request.maxWaitTime ?? 5000,
+    };
+    seen.push(fetch);
+    const answer = await original.call(this, request);
+    fetch.values = answer.responses.flatMap((r) =>
+      r.partitions.flatMap((p) => p.messages.map((m) => m.value?.toString() ?? '')),
+    );
+    return answer;
+  };
+  return { seen, restore: () => void (broker.fetch = original) };
+}
+
+describe('fetching in batches (minBytes with the idle long poll of our kafkajs patch)', () => {
+  const BUSY_MIN_BYTES = 10 * 1024 * 1024;
+  /** What an idle fetch asks: the first record, up to the idle wait. */
+  const IDLE = { minBytes: 1, maxWaitTime: 300 };
+  /** What a busy fetch asks: 10 MiB, which never come, up to the busy wait. */
+  const BUSY = { minBytes: BUSY_MIN_BYTES, maxWaitTime: 1_000 };
+  let fetches: ReturnType<typeof recordFetches>;
+
+  beforeAll(() => {
+    fetches = recordFetches();
   });
 
+  afterAll(() => {
+    fetches.restore();
+  });
+
+  /** The fetches of `topic` so far, in the order they were sent. */
+  const fetchesOf = (topic: string) => fetches.seen.filter((f) => f.topics.includes(topic));
+
   /**
-   * A consumer of the one-partition topic `name` whose busy fetches wait for 10 MiB, which never
-   * come, so a busy fetch answers only after `maxWaitTimeMs`. `arrivalAfter` sends one record and
-   * resolves the ms until the consumer was handed it.
+   * A bus consumer of a new one-partition topic `name`, idle fetches as {@link IDLE} and busy ones
+   * as {@link BUSY}. `deliver` sends one record and resolves once the consumer was handed it;
+   * `fetchThatBrought` and `fetchesAfter` tell how the consumer fetched it.
    */
-  async function fetchTimer(
-    name: string,
-    options: { readonly maxWaitTimeMs: number; readonly busyMinBytes?: number },
-  ) {
+  async function watchedConsumer(name: string, options: { readonly busyMinBytes?: number } = {}) {
     const topic = ns.topic(name);
     await ensureTopic(topic, 1);
     const consumer = bus.consumer({
       groupId: ns.group(name),
-      minBytes: 10 * 1024 * 1024,
-      idleMaxWaitTimeMs: 300,
+      minBytes: BUSY.minBytes,
+      maxWaitTimeMs: BUSY.maxWaitTime,
+      idleMaxWaitTimeMs: IDLE.maxWaitTime,
       ...options,
     });
     const joined = signal();
     consumer.onGroupJoin(() => joined.resolve());
-    const arrivals: { value: string; at: number }[] = [];
-    let arrived = signal();
+    const values: string[] = [];
     await consumer.connect();
     await consumer.subscribe([topic], { fromBeginning: true });
     await consumer.run((batch) => {
       for (const m of batch.messages) {
-        arrivals.push({ value: m.value?.toString() ?? '', at: performance.now() });
+        values.push(m.value?.toString() ?? '');
         batch.resolveOffset(m.offset);
       }
-      if (batch.messages.length > 0) arrived.resolve();
       return Promise.resolve();
     });
     await within(30_000, 'the group join', joined.promise);
     const producer = bus.producer({});
     await producer.connect();
+    const indexOfFetch = (value: string) =>
+      fetchesOf(topic).findIndex((f) => f.values?.includes(value));
     return {
-      values: () => arrivals.map((a) => a.value),
-      arrivalAfter: async (value: string) => {
-        arrived = signal();
-        const sentAt = performance.now();
+      values,
+      fetchesOf: () => fetchesOf(topic),
+      deliver: async (value: string) => {
         await producer.send([{ topic, key: null, value: Buffer.from(value) }]);
-        await within(30_000, `record ${value.slice(0, 10)}`, arrived.promise);
-        return (arrivals.at(-1)?.at ?? Number.POSITIVE_INFINITY) - sentAt;
+        const what = `record ${value.slice(0, 10)} handed to the consumer`;
+        await eventually(30_000, what, () => Promise.resolve(values.includes(value)));
       },
+      fetchThatBrought: (value: string) => fetchesOf(topic)[indexOfFetch(value)],
+      fetchesAfter: (value: string) => fetchesOf(topic).slice(indexOfFetch(value) + 1),
       close: async () => {
         await producer.disconnect();
         await consumer.disconnect();
@@ -336,61 +399,68 @@ describe('fetching in batches (minBytes with the idle long poll of our kafkajs p
     };
   }
 
-  it('answers a record that comes after a quiet spell at once, not after the busy wait', async () => {
-    // A fetch in busy mode would answer only after 6 s.
-    const timer = await fetchTimer('batching', { maxWaitTimeMs: 6_000 });
-    // Idle since it joined: the long poll answers with the first record.
-    await new Promise((r) => setTimeout(r, 1_000));
-    const first = await timer.arrivalAfter('first');
-    // The fetch after it waits for minBytes, finds none within 6 s and comes back empty: idle again.
-    await new Promise((r) => setTimeout(r, 7_000));
-    const second = await timer.arrivalAfter('second');
-    expect(timer.values()).toEqual(['first', 'second']);
-    expect(first).toBeLessThan(3_000);
-    expect(second).toBeLessThan(3_000);
-    await timer.close();
+  it('fetches a record that comes after a quiet spell with the idle long poll, not the busy wait', async () => {
+    const c = await watchedConsumer('batching');
+    // Idle since it joined: the long poll answers with the first record as soon as it is there.
+    await c.deliver('first');
+    expect(c.fetchThatBrought('first')).toMatchObject(IDLE);
+    // The fetch after it waits for minBytes, finds none within the busy wait and comes back
+    // empty: idle again.
+    await eventually(30_000, 'an empty busy fetch after the record, then an idle one', () => {
+      const [busy, idle] = c.fetchesAfter('first');
+      return Promise.resolve(
+        busy?.minBytes === BUSY.minBytes && busy.values?.length === 0 && idle?.minBytes === 1,
+      );
+    });
+    await c.deliver('second');
+    expect(c.fetchThatBrought('second')).toMatchObject(IDLE);
+    expect(c.values).toEqual(['first', 'second']);
+    await c.close();
   });
 
   it('waits for minBytes only after a fetch that brought busyMinBytes, so light traffic is not held back', async () => {
-    // A record of 100 bytes arrives; a second is sent the moment it does. The fetch that finds the
-    // second waits for minBytes (never reached: 3 s) when the first made the consumer busy.
-    const secondRecordWait = async (name: string, busyMinBytes: number) => {
-      const timer = await fetchTimer(name, { maxWaitTimeMs: 3_000, busyMinBytes });
-      await new Promise((r) => setTimeout(r, 1_000));
-      await timer.arrivalAfter('a'.repeat(100));
-      const wait = await timer.arrivalAfter('b'.repeat(100));
-      await timer.close();
-      return wait;
+    // A record of 100 bytes arrives; a second is sent the moment it does. How the consumer asks
+    // for the second depends on whether the first made it busy.
+    const fetchOfSecondRecord = async (name: string, busyMinBytes: number) => {
+      const c = await watchedConsumer(name, { busyMinBytes });
+      await c.deliver('a'.repeat(100));
+      await c.deliver('b'.repeat(100));
+      const fetch = c.fetchThatBrought('b'.repeat(100));
+      await c.close();
+      return fetch;
     };
-    // Any record makes a fetch busy (kafkajs's behaviour with our patch's default).
-    expect(await secondRecordWait('busy-any', 1)).toBeGreaterThan(1_500);
+    // Any record makes a fetch busy (kafkajs's behaviour with our patch's default): the second
+    // waits for minBytes.
+    expect(await fetchOfSecondRecord('busy-any', 1)).toMatchObject(BUSY);
     // 100 bytes are fewer than 1 KiB: the next fetch is answered by the second record.
-    expect(await secondRecordWait('busy-1k', 1024)).toBeLessThan(1_000);
+    expect(await fetchOfSecondRecord('busy-1k', 1024)).toMatchObject(IDLE);
   });
 
   it('lets an idle consumer long-poll: idleMaxWaitTimeInMs reaches kafkajs through kafka.consumer()', async () => {
-    // Through kafkajs directly, to count its fetches: with a 25 ms busy wait and no idle long poll
-    // this would be about 40 fetches a second; with it, about two.
+    // Through kafkajs directly: with a 25 ms busy wait and no idle long poll, an idle consumer
+    // would fetch about 40 times a second; with it, each fetch waits up to 500 ms for a record.
+    const topic = ns.topic('idle-poll');
+    await ensureTopic(topic, 1);
     const consumer = kafka.consumer({
       groupId: ns.group('idle-poll'),
       minBytes: 32 * 1024,
       maxWaitTimeInMs: 25,
       idleMaxWaitTimeInMs: 500,
     });
-    let fetches = 0;
-    consumer.on(consumer.events.FETCH, () => (fetches += 1));
     const joined = signal();
     consumer.on(consumer.events.GROUP_JOIN, () => joined.resolve());
     await consumer.connect();
     await consumer.subscribe({ topics: [topic] });
     await consumer.run({ eachBatchAutoResolve: false, eachBatch: () => Promise.resolve() });
     await within(30_000, 'the group join', joined.promise);
-    const before = fetches;
-    await new Promise((r) => setTimeout(r, 3_000));
-    const idleFetches = fetches - before;
+    const answered = () => fetchesOf(topic).filter((f) => f.values !== undefined);
+    await eventually(30_000, 'three answered fetches of the idle consumer', () =>
+      Promise.resolve(answered().length >= 3),
+    );
     await consumer.disconnect();
-    expect(idleFetches).toBeGreaterThan(0);
-    expect(idleFetches).toBeLessThanOrEqual(12);
+    for (const fetch of answered()) {
+      expect(fetch).toMatchObject({ minBytes: 1, maxWaitTime: 500, values: [] });
+    }
   });
 });
 

@@ -19,7 +19,7 @@ import {
   type SupervisedStages,
 } from '@toolgate/platform';
 import { ConfigError, type ToolDefinitionError } from '@toolgate/shared';
-import deployment from '../../examples/billing/toolgate.config.js';
+import deployment from '../support/deployment/index.js';
 import { eventually, within } from '../support/deadline.js';
 import { dropGateNamespace, gateEnv } from '../support/gate-harness.js';
 import { provisionNamespace, testNamespace } from '../support/namespace.js';
@@ -27,30 +27,33 @@ import { kafkaClient } from '../support/stack.js';
 
 const ns = testNamespace('supervise');
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const exampleConfig = path.join(repoRoot, 'examples/billing/toolgate.config.ts');
+const testConfig = path.join(repoRoot, 'test/support/deployment/index.ts');
 const noSignals = { on: () => undefined, off: () => undefined };
 const BROKEN_POLICY = { name: 'broken.cedar', text: 'permit(principal, action' };
 
 let scratch: string;
-/** A deployment file: the example's, with a Cedar policy that does not parse. */
+/** A deployment file: the test deployment, with a Cedar policy that does not parse. */
 let brokenConfig: string;
-/** A deployment file: the example's, with a tool that declares an identity field. */
+/** A deployment file: the test deployment, with a tool that declares an identity field. */
 let identityConfig: string;
 const started: SupervisedStages[] = [];
 
 beforeAll(async () => {
-  await provisionNamespace(ns);
+  await provisionNamespace(ns, {
+    tools: deployment.tools.map((t) => t.name),
+    tenants: deployment.tenants,
+  });
   scratch = mkdtempSync(path.join(tmpdir(), 'toolgate-supervise-'));
   brokenConfig = path.join(scratch, 'broken.config.mts');
   writeFileSync(
     brokenConfig,
-    `import deployment from ${JSON.stringify(exampleConfig)};\n` +
+    `import deployment from ${JSON.stringify(testConfig)};\n` +
       `export default { ...deployment, policies: [${JSON.stringify(BROKEN_POLICY)}] };\n`,
   );
   identityConfig = path.join(scratch, 'identity.config.mts');
   writeFileSync(
     identityConfig,
-    `import deployment from ${JSON.stringify(exampleConfig)};\n` +
+    `import deployment from ${JSON.stringify(testConfig)};\n` +
       `const [first, ...rest] = deployment.tools;\n` +
       `const input = { ...first.input, properties: { ...first.input.properties, tenant_id: { type: 'string' } } };\n` +
       `export default { ...deployment, tools: [{ ...first, input }, ...rest] };\n`,
@@ -168,12 +171,12 @@ describe('superviseStages: a start that fails', () => {
   it('throws the ConfigError of a tool the registry refuses before creating anything for it', async () => {
     const r = recorder();
     const [first] = deployment.tools;
-    if (first === undefined) throw new Error('the example deployment has no tools');
+    if (first === undefined) throw new Error('the test deployment has no tools');
     const error: unknown = await superviseStages({
       env: gateEnv(ns, { TOOLGATE_INSTANCE_ID: `${ns.id}-tool-name` }),
       deployment: {
         ...deployment,
-        tools: [...deployment.tools, { ...first, name: 'lookup.v2' }, first],
+        tools: [...deployment.tools, { ...first, name: 'renamed.v2' }, first],
       },
       modules: [validate],
       logDestination: r.logDestination,
@@ -182,14 +185,14 @@ describe('superviseStages: a start that fails', () => {
     }).catch((e: unknown) => e);
     expect(isConfigurationError(error)).toBe(true);
     const problems = (error as ToolDefinitionError).problems.join('\n');
-    expect(problems).toContain('lookup.v2');
+    expect(problems).toContain('renamed.v2');
     expect(problems).toContain(first.name);
     expect(r.exits).toEqual([]);
     const admin = kafkaClient(`${ns.id}-tool-name`).admin();
     await admin.connect();
     try {
       expect(
-        (await admin.listTopics()).filter((t) => t.startsWith(ns.id) && t.includes('lookup')),
+        (await admin.listTopics()).filter((t) => t.startsWith(ns.id) && t.includes('renamed')),
       ).toEqual([]);
     } finally {
       await admin.disconnect();
@@ -248,7 +251,7 @@ describe('a stage process given bad configuration', () => {
       TOOLGATE_CONFIG: identityConfig,
     });
     expect(main.stderr).toMatch(
-      /^toolgate: Tool definitions refused .*\n {2}- search: .*tenant_id/m,
+      /^toolgate: Tool definitions refused .*\n {2}- lookup: .*tenant_id/m,
     );
     expect(main.code).toBe(2);
     const cli = await run(

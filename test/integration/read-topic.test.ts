@@ -40,17 +40,19 @@ afterAll(async () => {
   await dropNamespace(ns, { kafka });
 });
 
-async function send(values: readonly unknown[]): Promise<void> {
-  const producer = bus.producer();
+/** Writes `values` to the audit topic, stamped `at` (ms since the epoch; default now). */
+async function send(values: readonly unknown[], at = Date.now()): Promise<void> {
+  // Through kafkajs directly, whose records may carry their own timestamp.
+  const producer = kafka.producer();
   await producer.connect();
-  await producer.send(
-    values.map((v, i) => ({
-      topic: audit,
+  await producer.send({
+    topic: audit,
+    messages: values.map((v, i) => ({
       key: `k${i}`,
       value: Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)),
-      headers: {},
+      timestamp: String(at),
     })),
-  );
+  });
   await producer.disconnect();
 }
 
@@ -63,10 +65,11 @@ describe('readTopicWindow', () => {
   });
 
   it('reads every record written before the call, decoded, and only records after `sinceMs`', async () => {
-    await send([{ n: 1 }, { n: 2 }, 'not json {']);
-    const mark = Date.now() + 1;
-    await new Promise((r) => setTimeout(r, 20));
-    await send([{ n: 3 }]);
+    // Stamped a minute apart, so `sinceMs` between them splits them whatever the clock does.
+    const now = Date.now();
+    await send([{ n: 1 }, { n: 2 }, 'not json {'], now - 60_000);
+    await send([{ n: 3 }], now);
+    const mark = now - 30_000;
 
     const all: ReadRecord[] = [];
     await readTopicWindow(bus, codec, { topic: audit, onRecord: (r) => all.push(r) });

@@ -1,20 +1,20 @@
 /**
  * TOOLGATE_SHUTDOWN_TIMEOUT_MS bounds the stage loops' stops, not only the process: a stage whose
- * consumer never leaves its group gives up at its share of the deadline with a warning, the other
- * stage and the connections still close, and the process exits 0 before the hard deadline. Against
+ * consumer never leaves its group gives up at its share of the deadline (STOP_SHARE) with a
+ * warning, the other stage and the connections still close, and the process exits 0: the hard
+ * deadline, which would exit 1, never passes. Against
  * the real stack (Kafka, the registry, Redis).
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import * as authorize from '@toolgate/authorize';
 import * as validate from '@toolgate/validate';
 import {
-  STOP_SHARE,
   superviseStages,
   type Bus,
   type StageModule,
   type SupervisedStages,
 } from '@toolgate/platform';
-import deployment from '../../examples/billing/toolgate.config.js';
+import deployment from '../support/deployment/index.js';
 import { eventually, signal } from '../support/deadline.js';
 import { dropGateNamespace, gateEnv, stageIdentities } from '../support/gate-harness.js';
 import { provisionNamespace, testNamespace } from '../support/namespace.js';
@@ -77,18 +77,17 @@ describe('TOOLGATE_SHUTDOWN_TIMEOUT_MS', () => {
       20,
     );
 
-    const started = performance.now();
+    // The validate consumer's disconnect is still held: the stop ends only because the loop gave
+    // up on it. Had the hard deadline passed, the lifecycle would have exited 1 first.
     await running.lifecycle.stop('test finished');
-    const tookMs = performance.now() - started;
 
     expect(exits).toEqual([0]);
-    // Two loops share STOP_SHARE of the deadline: the hung one gives up after its 1.6 s.
-    const shareMs = (DEADLINE_MS * STOP_SHARE) / 2;
-    expect(tookMs).toBeGreaterThanOrEqual(shareMs - 50);
-    expect(tookMs).toBeLessThan(DEADLINE_MS);
     const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(logged).toContainEqual(
       expect.objectContaining({ stage: 'validate', msg: 'stop: could not leave the group' }),
+    );
+    expect(logged).toContainEqual(
+      expect.objectContaining({ stage: 'authorize', msg: 'stage loop stopped' }),
     );
     expect(logged).toContainEqual(expect.objectContaining({ msg: 'stopped', code: 0 }));
   }, 120_000);

@@ -36,3 +36,12 @@ export async function eventually(
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
+
+/**
+ * Resolves once every promise callback already queued, and every one those queue in turn, has
+ * run (the event loop's next turn). For asserting that settling a promise led to nothing: no
+ * timer is involved, so nothing here depends on how fast the machine is.
+ */
+export function promiseCallbacksRun(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

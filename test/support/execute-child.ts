@@ -1,6 +1,6 @@
 /**
  * The execute stage in its own process, for the crash test: started with `superviseStages` on the
- * example deployment and the `TOOLGATE_*` environment it is given, prints `ready` once its consumer
+ * test deployment and the `TOOLGATE_*` environment it is given, prints `ready` once its consumer
  * joined its group, and stops cleanly on SIGTERM.
  *
  * Read here only, never by production code:
@@ -12,7 +12,7 @@
  * Both processes get a 6 s group session, so the killed member leaves the group soon.
  */
 import { superviseStages, type Bus, type BusProducer, type StageModule } from '@toolgate/platform';
-import deployment from '../../examples/billing/toolgate.config.js';
+import deployment from './deployment/index.js';
 import * as execute from '../../services/execute/src/service.js';
 
 const killAfterCommand = process.env['TOOLGATE_TEST_KILL_AFTER_COMMAND'] === '1';

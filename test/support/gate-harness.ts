@@ -21,9 +21,9 @@ import {
   type Deployment,
   type Principal,
 } from '@toolgate/shared';
-import deployment, { EXAMPLE_SESSION_SECRET } from '../../examples/billing/toolgate.config.js';
 import { SILENT_LOGGER } from '@toolgate/platform';
 import { eventually } from './deadline.js';
+import { TEST_DEPLOYMENT } from './deployment/index.js';
 import {
   dropNamespace,
   provisionNamespace,
@@ -58,7 +58,7 @@ export interface GateHarness {
   topic(short: string): string;
   /** The short names of every tenant's observations topic (`observations.acme`, …). */
   readonly observationTopics: readonly string[];
-  /** A session token for a principal, signed with the example's secret. */
+  /** A session token for a principal, signed with the deployment's secret. */
   session(who: Principal, ttlSeconds?: number): Promise<string>;
   /** Sends a value as plain JSON (or raw bytes) to a topic, with headers. */
   send(
@@ -87,6 +87,7 @@ export interface HarnessOptions {
   readonly modules: readonly StageModule[];
   /** Extra environment (e.g. TOOLGATE_REDIS_URL of a test's own Redis). */
   readonly env?: Readonly<Record<string, string>>;
+  /** Default the tests' own deployment (test/support/deployment); sessions need its HS256 secret. */
   readonly deployment?: Deployment;
   /** Short topic names to tap; default observations, audit, validated, authorized, cleared, confirmations and every command topic. */
   readonly tap?: readonly string[];
@@ -94,19 +95,29 @@ export interface HarnessOptions {
   readonly logLines?: string[];
 }
 
-const TOOL_TOPICS = deployment.tools.map((t) => `commands.${t.name}`);
-/** Every tenant's observations topic: `seen('observations')` and `waitFor('observations', …)` read them all. */
-const OBSERVATION_TOPICS = deployment.tenants.map((t) => `observations.${t}`);
-const DEFAULT_TAP = [
-  ...OBSERVATION_TOPICS,
-  'audit',
-  'validated',
-  'authorized',
-  'cleared',
-  'confirmations',
-  'quarantine',
-  ...TOOL_TOPICS,
-];
+/**
+ * What a harness taps unless told otherwise: every tenant's observations (`seen('observations')`
+ * and `waitFor('observations', …)` read them all), the internal topics and every command topic.
+ */
+function defaultTap(deployment: Deployment): string[] {
+  return [
+    'observations',
+    'audit',
+    'validated',
+    'authorized',
+    'cleared',
+    'confirmations',
+    'quarantine',
+    ...deployment.tools.map((t) => `commands.${t.name}`),
+  ];
+}
+
+/** The HS256 secret the harness signs sessions with: the deployment's own. */
+function sessionSecret(deployment: Deployment): string {
+  const secret = deployment.sessions.secret;
+  if (secret === undefined) throw new Error(`deployment ${deployment.name} has no session secret`);
+  return secret;
+}
 
 /**
  * The environment of a gate in namespace `ns`: the stack's addresses and gate keys, and the
@@ -161,7 +172,7 @@ export function stageIdentities(): Record<(typeof GATE_STAGE_NAMES)[number], Kaf
 export async function startGateHarness(options: HarnessOptions): Promise<GateHarness> {
   const ns = testNamespace(options.label);
   const topic = (short: string) => `${ns.id}.toolgate.${short}`;
-  const used = options.deployment ?? deployment;
+  const used = options.deployment ?? TEST_DEPLOYMENT;
   await provisionNamespace(ns, {
     tools: used.tools.map((t) => t.name),
     tenants: used.tenants,
@@ -188,7 +199,7 @@ export async function startGateHarness(options: HarnessOptions): Promise<GateHar
   await producer.connect();
   const tapped = new Map<string, Tapped[]>();
   const observationTopics = used.tenants.map((t) => `observations.${t}`);
-  const shorts = (options.tap ?? DEFAULT_TAP).flatMap((short) =>
+  const shorts = (options.tap ?? defaultTap(used)).flatMap((short) =>
     short === 'observations' ? observationTopics : [short],
   );
   const consumer = await startTap(kafka, codec, ns, shorts.map(topic), tapped);
@@ -209,7 +220,7 @@ export async function startGateHarness(options: HarnessOptions): Promise<GateHar
     topic,
     observationTopics,
     session: (who, ttlSeconds = 3600) =>
-      mintSession(who, EXAMPLE_SESSION_SECRET, { now: new Date(), ttlSeconds }),
+      mintSession(who, sessionSecret(used), { now: new Date(), ttlSeconds }),
     async send(short, key, value, headers = {}) {
       const bytes = Buffer.isBuffer(value) ? value : Buffer.from(JSON.stringify(value));
       await producer.send({ topic: topic(short), messages: [{ key, value: bytes, headers }] });

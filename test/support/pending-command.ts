@@ -1,4 +1,7 @@
-/** A pending command as execute stores it while the tool works, for the store and execute tests. */
+/**
+ * A pending command as execute stores it while the tool works, for the store and execute tests: a
+ * call of the test deployment's `refund` (test/support/deployment).
+ */
 import type { PendingCommand } from '@toolgate/platform';
 
 /** The pending command `commandId` of alice's refund in run-1, due at `deadlineMs`. */
@@ -8,7 +11,7 @@ export function pendingCommand(commandId: string, deadlineMs: number): PendingCo
     idempotencyKey: `key-${commandId}`,
     tenant: 'acme',
     subject: 'alice',
-    tool: 'refund_payment',
+    tool: 'refund',
     proposalId: `p-${commandId}`,
     runId: 'run-1',
     requestId: 'req-1',

@@ -5,7 +5,7 @@
  * carries that fix. These tests read the installed module, so they fail if the patch is not applied.
  */
 import { createRequire } from 'node:module';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SILENT_LOGGER, type AdapterLogger } from './adapter-logger.js';
 
 interface QueuedRequest {
@@ -73,6 +73,7 @@ function request(correlationId: number, sent: number[]): QueuedRequest {
 
 afterEach(() => {
   for (const q of queues.splice(0)) q.destroy();
+  vi.useRealTimers();
 });
 
 describe('kafkajs request queue (patched)', () => {
@@ -84,14 +85,18 @@ describe('kafkajs request queue (patched)', () => {
     expect(q.throttleCheckTimeoutId).toBeNull();
   });
 
-  it('sends a request held back by broker throttling once the throttle ends', async () => {
+  it('sends a request held back by broker throttling once the throttle ends', () => {
+    // The queue's clock and timers are the test's, so the throttle ends when the test says.
+    vi.useFakeTimers();
     const q = queue();
     const sent: number[] = [];
     q.throttledUntil = Date.now() + 30;
     q.push(request(1, sent));
     expect(sent).toEqual([]);
     expect(q.throttleCheckTimeoutId).not.toBeNull();
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    vi.advanceTimersByTime(29);
+    expect(sent).toEqual([]);
+    vi.advanceTimersByTime(1);
     expect(sent).toEqual([1]);
     // Sent, so nothing is pending and no timer stays armed.
     expect(q.pending).toEqual([]);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { promiseCallbacksRun } from '../../../test/support/deadline.js';
 import { recordingLogger } from '../../../test/support/recording-logger.js';
 import { watchResultsConsumed } from './watch-results-consumed.js';
 
@@ -103,7 +104,8 @@ describe('watchResultsConsumed', () => {
     // The check never answers before the stop: the stop must not wait for it.
     await watch.stop();
     answer([CLEARED]);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The check goes on in promise callbacks only: once they have run, it has dealt with the answer.
+    await promiseCallbacksRun();
     expect(logger.lines).toEqual([]);
     expect(gauge).toEqual([]);
   });

@@ -4,9 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCodec, SILENT_LOGGER } from '@toolgate/platform';
 import { identityOf, type ClearedEnvelope, type Command } from '@toolgate/shared';
-import { USERS } from '../../../examples/billing/data.js';
-import { openaiChat } from '../../../examples/billing/fixtures/proposals.js';
-import deployment from '../../../examples/billing/toolgate.config.js';
+import deployment, { USERS } from '../../../test/support/deployment/index.js';
+import { openaiChat } from '../../../test/support/proposals.js';
 import { within } from '../../../test/support/deadline.js';
 import {
   createClearedFeeder,
@@ -125,14 +124,14 @@ describe('the execute stage killed between publishing a command and committing',
     const envelopes: ClearedEnvelope[] = [
       await feeder.build(
         alice,
-        openaiChat({ proposalId: 'p-crash-write', runId: 'run-crash' }, 'approve_invoice', {
-          invoice_id: 'inv_481',
-          status: 'approved',
+        openaiChat({ proposalId: 'p-crash-write', runId: 'run-crash' }, 'close_ticket', {
+          ticket_id: 'tkt_1',
+          resolution: 'done',
         }),
       ),
       await feeder.build(
         alice,
-        openaiChat({ proposalId: 'p-crash-read', runId: 'run-crash' }, 'search', { query: 'x' }),
+        openaiChat({ proposalId: 'p-crash-read', runId: 'run-crash' }, 'lookup', { query: 'x' }),
       ),
     ];
     for (const envelope of envelopes) await feeder.send(envelope);
@@ -141,7 +140,7 @@ describe('the execute stage killed between publishing a command and committing',
     const write = envelopes[0]!;
     const writeKey = identityOf(write).key;
     // The killed transaction did write the command; only the missing commit hides it.
-    const [aborted] = await uncommittedCommands('approve_invoice', writeKey, 1);
+    const [aborted] = await uncommittedCommands('close_ticket', writeKey, 1);
     expect(worker.delivered).toHaveLength(0);
 
     const second = executeChild(env);
@@ -165,7 +164,7 @@ describe('the execute stage killed between publishing a command and committing',
       expect(visible).toHaveLength(1);
     }
     // The re-issued command is the one the killed process sent, to the byte.
-    const [visibleWrite] = await everythingUnder(h, 'commands.approve_invoice', writeKey);
+    const [visibleWrite] = await everythingUnder(h, 'commands.close_ticket', writeKey);
     expect(visibleWrite!.value).toEqual(aborted);
     expect(worker.delivered.map((c) => c.context.proposalId).sort()).toEqual([
       'p-crash-read',

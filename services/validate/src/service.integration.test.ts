@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_QUARANTINE_VALUE_BYTES, QUARANTINE_VALUE_BYTES_HEADER } from '@toolgate/platform';
 import { INTEGRITY_HEADER, MAX_ANSWERED_ID_CHARS, MAX_PROPOSAL_ID_CHARS } from '@toolgate/shared';
-import { USERS } from '../../../examples/billing/data.js';
-import { anthropic, mcp, openaiChat } from '../../../examples/billing/fixtures/proposals.js';
+import { USERS } from '../../../test/support/deployment/index.js';
+import { anthropic, mcp, openaiChat } from '../../../test/support/proposals.js';
 import {
   sessionHeaders,
   startGateHarness,
@@ -22,25 +22,25 @@ describe('the validate stage on Kafka', () => {
     await h.send(
       'proposals',
       'run-1',
-      openaiChat({ proposalId: 'p-ok', runId: 'run-1' }, 'search', { query: 'x' }),
+      openaiChat({ proposalId: 'p-ok', runId: 'run-1' }, 'lookup', { query: 'x' }),
       sessionHeaders(alice),
     );
     await h.send(
       'proposals',
       'run-1',
-      openaiChat({ proposalId: 'p-bad', runId: 'run-1' }, 'search', '{"query":'),
+      openaiChat({ proposalId: 'p-bad', runId: 'run-1' }, 'lookup', '{"query":'),
       sessionHeaders(alice),
     );
     await h.send(
       'proposals',
       'run-2',
-      openaiChat({ proposalId: 'p-anon', runId: 'run-2' }, 'search', { query: 'x' }),
+      openaiChat({ proposalId: 'p-anon', runId: 'run-2' }, 'lookup', { query: 'x' }),
       sessionHeaders(undefined, 'globex'),
     );
     await h.send(
       'proposals',
       'run-2',
-      openaiChat({ proposalId: 'p-nowhere', runId: 'run-2' }, 'search', { query: 'x' }),
+      openaiChat({ proposalId: 'p-nowhere', runId: 'run-2' }, 'lookup', { query: 'x' }),
     );
     await h.send('proposals', null, Buffer.from([0xff, 0x00, 0x13]));
 
@@ -50,7 +50,7 @@ describe('the validate stage on Kafka', () => {
       (r) => r.value['proposalId'] === 'p-ok',
     );
     expect(envelope!.value).toMatchObject({
-      tool: 'search',
+      tool: 'lookup',
       args: { query: 'x' },
       context: { tenant: 'acme', subject: 'alice' },
     });
@@ -111,7 +111,7 @@ describe('the validate stage on Kafka', () => {
   it('names in its audit event the schema a proposal was written under, and none for plain JSON', async () => {
     const alice = await h.session(USERS.alice);
     const truncated = (proposalId: string) =>
-      openaiChat({ proposalId, runId: 'run-schema' }, 'search', '{"query":');
+      openaiChat({ proposalId, runId: 'run-schema' }, 'lookup', '{"query":');
     const subject = `${h.topic('proposals')}-value`;
     const wire = await h.gate.runtime.codec.encode(subject, truncated('p-wire'));
     await h.send('proposals', 'run-schema', wire, sessionHeaders(alice));
@@ -133,20 +133,20 @@ describe('the validate stage on Kafka', () => {
     // JSON.stringify cannot write what these records hold, so each is written from a placeholder.
     const record = (proposal: object, from: string, to: string) =>
       Buffer.from(JSON.stringify(proposal).replace(from, to));
-    const dup = mcp({ proposalId: 'p-dup', runId: 'run-3' }, 'search', { query: 'a', QQQQQ: 'b' });
+    const dup = mcp({ proposalId: 'p-dup', runId: 'run-3' }, 'lookup', { query: 'a', QQQQQ: 'b' });
     const sent = {
       'p-dup': record(dup, '"QQQQQ"', '"query"'),
       'p-dup-anon': record({ ...dup, proposalId: 'p-dup-anon' }, '"QQQQQ"', '"query"'),
       'p-big': record(
-        anthropic({ proposalId: 'p-big', runId: 'run-3' }, 'search', {
+        anthropic({ proposalId: 'p-big', runId: 'run-3' }, 'lookup', {
           query: 'x',
-          max_results: 7,
+          limit: 7,
         }),
-        '"max_results":7',
-        '"max_results":9007199254740993.0',
+        '"limit":7',
+        '"limit":9007199254740993.0',
       ),
       'p-proto': record(
-        anthropic({ proposalId: 'p-proto', runId: 'run-3' }, 'search', {
+        anthropic({ proposalId: 'p-proto', runId: 'run-3' }, 'lookup', {
           query: 'x',
           QQQQQQQQQ: 1,
         }),
@@ -154,7 +154,7 @@ describe('the validate stage on Kafka', () => {
         '"__proto__"',
       ),
       'p-lone': record(
-        mcp({ proposalId: 'p-lone', runId: 'run-3' }, 'search', { query: 'QQQQQ' }),
+        mcp({ proposalId: 'p-lone', runId: 'run-3' }, 'lookup', { query: 'QQQQQ' }),
         'QQQQQ',
         '\\ud800',
       ),
@@ -219,8 +219,8 @@ describe('the validate stage on Kafka', () => {
     const longRun = `run-4-${'r'.repeat(MAX_PROPOSAL_ID_CHARS)}`;
     // Half a megabyte: an answer would carry it as the observation's key and in its value.
     const hugeRun = `run-5-${'r'.repeat(500_000)}`;
-    const tooLong = openaiChat({ proposalId: 'p-long', runId: longRun }, 'search', { query: 'x' });
-    const huge = openaiChat({ proposalId: 'p-huge', runId: hugeRun }, 'search', { query: 'x' });
+    const tooLong = openaiChat({ proposalId: 'p-long', runId: longRun }, 'lookup', { query: 'x' });
+    const huge = openaiChat({ proposalId: 'p-huge', runId: hugeRun }, 'lookup', { query: 'x' });
     const hugeBytes = Buffer.from(JSON.stringify(huge));
     await h.send('proposals', 'run-4', tooLong, sessionHeaders(alice));
     await h.send('proposals', 'run-5', hugeBytes, sessionHeaders(alice));
@@ -259,7 +259,7 @@ describe('the validate stage on Kafka', () => {
     await h.send(
       'proposals',
       'run-5',
-      openaiChat({ proposalId: 'p-after', runId: 'run-5' }, 'search', '{"query":'),
+      openaiChat({ proposalId: 'p-after', runId: 'run-5' }, 'lookup', '{"query":'),
       sessionHeaders(alice),
     );
     await h.waitFor('observations', 'p-after answered', (r) => r.value['proposalId'] === 'p-after');

@@ -23,15 +23,15 @@ import {
   type Principal,
   type ValidatedEnvelope,
 } from '@toolgate/shared';
-import { USERS } from '../../../examples/billing/data.js';
-import { openaiChat } from '../../../examples/billing/fixtures/proposals.js';
-import deployment from '../../../examples/billing/toolgate.config.js';
 import { eventually } from '../../../test/support/deadline.js';
+import deployment, { NEVER_PUBLIC, USERS } from '../../../test/support/deployment/index.js';
 import {
   sessionHeaders,
   startGateHarness,
   type GateHarness,
 } from '../../../test/support/gate-harness.js';
+import { expectNoLeak } from '../../../test/support/no-leak.js';
+import { openaiChat } from '../../../test/support/proposals.js';
 import { startPrivateRedis, type PrivateRedis } from '../../../test/support/private-redis.js';
 import * as validate from '../../validate/src/service.js';
 import * as authorize from './service.js';
@@ -103,12 +103,12 @@ async function auditOf(h: GateHarness, proposalId: string) {
 }
 
 /**
- * Sends the sentinel of `runId` (carol's search: another tenant, so another run counter), waits
+ * Sends the sentinel of `runId` (carol's lookup: another tenant, so another run counter), waits
  * until it is forwarded, and returns the proposal ids forwarded on that run before it.
  */
 async function forwardedBefore(h: GateHarness, runId: string): Promise<unknown[]> {
   const proposalId = `sentinel-${runId}`;
-  await feed(h, validated(h, USERS.carol, { proposalId, runId }, 'search', { query: 'x' }));
+  await feed(h, validated(h, USERS.carol, { proposalId, runId }, 'lookup', { query: 'x' }));
   await h.waitFor(
     'authorized',
     `the sentinel of ${runId}`,
@@ -121,8 +121,8 @@ async function forwardedBefore(h: GateHarness, runId: string): Promise<unknown[]
 /** Proposal ids of `runId` that got an observation before a refused sentinel sent now got its own. */
 async function observedBefore(h: GateHarness, runId: string): Promise<unknown[]> {
   const proposalId = `refused-sentinel-${runId}`;
-  const write = { invoice_id: 'inv_481', status: 'approved' };
-  await feed(h, validated(h, USERS.bob, { proposalId, runId }, 'approve_invoice', write));
+  const write = { ticket_id: 'tkt_1', resolution: 'done' };
+  await feed(h, validated(h, USERS.bob, { proposalId, runId }, 'close_ticket', write));
   await observationOf(h, proposalId);
   const observed = h.seen('observations').filter((r) => r.value['runId'] === runId);
   return observed.map((r) => r.value['proposalId']).filter((id) => id !== proposalId);
@@ -132,21 +132,9 @@ function commandsSeen(h: GateHarness): number {
   return deployment.tools.reduce((n, t) => n + h.seen(`commands.${t.name}`).length, 0);
 }
 
-/** The public message says what the catalogue says and nothing about tenants, objects or policy. */
+/** The observation says nothing about other tenants, objects, roles, policy or its version. */
 function expectNothingLeaks(observation: Record<string, unknown>, policyVersion: string): void {
-  const text = JSON.stringify(observation);
-  for (const secret of [
-    'globex',
-    'inv_900',
-    'carol',
-    'permit',
-    'forbid',
-    'viewer',
-    policyVersion,
-  ]) {
-    expect(text).not.toContain(secret);
-  }
-  expect(observation).not.toHaveProperty('internalDetail');
+  expectNoLeak(observation, [...NEVER_PUBLIC, policyVersion]);
 }
 
 describe('the authorize stage on Kafka', () => {
@@ -162,14 +150,14 @@ describe('the authorize stage on Kafka', () => {
     const ids = { proposalId: 'p-write', runId: 'run-write' };
     await feed(
       h,
-      validated(h, USERS.alice, ids, 'approve_invoice', {
-        invoice_id: 'inv_481',
-        status: 'approved',
+      validated(h, USERS.alice, ids, 'close_ticket', {
+        ticket_id: 'tkt_1',
+        resolution: 'done',
       }),
     );
     await feed(
       h,
-      validated(h, USERS.alice, { proposalId: 'p-read', runId: 'run-write' }, 'search', {
+      validated(h, USERS.alice, { proposalId: 'p-read', runId: 'run-write' }, 'lookup', {
         query: 'q3',
       }),
     );
@@ -182,17 +170,17 @@ describe('the authorize stage on Kafka', () => {
     );
     expect(write!.value).toMatchObject({
       proposalId: 'p-write',
-      tool: 'approve_invoice',
+      tool: 'close_ticket',
       toolVersion: '1',
-      args: { invoice_id: 'inv_481', status: 'approved' },
+      args: { ticket_id: 'tkt_1', resolution: 'done' },
       context: { subject: 'alice', tenant: 'acme', proposalId: 'p-write' },
       objects: [
         {
-          type: 'Invoice',
-          id: 'inv_481',
+          type: 'Ticket',
+          id: 'tkt_1',
           tenant: 'acme',
           version: 1,
-          attributes: { amount_cents: 120_000, currency: 'EUR', status: 'open' },
+          attributes: { title: 'ticket 1', status: 'open', priority: 'normal' },
         },
       ],
       policyVersion,
@@ -207,15 +195,15 @@ describe('the authorize stage on Kafka', () => {
     expect(h.seen('observations').filter((r) => r.value['runId'] === 'run-write')).toEqual([]);
   });
 
-  it("reports another tenant's invoice exactly like a missing one", async () => {
+  it("reports another tenant's ticket exactly like a missing one", async () => {
     const runId = 'run-tenancy';
-    const approve = (proposalId: string, invoice: string) =>
-      validated(h, USERS.alice, { proposalId, runId }, 'approve_invoice', {
-        invoice_id: invoice,
-        status: 'approved',
+    const approve = (proposalId: string, ticket: string) =>
+      validated(h, USERS.alice, { proposalId, runId }, 'close_ticket', {
+        ticket_id: ticket,
+        resolution: 'done',
       });
-    await feed(h, approve('p-foreign', 'inv_900'));
-    await feed(h, approve('p-missing', 'inv_999'));
+    await feed(h, approve('p-foreign', 'tkt_9'));
+    await feed(h, approve('p-missing', 'tkt_999'));
 
     const foreign = await observationOf(h, 'p-foreign');
     const missing = await observationOf(h, 'p-missing');
@@ -238,7 +226,7 @@ describe('the authorize stage on Kafka', () => {
       code: 'not_found',
       tenant: 'acme',
       subject: 'alice',
-      objectIds: ['inv_900'],
+      objectIds: ['tkt_9'],
       outcome: 'rejected',
     });
     expect(await forwardedBefore(h, runId)).toEqual([]);
@@ -247,8 +235,8 @@ describe('the authorize stage on Kafka', () => {
 
   it("refuses a viewer's write as not authorized, naming the policy version only in the audit", async () => {
     const runId = 'run-bob';
-    const args = { invoice_id: 'inv_481', status: 'approved' };
-    await feed(h, validated(h, USERS.bob, { proposalId: 'p-bob', runId }, 'approve_invoice', args));
+    const args = { ticket_id: 'tkt_1', resolution: 'done' };
+    await feed(h, validated(h, USERS.bob, { proposalId: 'p-bob', runId }, 'close_ticket', args));
 
     const observation = await observationOf(h, 'p-bob');
     expect(observation).toMatchObject({
@@ -265,31 +253,31 @@ describe('the authorize stage on Kafka', () => {
       code: 'not_authorized',
       subject: 'bob',
       policyVersion,
-      objectIds: ['inv_481'],
+      objectIds: ['tkt_1'],
     });
     expect(audit['internalDetail']).toContain(policyVersion);
     expect(await forwardedBefore(h, runId)).toEqual([]);
     expect(commandsSeen(h)).toBe(0);
   });
 
-  it('refuses approving a paid invoice as not open', async () => {
-    const runId = 'run-paid';
-    const args = { invoice_id: 'inv_483', status: 'approved' };
+  it('refuses closing a closed ticket as not open', async () => {
+    const runId = 'run-closed';
+    const args = { ticket_id: 'tkt_3', resolution: 'done' };
     await feed(
       h,
-      validated(h, USERS.alice, { proposalId: 'p-paid', runId }, 'approve_invoice', args),
+      validated(h, USERS.alice, { proposalId: 'p-closed', runId }, 'close_ticket', args),
     );
 
-    const observation = await observationOf(h, 'p-paid');
+    const observation = await observationOf(h, 'p-closed');
     expect(observation).toMatchObject({
       outcome: 'rejected',
       stage: 'precondition',
       code: 'not_open',
       disposition: 'deny',
-      message: 'The invoice is not open, so its status cannot change.',
+      message: 'The ticket is not open, so it cannot be closed.',
     });
     expectNothingLeaks(observation, policyVersion);
-    expect(await auditOf(h, 'p-paid')).toMatchObject({ code: 'not_open', policyVersion });
+    expect(await auditOf(h, 'p-closed')).toMatchObject({ code: 'not_open', policyVersion });
     expect(await forwardedBefore(h, runId)).toEqual([]);
     expect(commandsSeen(h)).toBe(0);
   });
@@ -297,9 +285,9 @@ describe('the authorize stage on Kafka', () => {
   it('refuses a forged envelope, whatever is wrong with its tag: audited, never forwarded or answered', async () => {
     const runId = 'run-forged';
     const envelope = (proposalId: string) =>
-      validated(h, USERS.alice, { proposalId, runId }, 'approve_invoice', {
-        invoice_id: 'inv_481',
-        status: 'approved',
+      validated(h, USERS.alice, { proposalId, runId }, 'close_ticket', {
+        ticket_id: 'tkt_1',
+        resolution: 'done',
       });
     const original = envelope('p-tampered');
     const tampered = { ...original, context: { ...original.context, tenant: 'globex' } };
@@ -350,7 +338,7 @@ describe('the authorize stage on Kafka', () => {
   it('refuses an envelope whose tool version is not loaded here as an internal error', async () => {
     const runId = 'run-version';
     const stale = {
-      ...validated(h, USERS.alice, { proposalId: 'p-stale', runId }, 'search', { query: 'x' }),
+      ...validated(h, USERS.alice, { proposalId: 'p-stale', runId }, 'lookup', { query: 'x' }),
       toolVersion: '0',
     };
     await feed(h, stale);
@@ -362,7 +350,7 @@ describe('the authorize stage on Kafka', () => {
       disposition: 'deny',
     });
     expect((await auditOf(h, 'p-stale'))['internalDetail']).toContain(
-      'search@0 is not loaded here',
+      'lookup@0 is not loaded here',
     );
     expect(await forwardedBefore(h, runId)).toEqual([]);
   });
@@ -389,7 +377,7 @@ describe('the authorize stage on a Redis of its own, with 2 calls per run', () =
   it('counts each proposal once and refuses the call past the run limit', async () => {
     const runId = 'run-limit';
     const call = (proposalId: string) =>
-      validated(h, USERS.alice, { proposalId, runId }, 'search', { query: proposalId });
+      validated(h, USERS.alice, { proposalId, runId }, 'lookup', { query: proposalId });
     await feed(h, call('p-1'));
     await feed(h, call('p-1')); // the same proposal again, e.g. resubmitted: counted once
     await feed(h, call('p-2'));
@@ -431,12 +419,12 @@ describe('the authorize stage on a Redis of its own, with 2 calls per run', () =
     await redis.stop();
     await feed(
       h,
-      validated(h, USERS.alice, { proposalId: 'p-during-1', runId }, 'search', { query: 'x' }),
+      validated(h, USERS.alice, { proposalId: 'p-during-1', runId }, 'lookup', { query: 'x' }),
     );
-    const args = { invoice_id: 'inv_481', status: 'approved' };
+    const args = { ticket_id: 'tkt_1', resolution: 'done' };
     await feed(
       h,
-      validated(h, USERS.alice, { proposalId: 'p-during-2', runId }, 'approve_invoice', args),
+      validated(h, USERS.alice, { proposalId: 'p-during-2', runId }, 'close_ticket', args),
     );
 
     // Two faults on the first envelope: it was tried, paused, and tried again, never skipped.
@@ -459,7 +447,7 @@ describe('the authorize stage on a Redis of its own, with 2 calls per run', () =
       2,
     );
     expect(forwarded.map((r) => r.value['proposalId'])).toEqual(['p-during-1', 'p-during-2']);
-    expect(forwarded[1]!.value['objects']).toMatchObject([{ id: 'inv_481', version: 1 }]);
+    expect(forwarded[1]!.value['objects']).toMatchObject([{ id: 'tkt_1', version: 1 }]);
     expect(ofRun('observations')).toEqual([]);
     // The waits for Redis are in /metrics, the failed calls apart.
     const calls = await storeCalls(h);
@@ -474,7 +462,7 @@ describe('the authorize stage on a Redis of its own, with 2 calls per run', () =
     await redis.stop();
     const ids = ['p-burst-1', 'p-burst-2', 'p-burst-3', 'p-burst-4', 'p-burst-5'];
     for (const proposalId of ids) {
-      await feed(h, validated(h, USERS.alice, { proposalId, runId }, 'search', { query: 'x' }));
+      await feed(h, validated(h, USERS.alice, { proposalId, runId }, 'lookup', { query: 'x' }));
     }
     await eventually(
       30_000,
@@ -509,7 +497,7 @@ describe('the authorize stage with 2 calls per run', () => {
         h,
         USERS.alice,
         { proposalId: 'p-reused', runId, callId: `call_${n}`, requestId: `req-${n}` },
-        'search',
+        'lookup',
         { query: `q${n}` },
       );
     await feed(h, call(1));
@@ -540,8 +528,8 @@ describe('the authorize stage behind the validate stage', () => {
 
   it("authorizes what validate forwards, keeping the proposal's receivedAt", async () => {
     const alice = await h.session(USERS.alice);
-    const args = { invoice_id: 'inv_482', status: 'rejected' };
-    const proposal = openaiChat({ proposalId: 'p-e2e', runId: 'run-e2e' }, 'approve_invoice', args);
+    const args = { ticket_id: 'tkt_2', resolution: 'dropped' };
+    const proposal = openaiChat({ proposalId: 'p-e2e', runId: 'run-e2e' }, 'close_ticket', args);
     await h.send('proposals', 'run-e2e', proposal, sessionHeaders(alice));
 
     const [envelope] = await h.waitFor(
@@ -551,8 +539,8 @@ describe('the authorize stage behind the validate stage', () => {
     );
     const [before] = h.seen('validated').filter((r) => r.value['proposalId'] === 'p-e2e');
     expect(envelope!.value).toMatchObject({
-      tool: 'approve_invoice',
-      objects: [{ type: 'Invoice', id: 'inv_482', version: 1 }],
+      tool: 'close_ticket',
+      objects: [{ type: 'Ticket', id: 'tkt_2', version: 1 }],
       receivedAt: before!.value['receivedAt'],
     });
   });

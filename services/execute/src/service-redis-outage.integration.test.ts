@@ -11,9 +11,8 @@ import net from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { identityOf, type ClearedEnvelope } from '@toolgate/shared';
-import { USERS } from '../../../examples/billing/data.js';
-import { openaiChat } from '../../../examples/billing/fixtures/proposals.js';
-import deployment from '../../../examples/billing/toolgate.config.js';
+import deployment, { USERS } from '../../../test/support/deployment/index.js';
+import { openaiChat } from '../../../test/support/proposals.js';
 import { eventually } from '../../../test/support/deadline.js';
 import {
   createClearedFeeder,
@@ -93,8 +92,8 @@ async function metric(name: string, labels: string): Promise<number> {
     .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
 }
 
-function search(proposalId: string): ReturnType<typeof openaiChat> {
-  return openaiChat({ proposalId, runId: `run-${proposalId}` }, 'search', { query: proposalId });
+function lookup(proposalId: string): ReturnType<typeof openaiChat> {
+  return openaiChat({ proposalId, runId: `run-${proposalId}` }, 'lookup', { query: proposalId });
 }
 
 async function resultOf(proposalId: string): Promise<void> {
@@ -110,7 +109,7 @@ async function resultOf(proposalId: string): Promise<void> {
 describe('the execute stage while Redis does not answer', () => {
   it('publishes no command while Redis is frozen, and completes every proposal once it answers again', async () => {
     const alice = USERS.alice;
-    const before = await feeder.feed(alice, search('p-before'));
+    const before = await feeder.feed(alice, lookup('p-before'));
     await resultOf('p-before');
 
     const cleared = `topic="${h.topic('cleared')}"`;
@@ -121,7 +120,7 @@ describe('the execute stage while Redis does not answer', () => {
 
     const during: ClearedEnvelope[] = [];
     for (const id of ['p-during-1', 'p-during-2', 'p-during-3']) {
-      during.push(await feeder.feed(alice, search(id)));
+      during.push(await feeder.feed(alice, lookup(id)));
     }
     // The stage read each of them, failed on Redis, paused, and read them again: six reads at least.
     await eventually(
@@ -134,7 +133,7 @@ describe('the execute stage while Redis does not answer', () => {
     );
     expect(worker.delivered.length).toBe(commandsBefore);
     for (const envelope of during) {
-      expect(h.seen(`commands.search`).filter((r) => r.key === identityOf(envelope).key)).toEqual(
+      expect(h.seen(`commands.lookup`).filter((r) => r.key === identityOf(envelope).key)).toEqual(
         [],
       );
       expect(
@@ -145,7 +144,7 @@ describe('the execute stage while Redis does not answer', () => {
     redis.kill('SIGCONT');
     for (const envelope of during) await resultOf(envelope.proposalId);
     for (const envelope of [before, ...during]) {
-      expect(await everythingUnder(h, 'commands.search', identityOf(envelope).key)).toHaveLength(1);
+      expect(await everythingUnder(h, 'commands.lookup', identityOf(envelope).key)).toHaveLength(1);
       expect(await everythingUnder(h, 'observations', envelope.runId)).toHaveLength(1);
     }
     expect(worker.delivered.map((c) => c.context.proposalId).sort()).toEqual([

@@ -24,16 +24,16 @@ import {
   type Outgoing,
   type StageDeps,
 } from '@toolgate/platform';
-import deployment from '../../../examples/billing/toolgate.config.js';
-import { USERS } from '../../../examples/billing/data.js';
-import { mcp, openaiChat } from '../../../examples/billing/fixtures/proposals.js';
-import { refundPayment } from '../../../examples/billing/tools.js';
+import deployment, { NEVER_PUBLIC, USERS } from '../../../test/support/deployment/index.js';
+import { refund as refundTool } from '../../../test/support/deployment/tools.js';
 import {
   sessionHeaders,
   startGateHarness,
   type GateHarness,
   type Tapped,
 } from '../../../test/support/gate-harness.js';
+import { expectNoLeak as expectNothingIn } from '../../../test/support/no-leak.js';
+import { mcp, openaiChat } from '../../../test/support/proposals.js';
 import { createApprovalHandler } from './handle-approval.js';
 import { createAuthorizedHandler } from './handle-authorized.js';
 import * as confirm from './service.js';
@@ -43,19 +43,9 @@ import * as confirm from './service.js';
 const TAP = ['observations', 'audit', 'cleared', 'confirmations', 'approvals'];
 const NO_DIGEST = '0'.repeat(64);
 
-/** Public text that must never reach an agent or an approver of another tenant. */
-const SECRETS = [
-  /globex/i,
-  /inv_900/,
-  /carol/,
-  /attacker/,
-  /permit|forbid|principal|resource/,
-  /approvers-approve/,
-];
-
+/** Nothing of other tenants or policy, nor what an attacker wrote into a changed object. */
 function expectNoLeak(observation: Tapped): void {
-  const text = JSON.stringify(observation.value);
-  for (const secret of SECRETS) expect(text).not.toMatch(secret);
+  expectNothingIn(observation.value, [...NEVER_PUBLIC, 'attacker']);
 }
 
 /** The `authorized` envelope the authorize stage would write for `who`'s `proposal`, now. */
@@ -141,7 +131,7 @@ async function approvalAudit(h: GateHarness, id: string, who: string, count = 1)
  * been seen by then.
  */
 async function flushCleared(h: GateHarness, runId: string, marker: string) {
-  const proposal = openaiChat({ proposalId: marker, runId }, 'search', { query: 'flush' });
+  const proposal = openaiChat({ proposalId: marker, runId }, 'lookup', { query: 'flush' });
   await sendAuthorized(h, await authorizedFor(h, USERS.alice, proposal));
   await h.waitFor('cleared', `the marker ${marker}`, (r) => r.value['proposalId'] === marker);
 }
@@ -206,7 +196,7 @@ const valueOf = (o: Outgoing | undefined) =>
   o !== undefined && 'value' in o ? o.value : undefined;
 
 const refund = (proposalId: string, runId: string) =>
-  mcp({ proposalId, runId }, 'refund_payment', { payment_id: 'pay_11', amount_cents: 500 });
+  mcp({ proposalId, runId }, 'refund', { payment_id: 'pay_1', amount: 500 });
 
 describe('the confirm stage on Kafka', () => {
   let h: GateHarness;
@@ -219,7 +209,7 @@ describe('the confirm stage on Kafka', () => {
     const env = await authorizedFor(
       h,
       USERS.bob,
-      openaiChat({ proposalId: 'p-read', runId: 'run-read' }, 'search', { query: 'x' }),
+      openaiChat({ proposalId: 'p-read', runId: 'run-read' }, 'lookup', { query: 'x' }),
     );
     await sendAuthorized(h, env);
     const [cleared] = await h.waitFor(
@@ -227,7 +217,7 @@ describe('the confirm stage on Kafka', () => {
       'p-read',
       (r) => r.value['proposalId'] === 'p-read',
     );
-    expect(cleared!.value).toMatchObject({ tool: 'search', context: { subject: 'bob' } });
+    expect(cleared!.value).toMatchObject({ tool: 'lookup', context: { subject: 'bob' } });
     expect(cleared!.value).not.toHaveProperty('confirmedBy');
     const tag = cleared!.headers[INTEGRITY_HEADER];
     expect(verifyIntegrity(h.gate.config.integrityKey, h.topic('cleared'), cleared!.raw, tag)).toBe(
@@ -243,7 +233,7 @@ describe('the confirm stage on Kafka', () => {
       confirmationId: id,
       tenant: 'acme',
       requestedBy: 'alice',
-      tool: 'refund_payment',
+      tool: 'refund',
       card: { action: expect.any(String) as string },
     });
     const [pending] = await h.waitFor(
@@ -265,8 +255,8 @@ describe('the confirm stage on Kafka', () => {
       (r) => r.value['proposalId'] === 'p-approve',
     );
     expect(cleared!.value).toMatchObject({
-      tool: 'refund_payment',
-      args: { payment_id: 'pay_11', amount_cents: 500 },
+      tool: 'refund',
+      args: { payment_id: 'pay_1', amount: 500 },
       context: { subject: 'alice', roles: ['approver'] },
       confirmedBy: 'alice',
     });
@@ -364,17 +354,19 @@ describe('the confirm stage on Kafka', () => {
     expect(waiting?.pending.digest).toBe(request.value['digest']);
   });
 
-  it('runs nothing when the draft changed between the card and the approval', async () => {
-    const proposal = mcp({ proposalId: 'p-draft', runId: 'run-draft' }, 'send_email', {
-      draft_id: 'draft_7',
+  it('runs nothing when the note changed between the card and the approval', async () => {
+    const proposal = mcp({ proposalId: 'p-draft', runId: 'run-draft' }, 'publish_note', {
+      note_id: 'note_1',
     });
     const { request, id } = await parked(h, proposal);
-    expect(request.value['card']).toMatchObject({ preview: { to: ['ops@acme.example'] } });
-    const draft = { type: 'Draft', id: 'draft_7' };
-    const before = await h.gate.runtime.objects.load('acme', draft);
-    const edited = await h.gate.runtime.objects.compareAndSet(draft, 'acme', before!.version, {
+    expect(request.value['card']).toMatchObject({
+      preview: { text: 'The release is on Friday.' },
+    });
+    const note = { type: 'Note', id: 'note_1' };
+    const before = await h.gate.runtime.objects.load('acme', note);
+    const edited = await h.gate.runtime.objects.compareAndSet(note, 'acme', before!.version, {
       ...before!.attributes,
-      to: ['attacker@evil.example'],
+      text: 'Rewritten by an attacker.',
     });
     expect(edited).not.toBe('conflict');
 
@@ -434,9 +426,9 @@ describe('the confirm stage on Kafka', () => {
 
   it('refuses another call under a proposalId whose confirmation is parked, and keeps the first', async () => {
     const first = await parked(h, refund('p-reused', 'run-reused'));
-    const other = mcp({ proposalId: 'p-reused', runId: 'run-reused' }, 'refund_payment', {
-      payment_id: 'pay_11',
-      amount_cents: 700,
+    const other = mcp({ proposalId: 'p-reused', runId: 'run-reused' }, 'refund', {
+      payment_id: 'pay_1',
+      amount: 700,
     });
     await sendAuthorized(h, await authorizedFor(h, USERS.alice, other));
     const [, refusedCall] = await h.waitFor(
@@ -452,7 +444,7 @@ describe('the confirm stage on Kafka', () => {
     });
     // The agent learns that the id was taken, not what the first call was or where it waits.
     expectNoLeak(refusedCall!);
-    for (const word of [first.id, '500', 'pay_11']) {
+    for (const word of [first.id, '500', 'pay_1']) {
       expect(JSON.stringify(refusedCall!.value)).not.toContain(word);
     }
     const [audit] = await h.waitFor(
@@ -468,7 +460,7 @@ describe('the confirm stage on Kafka', () => {
     expect(clearedOf(h, 'p-reused')).toEqual([]);
     const listed = await h.gate.runtime.store.confirmations.listPending('acme', 1000);
     const waiting = listed.filter((p) => p.proposalId === 'p-reused');
-    expect(waiting.map((p) => p.args)).toEqual([{ payment_id: 'pay_11', amount_cents: 500 }]);
+    expect(waiting.map((p) => p.args)).toEqual([{ payment_id: 'pay_1', amount: 500 }]);
   });
 
   it('refuses another call under a parked proposalId even if the confirmation expires right after', async () => {
@@ -480,9 +472,9 @@ describe('the confirm stage on Kafka', () => {
     };
     const handle = createAuthorizedHandler(stageDeps(h, { confirmations }), createMessageChecker());
     const first = await authorizedFor(h, USERS.alice, refund('p-expiring', 'run-expiring'));
-    const other = mcp({ proposalId: 'p-expiring', runId: 'run-expiring' }, 'refund_payment', {
-      payment_id: 'pay_11',
-      amount_cents: 700,
+    const other = mcp({ proposalId: 'p-expiring', runId: 'run-expiring' }, 'refund', {
+      payment_id: 'pay_1',
+      amount: 700,
     });
     expect((await handle(await authorizedAt(h, '5001', first))).map((o) => o.topic)).toEqual([
       h.topic('confirmations'),
@@ -544,7 +536,7 @@ describe('the confirm stage on Kafka', () => {
       expect(again.map((o) => o.topic)).toEqual([h.topic('cleared'), h.topic('audit')]);
       expect(valueOf(again[0])).toMatchObject({
         proposalId: 'p-resume-late',
-        tool: 'refund_payment',
+        tool: 'refund',
         context: { subject: 'alice' },
         confirmedBy: 'alice',
       });
@@ -749,9 +741,9 @@ describe('the confirm stage under a four-eyes policy', () => {
 describe('the confirm stage with a card the confirmations topic cannot carry', () => {
   /** A deployment's card builder that leaves the target line empty (the schema wants text). */
   const blankTarget = {
-    ...refundPayment,
-    card: (...given: Parameters<NonNullable<typeof refundPayment.card>>) => ({
-      ...refundPayment.card!(...given),
+    ...refundTool,
+    card: (...given: Parameters<NonNullable<typeof refundTool.card>>) => ({
+      ...refundTool.card!(...given),
       target: '',
     }),
   };
@@ -761,7 +753,7 @@ describe('the confirm stage with a card the confirmations topic cannot carry', (
       label: 'confirm-card',
       deployment: {
         ...deployment,
-        tools: deployment.tools.map((t) => (t.name === 'refund_payment' ? blankTarget : t)),
+        tools: deployment.tools.map((t) => (t.name === 'refund' ? blankTarget : t)),
       },
     });
   });

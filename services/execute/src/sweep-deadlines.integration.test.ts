@@ -31,7 +31,7 @@ import {
   TOOL_OUTCOME_UNKNOWN,
   type ToolResult,
 } from '@toolgate/shared';
-import deployment from '../../../examples/billing/toolgate.config.js';
+import deployment from '../../../test/support/deployment/index.js';
 import { dropNamespace, testNamespace } from '../../../test/support/namespace.js';
 import { pendingCommand } from '../../../test/support/pending-command.js';
 import { redisClient, stackAddresses } from '../../../test/support/stack.js';
