@@ -16,7 +16,6 @@ import {
   topicsOfPrincipal,
   type GateStageName,
 } from './acls.js';
-import { createBus, type Bus } from './bus.js';
 import { createCodec, type Codec, type JsonSchemaObject } from './codec.js';
 import type { Config } from './config.js';
 import { createGateOutputs, type GateOutputs } from './gate-outputs.js';
@@ -25,7 +24,13 @@ import type { Logger } from './logger.js';
 import { isRetriable } from './fault.js';
 import { createRedisObjectStore, type RedisObjectStore } from './redis-object-store.js';
 import { Fault } from './fault.js';
-import { describeKafkaSecurity, kafkaSecurityOf, type KafkaSecurity } from './kafka-security.js';
+import {
+  createBus,
+  describeKafkaSecurity,
+  kafkaSecurityOf,
+  type Bus,
+  type KafkaSecurity,
+} from './kafka/index.js';
 import { retryWhileRetriable } from './retry-backoff.js';
 import { createStore, type Store, type StoreOptions } from './store.js';
 import { TOPIC_NAMES, type TopicShortName } from './topics.js';

@@ -16,10 +16,10 @@ import type {
   BusTransaction,
   OutRecord,
   PartitionOffset,
-} from './bus.js';
+} from './kafka/index.js';
 import type { Codec } from './codec.js';
 import { Fault } from './fault.js';
-import { BUS_FAULTS } from './kafka-fault.js';
+import { BUS_FAULTS } from './kafka/index.js';
 import { startStageLoop, type Incoming, type StageLoopOptions } from './stage-loop.js';
 
 const TOPIC = 'in';

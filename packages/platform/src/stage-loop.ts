@@ -42,12 +42,12 @@ import type {
   BusProducerOptions,
   OutRecord,
   PartitionOffset,
-} from './bus.js';
+} from './kafka/index.js';
 import type { Codec } from './codec.js';
 import { FETCH_DEFAULTS } from './config.js';
 import { Fault, faultCode, isRetriable } from './fault.js';
-import { BUS_FAULTS, membershipLost } from './kafka-fault.js';
-import { MAX_REQUEST_RECORD_BYTES, recordBytes } from './record-size.js';
+import { BUS_FAULTS, membershipLost } from './kafka/index.js';
+import { MAX_REQUEST_RECORD_BYTES, recordBytes } from './kafka/index.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-backoff.js';
 
 /** One consumed message as a handler sees it. */
