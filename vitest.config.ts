@@ -21,6 +21,7 @@ export default defineConfig({
             'examples/**/*.test.ts',
             'infra/**/*.test.ts',
             'bench/**/*.test.ts',
+            'scripts/**/*.test.ts',
           ],
           environment: 'node',
           execArgv,

@@ -1,7 +1,7 @@
 /**
  * What the stack does with a running Kafka as its administrator: the readiness check, and creating
- * the declared topics and the ACLs the rest of the stack relies on. kafkajs is imported here and
- * nowhere else in infra/ (lint rule `no-restricted-imports`, eslint.config.js).
+ * the declared topics and the ACLs the rest of the stack relies on. The one file of infra/ that
+ * imports kafkajs (scripts/lint/boundaries.js).
  */
 import kafkajs, { type Admin, type Kafka as KafkaClient } from 'kafkajs';
 import {

@@ -1,7 +1,7 @@
 /**
  * The gate's Kafka (`@toolgate/platform/kafka`): the bus, how kafkajs errors become faults, and
- * who a process is to Kafka. This folder is the only place that imports kafkajs (lint rule
- * `no-restricted-imports` in eslint.config.js), so the client can be swapped here alone.
+ * who a process is to Kafka. kafkajs is imported in this folder alone (scripts/lint/boundaries.js),
+ * so the client can be swapped here.
  */
 export * from './bus-types.js';
 export * from './bus.js';
