@@ -108,7 +108,7 @@ const MALFORMED = [
 const UNKNOWN_TOOLS = ['delete_invoice', 'get_weather', 'search_invoices', 'send_mail', 'python'];
 
 const execute: Expected = { kind: 'execute', replay: false };
-const refused = (stage: string, code: string): Expected => ({ kind: 'refused', stage, code });
+const refused = (rung: string, code: string): Expected => ({ kind: 'refused', stage: rung, code });
 const mf = refused('schema', 'missing_field');
 const na = refused('authorization', 'not_authorized');
 const reader = (r: SeededRandom): UserName => weighted(r, { alice: 5, bob: 3, carol: 2 });

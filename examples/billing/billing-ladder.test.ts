@@ -1,6 +1,6 @@
 /**
  * The seed fixture matrix on the example deployment: every rung refuses what it should, with the
- * right disposition, stage and code; no refusal yields a command; no public message leaks another
+ * right disposition, rung and code; no refusal yields a command; no public message leaks another
  * tenant's identifiers, an owner or policy text.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -70,14 +70,14 @@ async function run(user: string | undefined, proposal: unknown): Promise<Evaluat
 /** Words that must never reach the model in a refusal meant for acme's users. */
 const SECRETS = ['globex', 'carol', 'inv_900', 'permit', 'forbid', 'principal', 'when {', 'policy'];
 
-function expectRefused(e: Evaluation, stage: string, code: string, disposition: string): void {
+function expectRefused(e: Evaluation, rung: string, code: string, disposition: string): void {
   expect(e.kind).toBe('refused');
   if (e.kind !== 'refused') return;
   expect({
     stage: e.rejected.stage,
     code: e.rejected.code,
     disposition: e.rejected.disposition,
-  }).toEqual({ stage, code, disposition });
+  }).toEqual({ stage: rung, code, disposition });
   expect('command' in e).toBe(false);
   for (const word of SECRETS) expect(e.rejected.publicMessage.toLowerCase()).not.toContain(word);
   expect(e.rejected.publicMessage).not.toMatch(/[0-9a-f]{32,}/);

@@ -11,7 +11,7 @@ export const USERS = {
   carol: { subject: 'carol', tenant: 'globex', roles: ['approver'] },
 } as const;
 
-/** The example's objects, exactly as the issue specifies them. */
+/** The example's objects: two tenants' invoices, payments and drafts. */
 export const SEED_OBJECTS: readonly ResolvedObject[] = [
   invoice('inv_481', 'acme', 120_000, 'open'),
   invoice('inv_482', 'acme', 2_500_000, 'open'),

@@ -10,10 +10,10 @@
 import { ConfigError } from '@toolgate/shared';
 import {
   CONFIG_VARIABLES,
+  connectRedis,
   createLifecycle,
   createLogger,
   createRedisObjectStore,
-  createStore,
   loadVariables,
   OBJECT_NAMESPACE,
   startHttpServer,
@@ -42,9 +42,9 @@ async function main(): Promise<void> {
   const logger = createLogger({ level, stage: WORKER_STAGE, instanceId });
   const lifecycle = createLifecycle({ logger, timeoutMs: config.shutdownTimeoutMs });
   try {
-    const store = createStore({ url: config.redisUrl, prefix: config.redisPrefix, logger });
-    lifecycle.onStop('object store', () => store.close());
-    const objects = createRedisObjectStore(store, OBJECT_NAMESPACE);
+    const redis = connectRedis({ url: config.redisUrl, prefix: config.redisPrefix, logger });
+    lifecycle.onStop('object store', () => redis.close());
+    const objects = createRedisObjectStore(redis, OBJECT_NAMESPACE);
     await objects.seed(SEED_OBJECTS);
     const worker = await startToolWorker({
       config,

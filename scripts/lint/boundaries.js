@@ -109,8 +109,7 @@ export const boundaries = [
     rules: refuse([KAFKA_CLIENT, REDIS_CLIENT, SERVICES]),
   },
   {
-    // store.ts is the store until it moves into redis/.
-    files: ['packages/platform/src/redis/**', 'packages/platform/src/store.ts'],
+    files: ['packages/platform/src/redis/**'],
     rules: refuse([KAFKA_CLIENT, REGISTRY_CLIENT, SERVICES]),
   },
   {

@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createBus, SILENT_LOGGER } from '@toolgate/platform';
-import { STAGES } from '@toolgate/shared';
+import { RUNGS } from '@toolgate/shared';
 import {
   namespaceBindings,
   namespaceWorkerUser,
@@ -151,7 +151,7 @@ describe('npm start -- --once', () => {
     const refusedAt = new Set(
       rows.filter(([, c, kind]) => c !== '-' && kind !== 'pending_confirmation').map(([s]) => s),
     );
-    expect([...STAGES].filter((s) => !refusedAt.has(s))).toEqual([]);
+    expect([...RUNGS].filter((s) => !refusedAt.has(s))).toEqual([]);
     expect(rows).toContainEqual(['idempotency', '-', 'replay', '1']);
     expect(rows).toContainEqual(['confirmation', 'expired', 'expired', '1']);
     const walked = walkAroundRows(out);

@@ -10,6 +10,7 @@ import * as validate from '@toolgate/validate';
 import { startToolWorker, type ToolWorker } from '@toolgate/tool-worker';
 import {
   createBus,
+  createLedger,
   EXAMPLE_WORKER,
   SILENT_LOGGER,
   type Bus,
@@ -76,7 +77,7 @@ beforeAll(async () => {
     connections: {
       bus: recording(workerBus, 'worker'),
       codec: runtime.codec,
-      store: runtime.store,
+      ledger: createLedger(runtime.redis),
     },
   });
 }, 180_000);

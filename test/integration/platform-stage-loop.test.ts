@@ -361,9 +361,7 @@ describe('startStageLoop: a retriable fault', () => {
             );
           }
           handled.push({ ...entry, ok: false });
-          return Promise.reject(
-            new Fault('redis_unavailable', 'Redis is down', { retriable: true }),
-          );
+          return Promise.reject(new Fault('redis_unavailable', 'Redis is down'));
         }
         handled.push({ ...entry, ok: true });
         return copyTo(output)(msg);
@@ -419,9 +417,7 @@ describe('startStageLoop: the lag of a partition held back by a fault', () => {
             input,
             [1, 2, 3, 4].map((seq) => ({ key: 'behind', seq })),
           );
-          return Promise.reject(
-            new Fault('redis_unavailable', 'Redis is down', { retriable: true }),
-          );
+          return Promise.reject(new Fault('redis_unavailable', 'Redis is down'));
         }
         return copyTo(output)(msg);
       },
@@ -478,8 +474,7 @@ type CommitFault = 'fail' | 'lose-answer' | 'ok';
 
 /** `bus`, except that its producers' commits follow `plan` (then succeed). */
 function flakyCommits(plan: CommitFault[]): Bus {
-  const injected = () =>
-    new Fault(BUS_FAULTS.unavailable, 'injected: broker gone', { retriable: true });
+  const injected = () => new Fault(BUS_FAULTS.unavailable, 'injected: broker gone');
   const flaky = (producer: BusProducer): BusProducer => ({
     ...producer,
     transaction: async () => {

@@ -4,11 +4,11 @@
  * compare-and-set on the versions they carry, and the results say what happened.
  */
 import {
+  connectRedis,
   createRedisObjectStore,
-  createStore,
   OBJECT_NAMESPACE,
+  type RedisConnection,
   type RedisObjectStore,
-  type Store,
 } from '@toolgate/platform';
 import type { Command, ObjectRef } from '@toolgate/shared';
 import { startToolWorker, type ToolWorker } from '@toolgate/tool-worker';
@@ -35,8 +35,8 @@ const newCommand = commandFactory();
 
 let kafka: Kafka;
 let redis: Redis;
-let store: Store;
-let workerStore: Store;
+let store: RedisConnection;
+let workerStore: RedisConnection;
 let objects: RedisObjectStore;
 let worker: ToolWorker;
 let harness: CommandHarness;
@@ -45,11 +45,11 @@ beforeAll(async () => {
   await provisionWorkers(ns, TOOLS, ['billing']);
   kafka = kafkaClient(ns.id);
   redis = redisClient();
-  store = createStore({ url: stackAddresses().redisUrl, prefix: ns.redisPrefix });
+  store = connectRedis({ url: stackAddresses().redisUrl, prefix: ns.redisPrefix });
   objects = createRedisObjectStore(store, OBJECT_NAMESPACE);
   await objects.seed(SEED_OBJECTS);
   // The handlers change objects as the worker's own Redis user, which may touch only them.
-  workerStore = createStore({
+  workerStore = connectRedis({
     url: workerEnv(ns)['TOOLGATE_REDIS_URL'] ?? '',
     prefix: ns.redisPrefix,
   });

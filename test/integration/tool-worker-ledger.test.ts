@@ -3,7 +3,14 @@
  * effect, a result recorded once, and every race these exist to settle. Keys live under this
  * file's namespace and are dropped afterwards.
  */
-import { createStore, MIN_RECORD_TTL_SECONDS, type Store } from '@toolgate/platform';
+import {
+  connectRedis,
+  createLedger,
+  MIN_RECORD_TTL_SECONDS,
+  storeKeys,
+  type Ledger,
+  type RedisConnection,
+} from '@toolgate/platform';
 import type { ToolResult } from '@toolgate/shared';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,14 +19,16 @@ import { redisClient, stackAddresses } from '../support/stack.js';
 
 const ns = testNamespace('tw-ledger');
 const TTL = MIN_RECORD_TTL_SECONDS;
-const opened: Store[] = [];
+const layout = storeKeys(ns.redisPrefix);
+const opened: RedisConnection[] = [];
 let admin: Redis;
-let store: Store;
+let store: Ledger;
 
-function openStore(): Store {
-  const s = createStore({ url: stackAddresses().redisUrl, prefix: ns.redisPrefix });
-  opened.push(s);
-  return s;
+/** The ledger on a connection of its own. */
+function openStore(): Ledger {
+  const conn = connectRedis({ url: stackAddresses().redisUrl, prefix: ns.redisPrefix });
+  opened.push(conn);
+  return createLedger(conn);
 }
 
 beforeAll(async () => {
@@ -54,7 +63,7 @@ const result = (commandId: string, output: unknown = { ok: 1 }): ToolResult => (
   completedAt: '2030-01-01T00:00:01.000Z',
 });
 
-describe('Store ledger: claims', () => {
+describe('the ledger: claims', () => {
   it('claims a new key once; the same command asking again resumes, another is busy', async () => {
     const key = freshKey();
     expect(await store.ledgerClaim('acme', key, claimant('cmd-a'), TTL)).toEqual({
@@ -103,7 +112,7 @@ describe('Store ledger: claims', () => {
       outcome: 'claimed',
     });
     expect(await store.ledgerGet('globex', key)).toMatchObject({ token: 'cmd-g' });
-    expect(store.keys.ledger('acme', key)).toMatch(/^[^{]*ledger:\{[0-9a-f]{16}\}:/);
+    expect(layout.ledger('acme', key)).toMatch(/^[^{]*ledger:\{[0-9a-f]{16}\}:/);
   });
 
   it('refuses a retention below 24 hours before writing anything', async () => {
@@ -113,7 +122,7 @@ describe('Store ledger: claims', () => {
   });
 });
 
-describe('Store ledger: results', () => {
+describe('the ledger: results', () => {
   it('records a result once, for at least the retention, and replays it to any later claim', async () => {
     const key = freshKey();
     await store.ledgerClaim('acme', key, claimant('cmd-a'), TTL);
@@ -131,7 +140,7 @@ describe('Store ledger: results', () => {
       result: result('cmd-a'),
       completedAt: result('cmd-a').completedAt,
     });
-    expect(await admin.ttl(store.keys.ledger('acme', key))).toBeGreaterThan(TTL - 60);
+    expect(await admin.ttl(layout.ledger('acme', key))).toBeGreaterThan(TTL - 60);
   });
 
   it('keeps the first of two concurrent results of one command', async () => {
@@ -160,7 +169,7 @@ describe('Store ledger: results', () => {
   it('reports a result the worker did not write as a fault that retrying cannot fix', async () => {
     const key = freshKey();
     await admin.hset(
-      store.keys.ledger('acme', key),
+      layout.ledger('acme', key),
       'state',
       'done',
       'token',

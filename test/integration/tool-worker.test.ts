@@ -10,11 +10,13 @@ import { fileURLToPath } from 'node:url';
 import {
   createBus,
   createCodec,
-  createStore,
+  connectRedis,
+  createLedger,
   Fault,
   SILENT_LOGGER,
   toWireFormat,
-  type Store,
+  type Ledger,
+  type RedisConnection,
 } from '@toolgate/platform';
 import { MESSAGE_SCHEMAS, type Command } from '@toolgate/shared';
 import {
@@ -55,7 +57,8 @@ const command = commandFactory();
 let kafka: Kafka;
 let harness: CommandHarness;
 let redis: Redis;
-let ledger: Store;
+let conn: RedisConnection;
+let ledger: Ledger;
 let worker: ToolWorker;
 const logger = recordingLogger();
 /** Handler calls by command id, and the attempt each call was told. */
@@ -90,7 +93,7 @@ const TOOLS: ToolHandlers = {
   flaky: (c, { attempt }) => {
     count(c, attempt);
     if (attempt === 1) {
-      return Promise.reject(new Fault('redis_unavailable', 'injected', { retriable: true }));
+      return Promise.reject(new Fault('redis_unavailable', 'injected'));
     }
     return Promise.resolve(toolOk({ attempt }));
   },
@@ -100,14 +103,14 @@ const TOOLS: ToolHandlers = {
     applied.add(c.commandId);
     // The change is made; the reply is lost, and the redelivery comes after the deadline.
     clockAheadMs = Date.parse(c.deadline) - Date.now() + 60_000;
-    return Promise.reject(new Fault('redis_unavailable', 'injected', { retriable: true }));
+    return Promise.reject(new Fault('redis_unavailable', 'injected'));
   },
   faults_after_deadline: (c, { signal, attempt }) => {
     count(c, attempt);
     return new Promise((_, reject) => {
       signal.addEventListener('abort', () => {
         applied.add(c.commandId);
-        reject(new Fault('redis_unavailable', 'injected', { retriable: true }));
+        reject(new Fault('redis_unavailable', 'injected'));
       });
     });
   },
@@ -125,7 +128,8 @@ beforeAll(async () => {
   );
   kafka = kafkaClient(ns.id);
   redis = redisClient();
-  ledger = createStore({ url: redisUrl, prefix: ns.redisPrefix });
+  conn = connectRedis({ url: redisUrl, prefix: ns.redisPrefix });
+  ledger = createLedger(conn);
   worker = await startToolWorker({
     env: workerEnv(ns),
     name: 'main',
@@ -142,7 +146,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await harness.close();
   await worker.stop();
-  await ledger.close();
+  await conn.close();
   await dropNamespace(ns, { kafka, redis });
   redis.disconnect();
   await dropSubjects(schemaRegistryUrl, ns.id);
@@ -422,16 +426,15 @@ describe('startToolWorker: the ledger', () => {
       logger: SILENT_LOGGER,
       compatibility: 'NONE',
     });
-    const real = createStore({ url: redisUrl, prefix: ns.redisPrefix });
+    const realConn = connectRedis({ url: redisUrl, prefix: ns.redisPrefix });
+    const real = createLedger(realConn);
     let outages = 3;
-    const store: Store = {
+    const guardedLedger: Ledger = {
       ...real,
       ledgerClaim: (...args) => {
         if (outages <= 0) return real.ledgerClaim(...args);
         outages -= 1;
-        return Promise.reject(
-          new Fault('redis_unavailable', 'injected outage', { retriable: true }),
-        );
+        return Promise.reject(new Fault('redis_unavailable', 'injected outage'));
       },
     };
     const ran: number[] = [];
@@ -443,7 +446,7 @@ describe('startToolWorker: the ledger', () => {
           return Promise.resolve(toolOk());
         },
       },
-      connections: { bus, codec, store },
+      connections: { bus, codec, ledger: guardedLedger },
       logger: SILENT_LOGGER,
       retry: { initialMs: 20, maxMs: 50 },
     });
@@ -459,14 +462,14 @@ describe('startToolWorker: the ledger', () => {
       expect(ran).toEqual([1]);
     } finally {
       await guarded.stop();
-      await real.close();
+      await realConn.close();
       await bus.close();
     }
   });
 
   it('answers internal_error for a key whose ledger entry it cannot read, and moves on', async () => {
     const c = command('echo');
-    await redis.set(ledger.keys.ledger('acme', c.idempotencyKey), 'not a ledger entry');
+    await redis.set(conn.keys.ledger('acme', c.idempotencyKey), 'not a ledger entry');
     const next = command('echo');
     await produce(c, next);
     expect(await resultsOf(c.commandId)).toMatchObject([

@@ -11,8 +11,9 @@
 import { Redis } from 'ioredis';
 import {
   createBus,
+  connectRedis,
   createCodec,
-  createStore,
+  createLedger,
   kafkaSecurityOf,
   SILENT_LOGGER,
   type Bus,
@@ -62,7 +63,8 @@ const codec = createCodec({
   logger: SILENT_LOGGER,
   compatibility: 'NONE',
 });
-const store = createStore({ url: config.redisUrl, prefix: config.redisPrefix });
+const redis = connectRedis({ url: config.redisUrl, prefix: config.redisPrefix });
+const ledger = createLedger(redis);
 // The worker's own Redis user may touch only its ledger and objects: the test's counter is not
 // the worker's, and is kept as the user the test gives (CHILD_COUNTER_REDIS_URL).
 const counter = new Redis(must('CHILD_COUNTER_REDIS_URL'));
@@ -76,7 +78,7 @@ const worker = await startToolWorker({
       return toolOk({ ran: command.commandId });
     },
   },
-  connections: { bus: crashingBus, codec, store },
+  connections: { bus: crashingBus, codec, ledger },
   logger: SILENT_LOGGER,
   // The killed process stays a group member until its session times out; keep that short.
   sessionTimeoutMs: 6_000,
@@ -97,6 +99,6 @@ process.once('SIGTERM', () => {
   clearInterval(announce);
   void worker
     .stop()
-    .then(() => Promise.all([store.close(), bus.close(), counter.quit()]))
+    .then(() => Promise.all([redis.close(), bus.close(), counter.quit()]))
     .then(() => process.exit(0));
 });

@@ -1,15 +1,16 @@
 /**
  * The closing table: this run's audit events, read back from the audit topic over the run's time
- * window, counted by stage, code and kind with the rungs in ladder order.
+ * window, counted by rung (the field `stage`), code and kind, the rungs in ladder order.
  */
 import { readTopicWindow, type Bus, type Codec } from '@toolgate/platform';
 import {
   formatAuditTable,
-  STAGES,
+  RUNGS,
   summarizeAudit,
   type AuditDimension,
   type AuditEvent,
   type AuditRow,
+  type Rung,
 } from '@toolgate/shared';
 
 /** The table's columns. */
@@ -54,7 +55,7 @@ export function belongs(
 
 /** The rows of `events` by {@link TABLE_DIMENSIONS}, rungs in ladder order, then most frequent. */
 export function ladderRows(events: readonly AuditEvent[]): AuditRow[] {
-  const rank = (row: AuditRow) => STAGES.indexOf(row.values.stage as (typeof STAGES)[number]);
+  const rank = (row: AuditRow) => RUNGS.indexOf(row.values.stage as Rung);
   return summarizeAudit(events, TABLE_DIMENSIONS)
     .map((row, order) => ({ row, order }))
     .sort((a, b) => rank(a.row) - rank(b.row) || a.order - b.order)

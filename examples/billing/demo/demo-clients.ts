@@ -6,13 +6,14 @@
  */
 import {
   ANALYTICS_PRINCIPAL,
+  connectRedis,
+  createLedger,
   createRedisObjectStore,
-  createStore,
   OBJECT_NAMESPACE,
   type Bus,
   type Codec,
+  type Ledger,
   type RedisObjectStore,
-  type Store,
 } from '@toolgate/platform';
 import { mintSession } from '@toolgate/shared';
 import { USERS } from '../data.js';
@@ -28,9 +29,9 @@ export interface DemoClients {
   /** Kafka as `toolgate-analytics`: the audit topic, read only. */
   readonly analytics: Bus;
   readonly codec: Codec;
-  /** Redis as the stack's admin, under the run's Redis prefix. */
-  readonly store: Store;
-  /** The objects tools change, in `store`. */
+  /** The tool worker's ledger, read as the stack's Redis admin under the run's Redis prefix. */
+  readonly ledger: Pick<Ledger, 'ledgerGet'>;
+  /** The objects tools change, on the same connection. */
   readonly objects: RedisObjectStore;
   /** Closes everything; a failed close does not keep the rest open. */
   close(): Promise<void>;
@@ -42,7 +43,7 @@ export async function openDemoClients(settings: DemoSettings): Promise<DemoClien
   const { alice, carol } = sessions;
   const agents = await connectAgents(settings, { acme: alice, globex: carol }, alice);
   const analytics = busAs(settings, ANALYTICS_PRINCIPAL, 'analytics');
-  const store = createStore({
+  const redis = connectRedis({
     url: adminRedisUrl(settings),
     prefix: settings.config.redisPrefix,
     connectionName: 'toolgate-demo',
@@ -52,10 +53,10 @@ export async function openDemoClients(settings: DemoSettings): Promise<DemoClien
     agents,
     analytics,
     codec: demoCodec(settings),
-    store,
-    objects: createRedisObjectStore(store, OBJECT_NAMESPACE),
+    ledger: createLedger(redis),
+    objects: createRedisObjectStore(redis, OBJECT_NAMESPACE),
     close: async () => {
-      await Promise.allSettled([agents.close(), analytics.close(), store.close()]);
+      await Promise.allSettled([agents.close(), analytics.close(), redis.close()]);
     },
   };
 }

@@ -4,18 +4,18 @@
  * ladder refused something. Pure: the demo gathers observations and audit events, then asks.
  */
 import {
-  STAGES,
+  RUNGS,
   type AuditEvent,
   type Observation,
   type Outcome,
-  type Stage,
+  type Rung,
 } from '@toolgate/shared';
 
 /** The terminal observation a proposal should get. */
 export interface Expected {
   readonly outcome: Outcome;
   /** The rung that refused or reported (absent: a plain result). */
-  readonly stage?: Stage;
+  readonly stage?: Rung;
   readonly code?: string;
   /** True when the observation must re-issue an earlier outcome. */
   readonly replay?: boolean;
@@ -106,7 +106,7 @@ export function isRefusal(e: Pick<AuditEvent, 'kind' | 'code'>): boolean {
 /** The rungs with no refusal among `events`, in ladder order. */
 export function rungsNeverRefused(
   events: readonly Pick<AuditEvent, 'kind' | 'code' | 'stage'>[],
-): Stage[] {
+): Rung[] {
   const refused = new Set(events.filter(isRefusal).map((e) => e.stage));
-  return STAGES.filter((s) => !refused.has(s));
+  return RUNGS.filter((s) => !refused.has(s));
 }

@@ -105,10 +105,10 @@ async function tracesOf(
   sinceMs: number,
 ): Promise<string[]> {
   const { command } = forgery;
-  const { store, objects } = ctx.clients;
+  const { ledger, objects } = ctx.clients;
   const traces: string[] = [];
   for (const tenant of forgery.tenants) {
-    const entry = await store.ledgerGet(tenant, command.idempotencyKey);
+    const entry = await ledger.ledgerGet(tenant, command.idempotencyKey);
     if (entry !== undefined) traces.push(`the worker's ledger holds the key for ${tenant}`);
   }
   const results = await resultsOf(ctx, command.commandId, sinceMs);

@@ -12,14 +12,18 @@ import {
   fromOpenAIResponses,
   type ProposalIds,
 } from '@toolgate/agent-client';
-import type { AnyCode, Proposal, Stage } from '@toolgate/shared';
+import type { AnyCode, Proposal, Rung } from '@toolgate/shared';
 import type { Expected } from './expectations.js';
 import { actionJson, anthropic, mcp, openaiChat, openaiResponses } from '../fixtures/proposals.js';
 import type { Script } from './script.js';
 import { DEMO_CALLS_PER_RUN } from './toolgate.demo.config.js';
 
 const RESULT: Expected = { outcome: 'result' };
-const refused = (stage: Stage, code: string): Expected => ({ outcome: 'rejected', stage, code });
+const refused = (rung: Rung, code: string): Expected => ({
+  outcome: 'rejected',
+  stage: rung,
+  code,
+});
 
 /** The one proposal a raw response holds (the demo's responses hold exactly one call). */
 function one(proposals: readonly Proposal[]): Proposal {

@@ -7,7 +7,7 @@
  */
 import {
   DEFAULT_REPAIR_BUDGET,
-  isRepairableStage,
+  isRepairableRung,
   type Observation,
   type Proposal,
 } from '@toolgate/shared';
@@ -89,7 +89,7 @@ async function follow<R>(
  * or precondition refusal, or a passed call, goes back to no model whatever it carries.
  */
 function repairPrompt(o: Observation): string | undefined {
-  const repairable = o.stage !== undefined && isRepairableStage(o.stage);
+  const repairable = o.stage !== undefined && isRepairableRung(o.stage);
   const refusedForRepair = o.outcome === 'rejected' && o.disposition === 'repair';
   return repairable && refusedForRepair ? o.repair?.prompt : undefined;
 }

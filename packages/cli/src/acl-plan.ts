@@ -1,7 +1,7 @@
 /**
  * What `toolgate acls` does with the ACL table: which bindings a cluster lacks, which it holds
  * beyond the table, and the `kafka-acls.sh` commands that would create the table by hand. Pure:
- * the command reads the cluster's bindings and acts on the plan.
+ * the command reads the cluster's bindings and acts on the changes planned here.
  */
 import type {
   AclBinding,

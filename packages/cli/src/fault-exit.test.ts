@@ -8,13 +8,12 @@ const unknownTopic = () => {
     type: 'UNKNOWN_TOPIC_OR_PARTITION',
   });
   const retries = Object.assign(new Error(protocol.message), { originalError: protocol });
-  return new Fault('kafka_unavailable', 'Kafka unavailable', { retriable: true, cause: retries });
+  return new Fault('kafka_unavailable', 'Kafka unavailable', { cause: retries });
 };
 
 /** A fault as the bus reports Kafka's refusal: a protocol error of `type` as its cause. */
 const refused = (type: string) =>
   new Fault('kafka_error', `Kafka refused to describe ACLs: ${type}`, {
-    retriable: false,
     cause: Object.assign(new Error('Cluster authorization failed'), {
       name: 'KafkaJSProtocolError',
       type,
@@ -30,10 +29,10 @@ describe('cliErrorOf', () => {
   });
 
   it('reports unreachable infrastructure as unavailable and other faults as failed', () => {
-    const down = new Fault('kafka_unavailable', 'no broker', { retriable: true });
+    const down = new Fault('kafka_unavailable', 'no broker');
     expect(cliErrorOf(down, 'stats', 'a')).toMatchObject({ exitCode: EXIT.unavailable });
     expect(cliErrorOf(unknownTopic(), 'stats')).toMatchObject({ exitCode: EXIT.unavailable });
-    const other = new Fault('kafka_error', 'record too large', { retriable: false });
+    const other = new Fault('kafka_error', 'record too large');
     expect(cliErrorOf(other, 'stats')).toMatchObject({
       exitCode: EXIT.failed,
       message: 'stats: record too large (kafka_error)',
@@ -75,7 +74,7 @@ describe('kafkaRefusal', () => {
     const login = Object.assign(new Error('SASL SCRAM SHA512 authentication failed'), {
       name: 'KafkaJSSASLAuthenticationError',
     });
-    const wrapped = new Fault('kafka_error', 'Kafka refused', { retriable: false, cause: login });
+    const wrapped = new Fault('kafka_error', 'Kafka refused', { cause: login });
     expect(kafkaRefusal(wrapped)).toBe('SASL_AUTHENTICATION_FAILED');
   });
 
@@ -86,7 +85,7 @@ describe('kafkaRefusal', () => {
       name: 'KafkaJSAggregateError',
       errors: [perTopic('TOPIC_ALREADY_EXISTS'), perTopic('TOPIC_AUTHORIZATION_FAILED')],
     });
-    const fault = new Fault('kafka_error', 'Kafka refused', { retriable: false, cause: aggregate });
+    const fault = new Fault('kafka_error', 'Kafka refused', { cause: aggregate });
     expect(kafkaRefusal(fault)).toBe('TOPIC_AUTHORIZATION_FAILED');
   });
 

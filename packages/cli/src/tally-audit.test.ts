@@ -4,13 +4,13 @@ import { isRefusal, parseDimensions, tallyAudit } from './tally-audit.js';
 const event = (
   eventId: string,
   kind: string,
-  stage: string,
+  rung: string,
   code: string | null,
   tool = 'search',
 ) => ({
   eventId,
   kind,
-  stage,
+  stage: rung,
   code,
   disposition: code === null ? null : 'deny',
   outcome: null,

@@ -17,7 +17,7 @@ import { createValidator, parseJsonBounded, type ParseLimits } from '@toolgate/s
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { AdapterLogger } from './adapter-logger.js';
 import { classifyBytes, toWireFormat } from './classify-bytes.js';
-import { Fault } from './fault.js';
+import { Fault, type FaultCode } from './fault.js';
 
 /** Fault codes the codec throws. */
 export const CODEC_FAULTS = {
@@ -34,7 +34,7 @@ export const CODEC_FAULTS = {
    * and has not (retriable: a client started before the gate waits for it).
    */
   schemaNotRegistered: 'schema_not_registered',
-} as const;
+} as const satisfies Record<string, FaultCode>;
 
 /** Ceilings for a whole message (envelope): 1 MiB of UTF-8, 64 levels deep. */
 export const ENVELOPE_LIMITS: ParseLimits = Object.freeze({ maxBytes: 1024 * 1024, maxDepth: 64 });
@@ -142,10 +142,7 @@ function unavailable(action: string, error: unknown): Fault {
   return new Fault(
     CODEC_FAULTS.unavailable,
     `schema registry unavailable; could not ${action}: ${messageOf(error)}`,
-    {
-      retriable: true,
-      cause: error,
-    },
+    { cause: error },
   );
 }
 
@@ -179,15 +176,13 @@ function compileStrict(subject: string, schema: JsonSchemaObject): ValidateFunct
     throw new Fault(
       CODEC_FAULTS.schemaRejected,
       `schema for ${subject} is not a strict draft 2020-12 schema: ${messageOf(error)}`,
-      { retriable: false, cause: error },
+      { cause: error },
     );
   }
 }
 
 function invalidMessage(subject: string, detail: string): Fault {
-  return new Fault(CODEC_FAULTS.invalidMessage, `refusing to write a bad ${subject}: ${detail}`, {
-    retriable: false,
-  });
+  return new Fault(CODEC_FAULTS.invalidMessage, `refusing to write a bad ${subject}: ${detail}`);
 }
 
 /** Parses `bytes` as one JSON text with the core's bounded parser. */
@@ -251,10 +246,7 @@ export function createCodec(options: CodecOptions): Codec {
       throw new Fault(
         CODEC_FAULTS.schemaRejected,
         `registry refused the schema for ${subject}: ${messageOf(error)}`,
-        {
-          retriable: false,
-          cause: error,
-        },
+        { cause: error },
       );
     }
   }
@@ -330,7 +322,7 @@ export function createCodec(options: CodecOptions): Codec {
           throw new Fault(
             CODEC_FAULTS.schemaNotRegistered,
             `the registry holds no such schema under ${subject}: the gate registers it when it starts`,
-            { retriable: true, cause: error },
+            { cause: error },
           );
         }
         throw unavailable(`look up ${subject}`, error);
@@ -344,9 +336,7 @@ export function createCodec(options: CodecOptions): Codec {
       const registered = bySubject.get(subject);
       if (registered === undefined) {
         const message = `no schema registered for ${subject} by this process`;
-        return Promise.reject(
-          new Fault(CODEC_FAULTS.unregisteredSubject, message, { retriable: false }),
-        );
+        return Promise.reject(new Fault(CODEC_FAULTS.unregisteredSubject, message));
       }
       if (!registered.validate(value)) {
         const problems = (registered.validate.errors ?? []).map(describeProblem).join('; ');

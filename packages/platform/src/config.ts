@@ -55,7 +55,7 @@ export const FETCH_DEFAULTS = {
  */
 export const STOP_SHARE = 0.8;
 
-/** The shared variables of every Toolgate process (plan of issue 4). */
+/** The shared variables of every Toolgate process. */
 export const CONFIG_VARIABLES = {
   KAFKA_BROKERS: {
     key: 'kafkaBrokers',

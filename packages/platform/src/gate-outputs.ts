@@ -115,9 +115,6 @@ export function createGateOutputs(
       throw new Fault(
         'command_key_missing',
         'only execute issues commands: TOOLGATE_COMMAND_KEY is not set here',
-        {
-          retriable: false,
-        },
       );
     }
     const derived = deriveToolKey(keys.commandKey, tool);

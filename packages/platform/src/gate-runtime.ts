@@ -1,6 +1,7 @@
 /**
  * Opens what the stages of one process share: the Kafka bus, the registry codec (with every
- * message schema registered), the Redis store, the shared object store seeded with the
+ * message schema registered), the Redis connection and the gate's stores on it, the shared object
+ * store seeded with the
  * deployment's objects, and the ladder's facts. `close()` releases them in reverse order.
  */
 import {
@@ -22,8 +23,14 @@ import { createGateOutputs, type GateOutputs } from './gate-outputs.js';
 import { gateTopics, type GateTopics } from './gate-topics.js';
 import type { Logger } from './logger.js';
 import { isRetriable } from './fault.js';
-import { createRedisObjectStore, type RedisObjectStore } from './redis-object-store.js';
-import { Fault } from './fault.js';
+import { createGateStore, type GateStore } from './redis/gate-store.js';
+import {
+  connectRedis,
+  type RedisConnection,
+  type RedisConnectionOptions,
+} from './redis/redis-connection.js';
+import { createRedisObjectStore, type RedisObjectStore } from './redis/redis-object-store.js';
+import { Fault, type FaultCode } from './fault.js';
 import {
   createBus,
   describeKafkaSecurity,
@@ -32,7 +39,6 @@ import {
   type KafkaSecurity,
 } from './kafka/index.js';
 import { retryWhileRetriable } from './retry-backoff.js';
-import { createStore, type Store, type StoreOptions } from './store.js';
 import { TOPIC_NAMES, type TopicShortName } from './topics.js';
 
 /** The namespace of the deployment's objects in the shared store. */
@@ -45,22 +51,25 @@ export interface GateRuntime {
   /** The bus a stage uses: its own identity's, when it was given one, else {@link bus}'s. */
   busFor(stage: GateStageName): Bus;
   readonly codec: Codec;
-  readonly store: Store;
+  /** The Redis connection the stores share. */
+  readonly redis: RedisConnection;
+  /** The gate's stores on {@link redis}; each stage is handed the parts it uses. */
+  readonly store: GateStore;
   readonly objects: RedisObjectStore;
   readonly topics: GateTopics;
   readonly outputs: GateOutputs;
   readonly gate: ReturnType<typeof createGate>;
-  /** Closes the store and the bus; idempotent. */
+  /** Closes the Redis connection and the bus; idempotent. */
   close(): Promise<void>;
 }
 
 /** Fault code: a stage cannot see a topic it needs (missing, or no ACL lets it). */
-export const TOPICS_UNSEEN = 'topics_unseen';
+export const TOPICS_UNSEEN = 'topics_unseen' satisfies FaultCode;
 
 /** Options of {@link openGateRuntime}. */
 export interface GateRuntimeOptions {
   /** Told every Redis call (for metrics). */
-  readonly observeStore?: StoreOptions['observe'];
+  readonly observeStore?: RedisConnectionOptions['observe'];
   /** The stages this process runs: each checks it can see its topics. Default all four. */
   readonly stages?: readonly GateStageName[];
   /**
@@ -104,7 +113,7 @@ export async function openGateRuntime(
   }
   const busFor = (stage: GateStageName) => buses.get(stage) ?? bus;
   logger.info({ kafka: describeKafkaSecurity(security) }, 'Kafka identity');
-  const store = createStore({
+  const redis = connectRedis({
     url: config.redisUrl,
     prefix: config.redisPrefix,
     logger,
@@ -112,18 +121,18 @@ export async function openGateRuntime(
     ...(options.observeStore === undefined ? {} : { observe: options.observeStore }),
   });
   const close = async () => {
-    await store.close();
+    await redis.close();
     for (const own of buses.values()) await own.close();
     await bus.close();
   };
   try {
-    const objects = createRedisObjectStore(store, OBJECT_NAMESPACE);
+    const objects = createRedisObjectStore(redis, OBJECT_NAMESPACE);
     // Checked before anything is made for it: tool names become topics and schema subjects, and a
     // refused deployment is told as every problem it has, not as the first name that could not
     // become a topic, nor leaves topics behind. A deployment with a store of its own resolves from
     // it; otherwise from the shared store.
     const gate = createGate(deployment, deployment.objects === undefined ? { objects } : {});
-    await store.ping();
+    await redis.ping();
     const tools = gate.registry.list().map((t) => t.name);
     const topics = gateTopics(config.topicPrefix);
     const table = aclTable({
@@ -150,7 +159,8 @@ export async function openGateRuntime(
       bus,
       busFor,
       codec,
-      store,
+      redis,
+      store: createGateStore(redis),
       objects,
       topics,
       outputs: createGateOutputs(
@@ -198,7 +208,6 @@ function topicsUnseen(stage: GateStageName, unseen: readonly string[]): Fault {
   return new Fault(
     TOPICS_UNSEEN,
     `the ${stage} stage cannot see ${unseen.join(', ')}: the topic is missing, or no ACL lets its Kafka principal use it. Create the topics and ACLs first (\`npx toolgate topics create\` and \`npx toolgate acls apply\` with an admin identity, or \`npm run stack:up\` for the local stack)`,
-    { retriable: false },
   );
 }
 

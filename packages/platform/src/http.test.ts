@@ -144,7 +144,7 @@ describe('startHttpServer', () => {
     const logged: unknown[] = [];
     const routes = [
       route('GET', '/down', () => {
-        throw new Fault('redis_unavailable', 'redis at 10.0.0.7 is down', { retriable: true });
+        throw new Fault('redis_unavailable', 'redis at 10.0.0.7 is down');
       }),
       route('GET', '/bug', () => Promise.reject(new Error('secret internals at line 42'))),
     ];

@@ -10,7 +10,7 @@ function sample(text: string, series: string): number | undefined {
 }
 
 describe('createMetrics', () => {
-  it('counts messages and decisions under the plan names, labelled with the stage', async () => {
+  it('counts messages and decisions under their documented names, labelled with the stage', async () => {
     const metrics = createMetrics('authorize', { processMetrics: false });
     metrics.messageIn('toolgate.validated');
     metrics.messageIn('toolgate.validated');

@@ -4,7 +4,7 @@
  * `stage` label of the service that owns the registry.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Disposition, Stage } from '@toolgate/shared';
+import type { Disposition, Rung } from '@toolgate/shared';
 
 /** Buckets of one message's handling, in seconds (0.5 ms to 5 s). */
 export const HANDLE_BUCKETS = [
@@ -23,7 +23,7 @@ export const STORE_BUCKETS = [
 export interface DecisionLabels {
   readonly disposition: Disposition;
   /** The rung that decided (for a refusal, the one that refused). */
-  readonly stage: Stage;
+  readonly stage: Rung;
   /** The catalogue code; absent for an acceptance. */
   readonly code?: string;
 }
@@ -84,7 +84,7 @@ export interface MetricsOptions {
   readonly processMetrics?: boolean;
 }
 
-/** A fresh registry with the plan's metric names for `stage`. */
+/** A fresh registry with the documented metric names for `stage`. */
 export function createMetrics(stage: string, options: MetricsOptions = {}): Metrics {
   const registry = new Registry();
   registry.setDefaultLabels({ stage });

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Codec } from './codec.js';
-import { Fault } from './fault.js';
+import { Fault, type FaultCode } from './fault.js';
 import { causeChain, type Bus, type BusMessage, type PartitionOffset } from './kafka/index.js';
 
 /** One record read back, decoded. */
@@ -46,7 +46,10 @@ export interface ReadWindowOptions extends ReadTopicOptions {
 }
 
 /** Fault codes of this module. */
-export const READ_TOPIC_FAULTS = { timedOut: 'read_timed_out' } as const;
+export const READ_TOPIC_FAULTS = { timedOut: 'read_timed_out' } as const satisfies Record<
+  string,
+  FaultCode
+>;
 
 /**
  * Reads every committed record of `topic` written from `sinceMs` until the call, then stops.
@@ -86,7 +89,6 @@ export async function readTopicWindow(
             new Fault(
               READ_TOPIC_FAULTS.timedOut,
               `reading ${topic} did not reach the end of the window in ${timeoutMs} ms (partitions ${[...remaining.keys()].join(', ')} behind; an open transaction holds committed readers back until it ends)`,
-              { retriable: true },
             ),
           ),
         timeoutMs,

@@ -24,7 +24,7 @@ async function registryRows(): Promise<readonly AclRow[]> {
   return infra.REGISTRY_BINDINGS;
 }
 
-const STAGES = new Set(GATE_STAGE_NAMES.map(stagePrincipal));
+const STAGE_PRINCIPALS = new Set(GATE_STAGE_NAMES.map(stagePrincipal));
 const INTERNAL = new Set<string>([
   TOPIC_NAMES.validated,
   TOPIC_NAMES.authorized,
@@ -134,8 +134,8 @@ describe('the ACL table the page documents', () => {
       t === TOPIC_NAMES.audit || t.startsWith(`${TOPIC_NAMES.observations}.`) || INTERNAL.has(t);
     for (const rows of TABLES) {
       const writers = principalsWith(rows, 'WRITE', gateOnly);
-      expect([...writers].every((p) => STAGES.has(p))).toBe(true);
-      expect(writers.size).toBe(STAGES.size);
+      expect([...writers].every((p) => STAGE_PRINCIPALS.has(p))).toBe(true);
+      expect(writers.size).toBe(STAGE_PRINCIPALS.size);
     }
   });
 

@@ -10,17 +10,20 @@ import type { Config } from './config.js';
 import type { GateOutputs } from './gate-outputs.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
-import type { RedisObjectStore } from './redis-object-store.js';
-import type { Store } from './store.js';
+import type { GateStore } from './redis/gate-store.js';
+import type { RedisObjectStore } from './redis/redis-object-store.js';
 
-/** The dependencies of one stage service. */
-export interface StageDeps {
+/**
+ * The dependencies of one stage service: every stage is given them all, and each names in its own
+ * signatures only the parts it uses (authorize the records and counters, confirm the
+ * confirmations, execute the records and pending commands).
+ */
+export interface StageDeps extends GateStore {
   readonly config: Config;
   readonly logger: Logger;
   readonly metrics: Metrics;
   readonly bus: Bus;
   readonly codec: Codec;
-  readonly store: Store;
   /** Where objects resolve from, shared by every stage and the tool workers. */
   readonly objects: RedisObjectStore;
   readonly deployment: Deployment;
@@ -49,3 +52,11 @@ export interface RunningStage {
   /** Stops consuming (and its timers); idempotent. */
   stop(): Promise<void>;
 }
+
+/**
+ * A stage's dependencies with only the stores `K` of the gate's, for the signatures of a stage:
+ * `StageDepsWith<'confirmations'>` is what the confirm stage uses, `StageDepsWith` alone a stage
+ * (or a part of one) that uses no store.
+ */
+export type StageDepsWith<K extends keyof GateStore = never> = Omit<StageDeps, keyof GateStore> &
+  Pick<GateStore, K>;

@@ -1,5 +1,5 @@
 /**
- * The one consume → handle → produce + commit loop every stage runs (DESIGN §2, the plan's
+ * The one consume → handle → produce + commit loop every stage runs (DESIGN §2, the
  * "stage loop"). Per partition batch, in chunks of at most `maxBatchMessages`: decode and handle
  * each message, encode what the handler returns, then a transaction sends all of it and the
  * group's offset past the last handled message, and commits. Outputs and input offsets become

@@ -7,7 +7,7 @@ import { STOP_SHARE, type ServiceStage } from './config.js';
 import { fatalOutputs } from './fatal-outputs.js';
 import { stageGroup } from './gate-topics.js';
 import { loopMetrics } from './metrics.js';
-import type { StageDeps } from './stage-deps.js';
+import type { StageDepsWith } from './stage-deps.js';
 import { fetchOptions, type StageLoopOptions } from './stage-loop.js';
 
 /**
@@ -23,7 +23,7 @@ export function stopBound(shutdownTimeoutMs: number, loops = 1): number {
 /** Every option of `stage`'s loop but its topics and handler. */
 export function stageLoopOptions(
   stage: ServiceStage,
-  deps: StageDeps,
+  deps: StageDepsWith,
 ): Omit<StageLoopOptions, 'topics' | 'handle'> {
   const { config } = deps;
   return {

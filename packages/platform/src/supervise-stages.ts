@@ -14,7 +14,7 @@ import { createMetrics } from './metrics.js';
 import { openGateRuntime, type GateRuntime, type GateRuntimeOptions } from './gate-runtime.js';
 import type { RunningStage, StageDeps } from './stage-deps.js';
 import { stopBound } from './stage-options.js';
-import type { StoreOptions } from './store.js';
+import type { RedisConnectionOptions } from './redis/redis-connection.js';
 
 /** What a stage service module exports. */
 export interface StageModule {
@@ -98,7 +98,7 @@ export async function superviseStages(options: SuperviseOptions): Promise<Superv
   });
   try {
     // The stages share the runtime's Redis connection: each stage's metrics see all of its calls.
-    const storeWatchers: NonNullable<StoreOptions['observe']>[] = [];
+    const storeWatchers: NonNullable<RedisConnectionOptions['observe']>[] = [];
     const runtime = await openGateRuntime(config, options.deployment, logger, {
       observeStore: (op, s, ok) => {
         for (const watch of storeWatchers) watch(op, s, ok);
@@ -185,7 +185,7 @@ function depsFor(
     metrics: createMetrics(stage),
     bus: runtime.busFor(stage),
     codec: runtime.codec,
-    store: runtime.store,
+    ...runtime.store,
     objects: runtime.objects,
     deployment: options.deployment,
     gate: runtime.gate,

@@ -2,9 +2,9 @@
  * Renders the rejection-code catalogue as the Markdown page `docs/rejection-codes.md`, so the page
  * and the code cannot drift: `npm run docs:codes` writes it, and a test fails when it is stale.
  */
-import { REJECTION_CODES, STAGES, type CodeSpec } from './catalogue.js';
+import { REJECTION_CODES, RUNGS, type CodeSpec, type Rung } from './catalogue.js';
 
-const QUESTIONS: Readonly<Record<(typeof STAGES)[number], string>> = {
+const QUESTIONS: Readonly<Record<Rung, string>> = {
   authentication: 'Who is asking, according to a verified session token (never the model)?',
   representation: 'Can the raw output be decoded, completely, within limits?',
   schema: 'Is it a known tool with exactly the declared arguments of the declared types?',
@@ -23,15 +23,15 @@ const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ')
 
 /** The whole Markdown page. */
 export function renderRejectionCodes(): string {
-  const sections = STAGES.map((stage) => {
-    const rows = Object.entries(REJECTION_CODES[stage] as Record<string, CodeSpec>).map(
+  const sections = RUNGS.map((rung) => {
+    const rows = Object.entries(REJECTION_CODES[rung] as Record<string, CodeSpec>).map(
       ([code, spec]) =>
         `| \`${code}\` | ${spec.disposition} | ${cell(spec.publicMessage)} | ${cell(spec.operator)} |`,
     );
     return [
-      `## \`${stage}\``,
+      `## \`${rung}\``,
       '',
-      QUESTIONS[stage],
+      QUESTIONS[rung],
       '',
       '| code | disposition | public message (to the model) | what an operator does |',
       '|---|---|---|---|',
@@ -42,10 +42,13 @@ export function renderRejectionCodes(): string {
   const header = [
     '# Rejection codes',
     '',
-    'Every refusal the gate emits is `{stage, code, disposition, publicMessage, internalDetail}`.',
-    'This page lists every code by stage, in the order the rungs are climbed. The public message is',
-    'the default text the model sees (a rung may make it more specific, naming the argument, never a',
-    "value or another tenant's identifier); `internalDetail` goes only to the audit topic.",
+    'Every refusal the gate emits is `{stage, code, disposition, publicMessage, internalDetail}`,',
+    'where `stage` names the rung of the ladder that refused (the field of observations and audit',
+    'events keeps that published name; the services validate, authorize, confirm and execute are',
+    'the stages). This page lists every code by rung, in the order the rungs are climbed. The public',
+    'message is the default text the model sees (a rung may make it more specific, naming the',
+    "argument, never a value or another tenant's identifier); `internalDetail` goes only to the",
+    'audit topic.',
     '',
     'Dispositions: `repair` (the model may fix it; representation, schema and semantics only, within',
     'the repair budget), `retry` (ask again later or re-request the completion), `confirm` (waits for',

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { DISPOSITIONS, REJECTION_CODES, STAGES } from './catalogue.js';
+import { DISPOSITIONS, REJECTION_CODES, RUNGS } from './catalogue.js';
 import { renderRejectionCodes } from './catalogue-doc.js';
 
 const docPath = new URL('../../../docs/rejection-codes.md', import.meta.url);
@@ -10,20 +10,20 @@ describe('the rejection-code catalogue', () => {
     expect(readFileSync(docPath, 'utf8')).toBe(renderRejectionCodes());
   });
 
-  it('lists every code of every stage in the page', () => {
+  it('lists every code of every rung in the page', () => {
     const page = readFileSync(docPath, 'utf8');
-    for (const stage of STAGES) {
-      for (const code of Object.keys(REJECTION_CODES[stage]))
+    for (const rung of RUNGS) {
+      for (const code of Object.keys(REJECTION_CODES[rung]))
         expect(page).toContain(`| \`${code}\` |`);
     }
   });
 
   it('never offers repair outside representation, schema and semantics', () => {
-    for (const stage of STAGES) {
-      for (const spec of Object.values(REJECTION_CODES[stage])) {
+    for (const rung of RUNGS) {
+      for (const spec of Object.values(REJECTION_CODES[rung])) {
         expect(DISPOSITIONS).toContain(spec.disposition);
         if (spec.disposition === 'repair')
-          expect(['representation', 'schema', 'semantics']).toContain(stage);
+          expect(['representation', 'schema', 'semantics']).toContain(rung);
       }
     }
   });

@@ -1,5 +1,5 @@
 /**
- * The rejection-code catalogue: every code a rung may emit, typed per stage, with its disposition,
+ * The rejection-code catalogue: every code a rung may emit, typed per rung, with its disposition,
  * the public text the model sees and what an operator does about it. `docs/rejection-codes.md`
  * is kept in sync with this object by a test.
  */
@@ -8,7 +8,7 @@
  * The rungs, in the order a proposal climbs them. Authentication comes first so that an
  * unauthenticated caller learns nothing about the proposal or the tool catalogue (DESIGN §1).
  */
-export const STAGES = [
+export const RUNGS = [
   'authentication',
   'representation',
   'schema',
@@ -24,7 +24,7 @@ export const STAGES = [
 ] as const;
 
 /** One rung of the ladder. */
-export type Stage = (typeof STAGES)[number];
+export type Rung = (typeof RUNGS)[number];
 
 /** What happens to a proposal after a rung has spoken. */
 export const DISPOSITIONS = ['execute', 'repair', 'retry', 'confirm', 'deny'] as const;
@@ -48,7 +48,7 @@ const spec = (disposition: Disposition, publicMessage: string, operator: string)
   operator,
 });
 
-/** Every rejection code, by stage. */
+/** Every rejection code, by rung. */
 export const REJECTION_CODES = {
   representation: {
     invalid_json: spec(
@@ -354,10 +354,10 @@ export const REJECTION_CODES = {
       'The tool broke its output schema; fix the tool.',
     ),
   },
-} as const satisfies Record<Stage, Record<string, CodeSpec>>;
+} as const satisfies Record<Rung, Record<string, CodeSpec>>;
 
-/** The codes one stage may emit. */
-export type CodeOf<S extends Stage> = keyof (typeof REJECTION_CODES)[S] & string;
+/** The codes one rung may emit. */
+export type CodeOf<R extends Rung> = keyof (typeof REJECTION_CODES)[R] & string;
 
-/** Any code of any stage. */
-export type AnyCode = { [S in Stage]: CodeOf<S> }[Stage];
+/** Any code of any rung. */
+export type AnyCode = { [R in Rung]: CodeOf<R> }[Rung];

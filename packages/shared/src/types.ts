@@ -2,7 +2,7 @@
  * The facts and messages the core works with. Field names of the public messages are the contract
  * of DESIGN §2: more may be added, none renamed.
  */
-import type { AnyCode, Disposition, Stage } from './catalogue.js';
+import type { AnyCode, Disposition, Rung } from './catalogue.js';
 
 /** The proposal formats of DESIGN §9. */
 export const PROPOSAL_FORMATS = [
@@ -160,7 +160,8 @@ export interface Observation {
   readonly callId?: string;
   readonly outcome: Outcome;
   readonly disposition: Disposition;
-  readonly stage?: Stage;
+  /** The rung that decided (for a refusal, the one that refused); the published field name. */
+  readonly stage?: Rung;
   readonly code?: AnyCode;
   readonly message: string;
   readonly repair?: {

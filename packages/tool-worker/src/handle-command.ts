@@ -21,7 +21,7 @@ import {
 import type { AdapterLogger } from '@toolgate/platform/adapter-logger';
 import { isRetriable } from '@toolgate/platform/fault';
 import type { Metrics } from '@toolgate/platform/metrics';
-import type { LedgerClaimant, Store } from '@toolgate/platform/redis';
+import type { Ledger, LedgerClaimant } from '@toolgate/platform/redis';
 import type { EncodedOutgoing, Incoming } from '@toolgate/platform/stage-loop';
 import type { CommandChecker, ResultIds } from './check-command.js';
 import { runWithDeadline, type RunEnd } from './run-with-deadline.js';
@@ -30,8 +30,8 @@ import { checkOutcome, readdressed, resultFor, workerError } from './tool-result
 
 /** What the command handler works with. */
 export interface CommandHandlerDeps {
-  /** The ledger lives here. */
-  readonly store: Store;
+  /** Where the worker claims keys and records results. */
+  readonly ledger: Pick<Ledger, 'ledgerClaim' | 'ledgerPut'>;
   readonly tools: ToolHandlers;
   /** The tool of each subscribed command topic (full name). */
   readonly toolOfTopic: ReadonlyMap<string, string>;
@@ -106,13 +106,13 @@ export function createCommandHandler(
 
 /** The ToolResult for a valid command: replayed, refused, or run now and recorded. */
 async function settle(command: Command, deps: CommandHandlerDeps): Promise<ToolResult> {
-  const { store, logger, ledgerTtlSeconds: ttl } = deps;
+  const { ledger, logger, ledgerTtlSeconds: ttl } = deps;
   const ids = idsOf(command);
   const tenant = command.context.tenant;
   const key = command.idempotencyKey;
   const claimant = claimantOf(command, deps.now());
   const log = { commandId: command.commandId, tool: command.tool, idempotencyKey: key };
-  const claim = await store.ledgerClaim(tenant, key, claimant, ttl);
+  const claim = await ledger.ledgerClaim(tenant, key, claimant, ttl);
   switch (claim.outcome) {
     case 'done':
       logger.info({ ...log, recordedBy: claim.token }, 'replaying the recorded result');
@@ -132,7 +132,7 @@ async function settle(command: Command, deps: CommandHandlerDeps): Promise<ToolR
         logger.warn({ ...log, attempt }, 'resuming a command an earlier delivery did not finish');
       }
       const result = resultFor(ids, await execute(command, attempt, deps), deps.now());
-      const put = await store.ledgerPut(tenant, key, claimant, result, ttl);
+      const put = await ledger.ledgerPut(tenant, key, claimant, result, ttl);
       if (put.outcome !== 'foreign') return put.result;
       logger.warn({ ...log, heldBy: put.token }, 'the key was claimed meanwhile; not recorded');
       return result;

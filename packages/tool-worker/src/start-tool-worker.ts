@@ -13,7 +13,12 @@ import { gateTopics, type GateTopics } from '@toolgate/platform/gate-topics';
 import { createBus, kafkaSecurityOf, type Bus } from '@toolgate/platform/kafka';
 import { createLogger } from '@toolgate/platform/logger';
 import { createMetrics, type Metrics } from '@toolgate/platform/metrics';
-import { createStore, type LedgerEntry, type Store } from '@toolgate/platform/redis';
+import {
+  connectRedis,
+  createLedger,
+  type Ledger,
+  type LedgerEntry,
+} from '@toolgate/platform/redis';
 import { retryWhileRetriable, type RetryPolicy } from '@toolgate/platform/retry';
 import { fetchOptions, startStageLoop, type StageLoop } from '@toolgate/platform/stage-loop';
 import { stopBound } from '@toolgate/platform/stage-options';
@@ -46,8 +51,8 @@ export interface WorkerConnections {
    * register under a subject whose compatibility differs from the one it asks for.
    */
   readonly codec: Codec;
-  /** Holds the ledger (under the store's prefix). */
-  readonly store: Store;
+  /** The worker's ledger (under the Redis prefix of its configuration). */
+  readonly ledger: Ledger;
 }
 
 /** Options of {@link startToolWorker}. */
@@ -160,12 +165,10 @@ export async function startToolWorker(options: ToolWorkerOptions): Promise<ToolW
     createLogger({ level: config.logLevel, stage: WORKER_STAGE, instanceId: config.instanceId });
   const topics = gateTopics(config.topicPrefix);
   const commandTopics = new Map(tools.map((tool) => [topics.command(tool), tool]));
-  const connections = options.connections ?? openConnections(config, name, logger);
-  const closeOwned = async () => {
-    if (options.connections !== undefined) return;
-    await connections.store.close();
-    await connections.bus.close();
-  };
+  const { connections, closeOwned } =
+    options.connections === undefined
+      ? openConnections(config, name, logger)
+      : { connections: options.connections, closeOwned: () => Promise.resolve() };
   try {
     await prepare(connections, topics, tools, logger);
     const metrics = createMetrics(WORKER_STAGE, { processMetrics: false });
@@ -180,33 +183,42 @@ export async function startToolWorker(options: ToolWorkerOptions): Promise<ToolW
       metrics,
     });
     logger.info({ worker: name, tools }, 'tool worker started');
-    return workerHandle(name, loop, connections.store, closeOwned, config, metrics);
+    return workerHandle(name, loop, connections.ledger, closeOwned, config, metrics);
   } catch (error) {
     await closeOwned();
     throw error;
   }
 }
 
+/** The worker's own connections, and how to close them (Redis, then Kafka). */
 function openConnections(
   config: Readonly<WorkerConfig>,
   name: string,
   logger: AdapterLogger,
-): WorkerConnections {
+): { readonly connections: WorkerConnections; readonly closeOwned: () => Promise<void> } {
   const clientId = `toolgate-worker-${name}-${config.instanceId}`;
+  const bus = createBus({
+    brokers: [...config.kafkaBrokers],
+    clientId,
+    logger,
+    security: kafkaSecurityOf(config),
+  });
+  const redis = connectRedis({
+    url: config.redisUrl,
+    prefix: config.redisPrefix,
+    logger,
+    connectionName: clientId,
+  });
   return {
-    bus: createBus({
-      brokers: [...config.kafkaBrokers],
-      clientId,
-      logger,
-      security: kafkaSecurityOf(config),
-    }),
-    codec: createCodec({ registryUrl: config.schemaRegistryUrl, logger, compatibility: 'NONE' }),
-    store: createStore({
-      url: config.redisUrl,
-      prefix: config.redisPrefix,
-      logger,
-      connectionName: clientId,
-    }),
+    connections: {
+      bus,
+      codec: createCodec({ registryUrl: config.schemaRegistryUrl, logger, compatibility: 'NONE' }),
+      ledger: createLedger(redis),
+    },
+    closeOwned: async () => {
+      await redis.close();
+      await bus.close();
+    },
   };
 }
 
@@ -222,7 +234,7 @@ async function prepare(
   tools: readonly string[],
   logger: AdapterLogger,
 ): Promise<void> {
-  await connections.store.ping();
+  await connections.ledger.ping();
   const unseen = await unseenAfterWaiting(connections.bus, [
     topics.results,
     ...tools.map((tool) => topics.command(tool)),
@@ -231,7 +243,6 @@ async function prepare(
     throw new Fault(
       'topics_unseen',
       `the worker cannot see ${unseen.join(', ')}: the topic is missing, or no ACL lets its Kafka principal use it`,
-      { retriable: false },
     );
   }
   const subject = `${topics.results}-value`;
@@ -261,7 +272,7 @@ function startLoop(options: ToolWorkerOptions, facts: LoopFacts): Promise<StageL
   const { config, logger, topics, connections } = facts;
   const now = options.now ?? (() => new Date());
   const handle = createCommandHandler({
-    store: connections.store,
+    ledger: connections.ledger,
     tools: options.tools,
     toolOfTopic: facts.commandTopics,
     resultsTopic: topics.results,
@@ -304,7 +315,7 @@ function startLoop(options: ToolWorkerOptions, facts: LoopFacts): Promise<StageL
 function workerHandle(
   name: string,
   loop: StageLoop,
-  store: Store,
+  ledger: Pick<Ledger, 'ledgerGet'>,
   closeOwned: () => Promise<void>,
   config: Readonly<WorkerConfig>,
   metrics: Metrics,
@@ -320,7 +331,7 @@ function workerHandle(
         await loop.stop();
         await closeOwned();
       })()),
-    outcome: async (tenant, key) => keyOutcomeOf(await store.ledgerGet(tenant, key)),
+    outcome: async (tenant, key) => keyOutcomeOf(await ledger.ledgerGet(tenant, key)),
   };
 }
 

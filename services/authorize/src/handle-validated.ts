@@ -26,17 +26,20 @@ import {
   originOf,
   type Outgoing,
   refuseForged,
-  type StageDeps,
+  type StageDepsWith,
 } from '@toolgate/platform';
+
+/** What the handler uses: of the store, the idempotency records and the call counters. */
+export type ValidatedDeps = StageDepsWith<'idempotency' | 'counters'>;
 
 /**
  * Handles one message of the validated topic. A run's next envelope may start once this one's
  * facts are asked for (`release`): Redis counts the run's calls in the order they were sent.
  */
 export function createValidatedHandler(
-  deps: StageDeps,
+  deps: ValidatedDeps,
 ): (msg: Incoming, release: () => void) => Promise<readonly Outgoing[]> {
-  const { gate, outputs, metrics, store } = deps;
+  const { gate, outputs, metrics, idempotency, counters } = deps;
   const refused = refuser(deps);
   // The run's calls up to its limit and the first past it are told apart (a redelivery of one is
   // not counted again); later ones are only counted: they are refused whatever they are.
@@ -59,8 +62,8 @@ export function createValidatedHandler(
     const token = callCountToken(v.proposalId, known.key, known.digest);
     const asked = Promise.all([
       Promise.all(refs.map((ref) => gate.objects.load(tenant, ref))),
-      store.countCall(tenant, v.runId, token, now.getTime(), keep),
-      store.getRecord(tenant, known.key),
+      counters.countCall(tenant, v.runId, token, now.getTime(), keep),
+      idempotency.getRecord(tenant, known.key),
     ]);
     // The count is sent: the run's next call is counted after this one, whenever it starts.
     release();
@@ -84,7 +87,7 @@ interface DecidedAt {
 }
 
 /** The outputs of a refusal of a genuine envelope: observation, audit event, metric. */
-function refuser(deps: StageDeps) {
+function refuser(deps: StageDepsWith) {
   const { outputs, metrics } = deps;
   return (v: ValidatedEnvelope, r: Refusal, objects: readonly ObjectRef[], at: DecidedAt) => {
     metrics.decision(r.rejected);

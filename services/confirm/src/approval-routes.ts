@@ -12,7 +12,7 @@ import {
   type HttpResponse,
   type Outgoing,
   type Route,
-  type StageDeps,
+  type StageDepsWith,
 } from '@toolgate/platform';
 import {
   confirmationRequest,
@@ -29,7 +29,7 @@ export const MAX_LISTED = 100;
 
 /** The approval API; `produce` writes in one Kafka transaction (the stage loop's). */
 export function approvalRoutes(
-  deps: StageDeps,
+  deps: StageDepsWith<'confirmations'>,
   produce: (outgoing: readonly Outgoing[]) => Promise<void>,
 ): readonly Route[] {
   const signedIn = async (headers: IncomingHttpHeaders) => {
@@ -73,7 +73,7 @@ export function approvalRoutes(
 }
 
 async function listPending(
-  deps: StageDeps,
+  deps: StageDepsWith<'confirmations'>,
   caller: Principal,
   asked: string | null,
 ): Promise<HttpResponse> {
@@ -81,7 +81,7 @@ async function listPending(
     return failure(403, 'forbidden', "Only your own tenant's confirmations can be listed.");
   }
   const now = deps.now().getTime();
-  const waiting = await deps.store.listPending(caller.tenant, MAX_LISTED);
+  const waiting = await deps.confirmations.listPending(caller.tenant, MAX_LISTED);
   const live = waiting.filter((p) => Date.parse(p.expiresAt) > now);
   const shown = await Promise.all(live.map((p) => mayBeShown(deps, p, caller)));
   const confirmations = live.filter((_, i) => shown[i]).map((p) => confirmationRequest(p));
@@ -93,7 +93,7 @@ async function listPending(
  * policy and live objects the approvals consumer asks, and to the person who asked for it.
  */
 async function mayBeShown(
-  deps: StageDeps,
+  deps: StageDepsWith<'confirmations'>,
   pending: PendingConfirmation,
   caller: Principal,
 ): Promise<boolean> {

@@ -13,14 +13,14 @@ import {
   type Principal,
   type ResolvedObject,
 } from '@toolgate/shared';
-import type { StageDeps } from '@toolgate/platform';
+import type { StageDepsWith } from '@toolgate/platform';
 
 /**
  * The requester's call of `pending` and its objects, loaded live under the confirmation's tenant
  * (undefined where one is gone); a refusal when this instance does not know the tool (a deploy
  * under way).
  */
-export async function liveCallFacts(deps: StageDeps, pending: PendingConfirmation) {
+export async function liveCallFacts(deps: StageDepsWith, pending: PendingConfirmation) {
   const { gate } = deps;
   const call = requestedCallOf(pending);
   const tool = toolOf(call, gate.registry);
@@ -35,7 +35,7 @@ export async function liveCallFacts(deps: StageDeps, pending: PendingConfirmatio
  * confirmation recorded them.
  */
 export async function approverFacts(
-  deps: StageDeps,
+  deps: StageDepsWith,
   pending: PendingConfirmation,
   approver: Principal,
 ) {

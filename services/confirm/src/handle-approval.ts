@@ -42,7 +42,7 @@ import {
   originOf,
   type Outgoing,
   sourceOf,
-  type StageDeps,
+  type StageDepsWith,
 } from '@toolgate/platform';
 import { approverFacts, liveCallFacts } from './approver-facts.js';
 import { messageToken } from './message-token.js';
@@ -52,9 +52,9 @@ const rejectExecution = rejecterFor('execution');
 
 /** Handles one message of the approvals topic. */
 export function createApprovalHandler(
-  deps: StageDeps,
+  deps: StageDepsWith<'confirmations'>,
 ): (msg: Incoming) => Promise<readonly Outgoing[]> {
-  const { gate, outputs, metrics, store, logger } = deps;
+  const { gate, outputs, metrics, confirmations, logger } = deps;
   const ladder = { registry: gate.registry, policies: gate.policies, ceilings: gate.ceilings };
 
   /** Audit only: the refusal ends nothing, so no observation goes out with it. */
@@ -79,14 +79,16 @@ export function createApprovalHandler(
         : rejectConfirmation('invalid_approval', undefined, msg.decodeError);
     if (parsed.ok) return { approver, approval: parsed.value };
     const found =
-      named === undefined ? undefined : await store.readConfirmation(approver.tenant, named);
+      named === undefined
+        ? undefined
+        : await confirmations.readConfirmation(approver.tenant, named);
     return audited(refusal(parsed), factsOf(approver, named, found?.pending, origin), now);
   };
 
   /** The waiting confirmation an approval names, or the audit of why there is none. */
   const find = async (msg: Incoming, approver: Principal, approval: Approval, now: Date) => {
     const id = approval.confirmationId;
-    const found = await store.readConfirmation(approver.tenant, id);
+    const found = await confirmations.readConfirmation(approver.tenant, id);
     if (found?.state === 'waiting') return found.pending;
     const r = refuseUnavailableConfirmation(id, approver.tenant, found?.state);
     return audited(r, factsOf(approver, id, found?.pending, originOf(msg)), now);
@@ -103,11 +105,15 @@ export function createApprovalHandler(
     const approver = claimedPrincipal(msg.headers[SESSION_HEADER]);
     if (parsed?.ok !== true || approver === undefined) return undefined;
     const approval = parsed.value;
-    const found = await store.readConfirmation(approver.tenant, approval.confirmationId);
+    const found = await confirmations.readConfirmation(approver.tenant, approval.confirmationId);
     // Only a taken one is asked for by token: asking for a waiting one would take it.
     if (found?.state !== 'taken') return undefined;
     const token = messageToken(msg);
-    const pending = await store.takeConfirmation(approver.tenant, approval.confirmationId, token);
+    const pending = await confirmations.takeConfirmation(
+      approver.tenant,
+      approval.confirmationId,
+      token,
+    );
     return pending === undefined ? undefined : { pending, approver, approval };
   };
 
@@ -150,7 +156,7 @@ export function createApprovalHandler(
     ctx: Ctx,
   ) => {
     const { approver, about, now } = ctx;
-    const mine = await store.takeConfirmation(
+    const mine = await confirmations.takeConfirmation(
       pending.tenant,
       pending.confirmationId,
       messageToken(msg),

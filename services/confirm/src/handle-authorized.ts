@@ -32,7 +32,7 @@ import {
   type Outgoing,
   refuseForged,
   sourceOf,
-  type StageDeps,
+  type StageDepsWith,
 } from '@toolgate/platform';
 import { messageToken } from './message-token.js';
 
@@ -41,10 +41,10 @@ import { messageToken } from './message-token.js';
  * schema (one `createMessageChecker()` per process).
  */
 export function createAuthorizedHandler(
-  deps: StageDeps,
+  deps: StageDepsWith<'confirmations'>,
   check: MessageChecker,
 ): (msg: Incoming) => Promise<readonly Outgoing[]> {
-  const { gate, outputs, metrics, store, logger } = deps;
+  const { gate, outputs, metrics, confirmations, logger } = deps;
   const ttlSeconds = deps.deployment.confirmationTtlSeconds ?? DEFAULT_CONFIRMATION_TTL_SECONDS;
   return async (msg) => {
     const now = deps.now();
@@ -65,7 +65,11 @@ export function createAuthorizedHandler(
     // codec reads back within ENVELOPE_LIMITS, its default, which the gate runtime keeps.
     const request = checkConfirmationRequest(confirmationRequest(pending), check, ENVELOPE_LIMITS);
     if (!request.ok) return refused(a, refusal(request));
-    const outcome = await store.parkConfirmation(pending, ttlSeconds * 1000, messageToken(msg));
+    const outcome = await confirmations.parkConfirmation(
+      pending,
+      ttlSeconds * 1000,
+      messageToken(msg),
+    );
     if ('standing' in outcome) {
       // Another message parked one under this proposal's id (the same call sent twice), or it
       // was already decided: the request and the observation went out with that message. Unless

@@ -159,6 +159,7 @@ function stageDeps(h: GateHarness, change: Partial<StageDeps> = {}): StageDeps {
     logger: createLogger({ level: 'silent', stage: 'confirm', instanceId: 'test' }),
     metrics: createMetrics('confirm', { processMetrics: false }),
     ...h.gate.runtime,
+    ...h.gate.runtime.store,
     deployment,
     now: () => new Date(),
     ...change,
@@ -358,7 +359,7 @@ describe('the confirm stage on Kafka', () => {
     });
     await flushCleared(h, 'run-stale', 'p-stale-flush');
     expect(clearedOf(h, 'p-stale')).toEqual([]);
-    const waiting = await h.gate.runtime.store.readConfirmation('acme', id);
+    const waiting = await h.gate.runtime.store.confirmations.readConfirmation('acme', id);
     expect(waiting?.state).toBe('waiting');
     expect(waiting?.pending.digest).toBe(request.value['digest']);
   });
@@ -427,7 +428,7 @@ describe('the confirm stage on Kafka', () => {
     await h.waitFor('confirmations', 'the request of p-twice', ofTwice);
     expect(h.seen('confirmations').filter(ofTwice)).toHaveLength(1);
     expect(observationsOf(h, 'p-twice')).toHaveLength(1);
-    const listed = await h.gate.runtime.store.listPending('acme', 1000);
+    const listed = await h.gate.runtime.store.confirmations.listPending('acme', 1000);
     expect(listed.filter((p) => p.proposalId === 'p-twice')).toHaveLength(1);
   });
 
@@ -465,7 +466,7 @@ describe('the confirm stage on Kafka', () => {
     const requests = h.seen('confirmations').filter((r) => r.value['proposalId'] === 'p-reused');
     expect(requests).toHaveLength(1);
     expect(clearedOf(h, 'p-reused')).toEqual([]);
-    const listed = await h.gate.runtime.store.listPending('acme', 1000);
+    const listed = await h.gate.runtime.store.confirmations.listPending('acme', 1000);
     const waiting = listed.filter((p) => p.proposalId === 'p-reused');
     expect(waiting.map((p) => p.args)).toEqual([{ payment_id: 'pay_11', amount_cents: 500 }]);
   });
@@ -473,8 +474,11 @@ describe('the confirm stage on Kafka', () => {
   it('refuses another call under a parked proposalId even if the confirmation expires right after', async () => {
     // What stands is read in the same step as the park: a later read would find nothing once the
     // confirmation expired (its TTL and grace over), and the second call would go unanswered.
-    const store = { ...h.gate.runtime.store, readConfirmation: () => Promise.resolve(undefined) };
-    const handle = createAuthorizedHandler(stageDeps(h, { store }), createMessageChecker());
+    const confirmations = {
+      ...h.gate.runtime.store.confirmations,
+      readConfirmation: () => Promise.resolve(undefined),
+    };
+    const handle = createAuthorizedHandler(stageDeps(h, { confirmations }), createMessageChecker());
     const first = await authorizedFor(h, USERS.alice, refund('p-expiring', 'run-expiring'));
     const other = mcp({ proposalId: 'p-expiring', runId: 'run-expiring' }, 'refund_payment', {
       payment_id: 'pay_11',
@@ -527,7 +531,9 @@ describe('the confirm stage on Kafka', () => {
       // seen and the stage loop delivers the same message again.
       const first = await createApprovalHandler(stageDeps(h))(msg);
       expect(first.map((o) => o.topic)).toEqual([h.topic('cleared'), h.topic('audit')]);
-      expect((await h.gate.runtime.store.readConfirmation('acme', id))?.state).toBe('taken');
+      expect((await h.gate.runtime.store.confirmations.readConfirmation('acme', id))?.state).toBe(
+        'taken',
+      );
       return { msg, approval, id };
     }
 
@@ -573,7 +579,9 @@ describe('the confirm stage on Kafka', () => {
       );
       expect(out.map((o) => o.topic)).toEqual([h.topic('audit')]);
       expect(valueOf(out[0])).toMatchObject({ code: 'invalid_session', outcome: null });
-      expect((await h.gate.runtime.store.readConfirmation('acme', id))?.state).toBe('taken');
+      expect((await h.gate.runtime.store.confirmations.readConfirmation('acme', id))?.state).toBe(
+        'taken',
+      );
       // The record that took it, delivered again, still ends the call.
       const again = await createApprovalHandler(stageDeps(h))(first);
       expect(valueOf(again[0])).toMatchObject({ code: 'rejected_by_human' });
@@ -767,7 +775,7 @@ describe('the confirm stage with a card the confirmations topic cannot carry', (
       (r) => r.value['proposalId'] === 'p-blank' && r.value['outcome'] === 'rejected',
     );
     const id = confirmationIdFor('p-blank');
-    expect(await h.gate.runtime.store.readConfirmation('acme', id)).toBeUndefined();
+    expect(await h.gate.runtime.store.confirmations.readConfirmation('acme', id)).toBeUndefined();
     const listed = await fetch(approvalApi(h, '/pending'), {
       headers: await bearerOf(h, USERS.alice),
     });

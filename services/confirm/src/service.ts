@@ -12,7 +12,7 @@ import {
   type Outgoing,
   type Route,
   type RunningStage,
-  type StageDeps,
+  type StageDepsWith,
   type StageLoop,
 } from '@toolgate/platform';
 import { createMessageChecker } from '@toolgate/shared';
@@ -28,10 +28,10 @@ export const STAGE = 'confirm' as const;
 export const SWEEP_INTERVAL_MS = 1000;
 
 // The approval API writes through the running stage's producer; routes() gets the same deps.
-const loops = new WeakMap<StageDeps, StageLoop>();
+const loops = new WeakMap<StageDepsWith<'confirmations'>, StageLoop>();
 
 /** Starts the confirm stage and its expiry sweeper on `deps`; resolves once it is consuming. */
-export async function start(deps: StageDeps): Promise<RunningStage> {
+export async function start(deps: StageDepsWith<'confirmations'>): Promise<RunningStage> {
   const { topics } = deps.outputs;
   const onAuthorized = createAuthorizedHandler(deps, createMessageChecker());
   const onApproval = createApprovalHandler(deps);
@@ -69,11 +69,11 @@ export async function start(deps: StageDeps): Promise<RunningStage> {
 }
 
 /** The approval API: `GET /pending`, `POST /confirmations/:id/approve` and `/reject`. */
-export function routes(deps: StageDeps): readonly Route[] {
+export function routes(deps: StageDepsWith<'confirmations'>): readonly Route[] {
   return approvalRoutes(deps, (outgoing: readonly Outgoing[]) => {
     const loop = loops.get(deps);
     if (loop === undefined) {
-      throw new Fault('stage_not_running', 'the confirm stage is not running', { retriable: true });
+      throw new Fault('stage_not_running', 'the confirm stage is not running');
     }
     return loop.produceTransactional(outgoing);
   });

@@ -2,11 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createGateOutputs,
   generateOutputKeys,
-  createStore,
+  connectRedis,
+  createConfirmations,
   Fault,
   gateTopics,
+  type Confirmations,
   type Outgoing,
-  type Store,
+  type RedisConnection,
 } from '@toolgate/platform';
 import type { PendingConfirmation } from '@toolgate/shared';
 import { dropNamespace, testNamespace } from '../../../test/support/namespace.js';
@@ -21,7 +23,8 @@ const outputs = createGateOutputs(
 );
 const EXPIRES = Date.parse('2030-01-01T00:00:00Z');
 const LEASE = 5000;
-let store: Store;
+let redis: RedisConnection;
+let confirmations: Confirmations;
 
 const pending = (id: string): PendingConfirmation => ({
   confirmationId: id,
@@ -47,7 +50,7 @@ const pending = (id: string): PendingConfirmation => ({
 /** A sweeper at a fixed clock whose publishing succeeds (into `sent`) or crashes. */
 function sweeperAt(nowMs: number, sent: Outgoing[][] | 'crash') {
   return createExpirySweeper({
-    store,
+    confirmations,
     outputs,
     metrics: { decision: () => undefined, fault: () => undefined },
     logger: { error: () => undefined },
@@ -55,7 +58,7 @@ function sweeperAt(nowMs: number, sent: Outgoing[][] | 'crash') {
     leaseMs: LEASE,
     produce: (outgoing) => {
       if (sent === 'crash') {
-        return Promise.reject(new Fault('kafka_unavailable', 'crashed', { retriable: true }));
+        return Promise.reject(new Fault('kafka_unavailable', 'crashed'));
       }
       sent.push([...outgoing]);
       return Promise.resolve();
@@ -65,30 +68,31 @@ function sweeperAt(nowMs: number, sent: Outgoing[][] | 'crash') {
 
 describe('the expiry sweeper', () => {
   beforeAll(() => {
-    store = createStore({ url: stackAddresses().redisUrl, prefix: ns.redisPrefix });
+    redis = connectRedis({ url: stackAddresses().redisUrl, prefix: ns.redisPrefix });
+    confirmations = createConfirmations(redis);
   });
   afterAll(async () => {
-    await store.close();
-    const redis = redisClient();
-    await dropNamespace(ns, { redis }).finally(() => redis.disconnect());
+    await redis.close();
+    const admin = redisClient();
+    await dropNamespace(ns, { redis: admin }).finally(() => admin.disconnect());
   });
 
   it('leaves a confirmation alone until it expires', async () => {
-    await store.parkConfirmation(pending('conf_early'), 60_000, 'authorized@0:1');
+    await confirmations.parkConfirmation(pending('conf_early'), 60_000, 'authorized@0:1');
     const sent: Outgoing[][] = [];
     expect(await sweeperAt(EXPIRES - 1, sent).sweepOnce()).toBe(0);
-    expect((await store.readConfirmation('acme', 'conf_early'))?.state).toBe('waiting');
+    expect((await confirmations.readConfirmation('acme', 'conf_early'))?.state).toBe('waiting');
   });
 
   it('answers a confirmation whose sweep crashed before publishing, once its lease ran out', async () => {
     const id = 'conf_crash';
-    await store.parkConfirmation(pending(id), 60_000, 'authorized@0:2');
+    await confirmations.parkConfirmation(pending(id), 60_000, 'authorized@0:2');
     const claimedAt = EXPIRES + 1000;
     await expect(sweeperAt(claimedAt, 'crash').sweepOnce()).rejects.toMatchObject({
       code: 'kafka_unavailable',
     });
     // Claimed: no approval can take it any more, and no other sweep sees it during the lease.
-    expect(await store.takeConfirmation('acme', id, 'approvals@0:9')).toBeUndefined();
+    expect(await confirmations.takeConfirmation('acme', id, 'approvals@0:9')).toBeUndefined();
     const sent: Outgoing[][] = [];
     expect(await sweeperAt(claimedAt + LEASE - 1, sent).sweepOnce()).toBe(0);
 
@@ -111,24 +115,24 @@ describe('the expiry sweeper', () => {
       confirmationId: id,
       tenant: 'acme',
     });
-    expect((await store.readConfirmation('acme', id))?.state).toBe('finished');
+    expect((await confirmations.readConfirmation('acme', id))?.state).toBe('finished');
 
     const later: Outgoing[][] = [];
     expect(await sweeperAt(claimedAt + 100 * LEASE, later).sweepOnce()).toBe(0);
   });
 
   it('answers the rest of its batch when one expired confirmation cannot be read', async () => {
-    await store.parkConfirmation(pending('conf_bad'), 60_000, 'authorized@0:3');
-    await store.parkConfirmation(pending('conf_beside_bad'), 60_000, 'authorized@0:4');
-    const redis = redisClient();
-    await redis
-      .hset(store.keys.confirmation('acme', 'conf_bad'), 'json', '{"confirmationId":1}')
-      .finally(() => redis.disconnect());
+    await confirmations.parkConfirmation(pending('conf_bad'), 60_000, 'authorized@0:3');
+    await confirmations.parkConfirmation(pending('conf_beside_bad'), 60_000, 'authorized@0:4');
+    const admin = redisClient();
+    await admin
+      .hset(redis.keys.confirmation('acme', 'conf_bad'), 'json', '{"confirmationId":1}')
+      .finally(() => admin.disconnect());
     const errors: object[] = [];
     const faults: string[] = [];
     const sent: Outgoing[][] = [];
     const sweeper = createExpirySweeper({
-      store,
+      confirmations,
       outputs,
       metrics: { decision: () => undefined, fault: (code) => void faults.push(code) },
       logger: { error: (fields: object) => void errors.push(fields) },
@@ -140,9 +144,11 @@ describe('the expiry sweeper', () => {
     const answered = sent.flat().map((o) => (o as { value: { proposalId?: string } }).value);
     expect(answered.map((v) => v.proposalId)).toEqual(['p-conf_beside_bad', 'p-conf_beside_bad']);
     expect(errors).toEqual([
-      expect.objectContaining({ member: store.keys.confirmationMember('acme', 'conf_bad') }),
+      expect.objectContaining({ member: redis.keys.confirmationMember('acme', 'conf_bad') }),
     ]);
     expect(faults).toEqual(['store_corrupt']);
-    expect((await store.readConfirmation('acme', 'conf_beside_bad'))?.state).toBe('finished');
+    expect((await confirmations.readConfirmation('acme', 'conf_beside_bad'))?.state).toBe(
+      'finished',
+    );
   });
 });

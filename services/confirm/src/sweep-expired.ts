@@ -6,11 +6,11 @@
  */
 import {
   STORE_FAULTS,
+  type Confirmations,
   type GateOutputs,
   type Logger,
   type Metrics,
   type Outgoing,
-  type Store,
 } from '@toolgate/platform';
 import {
   auditEvent,
@@ -27,7 +27,10 @@ export const DEFAULT_SWEEP_LIMIT = 100;
 
 /** Options of {@link createExpirySweeper}. */
 export interface ExpirySweeperOptions {
-  readonly store: Store;
+  readonly confirmations: Pick<
+    Confirmations,
+    'claimExpiredConfirmations' | 'finishExpiredConfirmation'
+  >;
   readonly outputs: GateOutputs;
   readonly metrics: Pick<Metrics, 'decision' | 'fault'>;
   /** Told of a claimed confirmation that cannot be read (it leaves the index unanswered). */
@@ -53,13 +56,13 @@ export interface ExpirySweeper {
 
 /** The sweeper of one confirm stage instance. */
 export function createExpirySweeper(options: ExpirySweeperOptions): ExpirySweeper {
-  const { store, outputs, metrics } = options;
+  const { confirmations, outputs, metrics } = options;
   const leaseMs = options.leaseMs ?? DEFAULT_SWEEP_LEASE_MS;
   const limit = options.limit ?? DEFAULT_SWEEP_LIMIT;
   return {
     async sweepOnce() {
       const now = options.now();
-      const claim = await store.claimExpiredConfirmations(now.getTime(), leaseMs, limit);
+      const claim = await confirmations.claimExpiredConfirmations(now.getTime(), leaseMs, limit);
       for (const { member, problem } of claim.unreadable) {
         metrics.fault(STORE_FAULTS.corrupt, false);
         options.logger.error(
@@ -72,7 +75,7 @@ export function createExpirySweeper(options: ExpirySweeperOptions): ExpirySweepe
       await options.produce(claimed.flatMap((p) => expiredOutputs(p, outputs, now)));
       for (const p of claimed) {
         metrics.decision({ disposition: 'deny', stage: 'confirmation', code: 'expired' });
-        await store.finishExpiredConfirmation(p.tenant, p.confirmationId);
+        await confirmations.finishExpiredConfirmation(p.tenant, p.confirmationId);
       }
       return claimed.length;
     },

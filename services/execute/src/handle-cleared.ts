@@ -14,7 +14,7 @@ import {
   type Outgoing,
   type PendingCommand,
   refuseForged,
-  type StageDeps,
+  type StageDepsWith,
 } from '@toolgate/platform';
 import {
   auditEvent,
@@ -41,6 +41,9 @@ import {
 import type { CommandsInFlight } from './commands-in-flight.js';
 import { messageToken, pendingCommandOf } from './pending-command.js';
 
+/** What the handler uses: of the store, the idempotency records and the pending commands. */
+export type ClearedDeps = StageDepsWith<'idempotency' | 'pendingCommands'>;
+
 /** One cleared envelope being handled: what it is, where its answers go, and when. */
 interface Case {
   readonly c: ClearedEnvelope;
@@ -55,7 +58,7 @@ interface Case {
  * in the order they were sent, so of a call and its retry the first still claims the key.
  */
 export function createClearedHandler(
-  deps: StageDeps,
+  deps: ClearedDeps,
   inFlight: CommandsInFlight,
 ): (msg: Incoming, release: () => void) => Promise<readonly Outgoing[]> {
   return async (msg, release) => {
@@ -106,7 +109,7 @@ export function createClearedHandler(
 }
 
 /** A refusal: its observation (terminal) and audit event. */
-function refused(deps: StageDeps, at: Case, r: Refusal): Outgoing[] {
+function refused(deps: ClearedDeps, at: Case, r: Refusal): Outgoing[] {
   deps.metrics.decision(r.rejected);
   return [
     ...deps.outputs.observation(observationForRefusal(at.ids, r, at.now), at.c.context.tenant),
@@ -115,7 +118,7 @@ function refused(deps: StageDeps, at: Case, r: Refusal): Outgoing[] {
 }
 
 /** The command for the tool and its `command_issued` audit event. */
-function issued(deps: StageDeps, at: Case, command: Command): Outgoing[] {
+function issued(deps: ClearedDeps, at: Case, command: Command): Outgoing[] {
   deps.metrics.decision({ disposition: 'execute', stage: 'idempotency' });
   const facts = { ...at.facts, commandId: command.commandId };
   return [
@@ -126,7 +129,7 @@ function issued(deps: StageDeps, at: Case, command: Command): Outgoing[] {
 
 /** The stored outcome again under this proposal's ids (terminal, `replay: true`), and its audit. */
 function replayed(
-  deps: StageDeps,
+  deps: ClearedDeps,
   at: Case,
   outcome: StoredOutcome,
   commandId: string | undefined,
@@ -167,7 +170,7 @@ interface Claiming {
  * proposal's is replayed or refused. Releases the run's next envelope once the claim is sent.
  */
 async function decideKey(
-  deps: StageDeps,
+  deps: ClearedDeps,
   inFlight: CommandsInFlight,
   { c, command, digest, claimedBy }: Claiming,
   release: () => void,
@@ -180,7 +183,7 @@ async function decideKey(
   if (c.replay === true) {
     // Authorized as a retry of a settled call, so its preconditions and confirmation were
     // skipped: it may only replay the stored outcome, never claim the key.
-    const found = await deps.store.getRecord(tenant, command.idempotencyKey);
+    const found = await deps.idempotency.getRecord(tenant, command.idempotencyKey);
     release();
     return {
       decided: decideIdempotency(found, digest, token, { replayOnly: true }),
@@ -189,14 +192,14 @@ async function decideKey(
   }
   const claim = { digest, state: 'claimed', token, commandId: command.commandId } as const;
   const pending = pendingCommandOf(command, token, digest, claimedBy);
-  const claiming = deps.store.claimWithPending(
+  const claiming = deps.pendingCommands.claimWithPending({
     tenant,
-    command.idempotencyKey,
-    claim,
-    IDEMPOTENCY_RETENTION_SECONDS,
+    key: command.idempotencyKey,
+    record: claim,
+    ttlSeconds: IDEMPOTENCY_RETENTION_SECONDS,
     pending,
-    Date.parse(command.deadline),
-  );
+    deadlineMs: Date.parse(command.deadline),
+  });
   release();
   const outcome = await claiming;
   if (outcome.claimed) {
@@ -207,10 +210,10 @@ async function decideKey(
 }
 
 /** Stores the pending command of a fresh claim, its deadline indexed for the sweeper. */
-async function storePending(deps: StageDeps, claiming: Claiming): Promise<Command> {
+async function storePending(deps: ClearedDeps, claiming: Claiming): Promise<Command> {
   const { c, command, digest, claimedBy } = claiming;
   const pending = pendingCommandOf(command, c.proposalId, digest, claimedBy);
-  await deps.store.putPendingCommand(pending, Date.parse(command.deadline));
+  await deps.pendingCommands.putPendingCommand(pending, Date.parse(command.deadline));
   return command;
 }
 
@@ -220,12 +223,12 @@ async function storePending(deps: StageDeps, claiming: Claiming): Promise<Comman
  * Undefined when another message claimed it: the same proposal sent twice, whose command is out.
  */
 async function restorePending(
-  deps: StageDeps,
+  deps: ClearedDeps,
   claiming: Claiming,
   tool: Tool,
 ): Promise<Command | undefined> {
   const { c, command: fresh, claimedBy } = claiming;
-  const stored = await deps.store.peekPendingCommand(fresh.commandId);
+  const stored = await deps.pendingCommands.peekPendingCommand(fresh.commandId);
   if (stored === undefined) return storePending(deps, claiming);
   if (stored.claimedBy !== undefined && stored.claimedBy !== claimedBy) return undefined;
   return buildCommand(c, fresh.idempotencyKey, timingOf(c, tool, stored));

@@ -89,7 +89,7 @@ describe('a result that says the tool cannot tell whether it acted', () => {
       now: () => new Date('2026-01-01T00:00:00Z'),
       metrics: { decision: () => undefined, forgery: () => undefined },
       gate: { registry: { get: () => ({ resultMaxBytes: 1000 }) } },
-      store: {
+      pendingCommands: {
         peekPendingCommand: () => Promise.resolve(pending),
         takeAndSettle: () =>
           Promise.resolve({ outcome: 'taken', settled: true, previous: undefined }),

@@ -54,7 +54,10 @@ import {
 import type { CommandsInFlight } from './commands-in-flight.js';
 
 /** What handling a result uses of a stage's dependencies. */
-export type ResultDeps = Pick<StageDeps, 'store' | 'outputs' | 'metrics' | 'gate' | 'now'> & {
+export type ResultDeps = Pick<
+  StageDeps,
+  'idempotency' | 'pendingCommands' | 'outputs' | 'metrics' | 'gate' | 'now'
+> & {
   readonly config: Pick<StageDeps['config'], 'commandKey' | 'commandKeysAccepted'>;
 };
 
@@ -85,7 +88,7 @@ export function createResultHandler(
     }
     const result = msg.value as ToolResult;
     const issued = inFlight.peek(result.commandId);
-    const pending = issued ?? (await deps.store.peekPendingCommand(result.commandId));
+    const pending = issued ?? (await deps.pendingCommands.peekPendingCommand(result.commandId));
     if (pending === undefined) return unmatched(deps, msg, NO_PENDING_COMMAND);
     const refused = unproven(deps, msg, result, pending, keysOf(pending.tool));
     if (refused !== undefined) return refused;
@@ -160,7 +163,13 @@ async function inOneStep(
   const { now, ending, record } = concluded(deps, result, issued);
   const token = messageToken(msg);
   const retention = IDEMPOTENCY_RETENTION_SECONDS;
-  const done = await deps.store.takeAndSettle(issued, token, record, retention, token);
+  const done = await deps.pendingCommands.takeAndSettle({
+    expected: issued,
+    takerToken: token,
+    record,
+    ttlSeconds: retention,
+    settlerToken: token,
+  });
   if (done.outcome === 'unmatched') return unmatched(deps, msg, NO_PENDING_COMMAND);
   if (done.outcome === 'changed') return undefined;
   return published(deps, msg, result, issued, ending, done, now);
@@ -177,7 +186,7 @@ async function inTwoSteps(
   msg: Incoming,
   result: ToolResult,
 ): Promise<readonly Outgoing[]> {
-  const read = await deps.store.peekPendingCommand(result.commandId);
+  const read = await deps.pendingCommands.peekPendingCommand(result.commandId);
   if (read === undefined) return unmatched(deps, msg, NO_PENDING_COMMAND);
   return (await inOneStep(deps, msg, result, read)) ?? takenThenSettled(deps, msg, result);
 }
@@ -190,12 +199,12 @@ async function takenThenSettled(
 ): Promise<readonly Outgoing[]> {
   // The message's coordinates are both the taker's and the settler's token.
   const token = messageToken(msg);
-  const pending = await deps.store.takePendingCommand(result.commandId, token);
+  const pending = await deps.pendingCommands.takePendingCommand(result.commandId, token);
   if (pending === undefined) return unmatched(deps, msg, NO_PENDING_COMMAND);
   const { now, ending, record } = concluded(deps, result, pending);
   const { tenant, idempotencyKey: key } = pending;
   const retention = IDEMPOTENCY_RETENTION_SECONDS;
-  const settlement = await deps.store.settleRecord(tenant, key, record, retention, token);
+  const settlement = await deps.idempotency.settleRecord(tenant, key, record, retention, token);
   return published(deps, msg, result, pending, ending, settlement, now);
 }
 
@@ -246,7 +255,7 @@ async function published(
     // claims the command again after its lease and must still be told it settled it.
     const settler = sweepSettler(pending.commandId);
     const late = recordOf(pending, ending);
-    if (swept) await deps.store.putRecord(tenant, key, late, retention, settler);
+    if (swept) await deps.idempotency.putRecord(tenant, key, late, retention, settler);
     const ended = previous?.state ?? 'no record';
     const detail = `${result.status} result after the call ended (${ended}); ${swept ? 'recorded' : 'not recorded'}`;
     const event = { kind: 'late_result', ...facts, internalDetail: detail } as const;

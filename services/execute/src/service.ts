@@ -13,7 +13,7 @@ import {
   type Incoming,
   type Outgoing,
   type RunningStage,
-  type StageDeps,
+  type StageDepsWith,
 } from '@toolgate/platform';
 import { createMessageChecker } from '@toolgate/shared';
 import { CommandsInFlight } from './commands-in-flight.js';
@@ -34,7 +34,9 @@ export const STAGE = 'execute' as const;
  * one member subscribed to its topic: whatever mix runs, each envelope and each result is handled
  * by one member. Resolves once it is consuming.
  */
-export async function start(deps: StageDeps): Promise<RunningStage> {
+export async function start(
+  deps: StageDepsWith<'idempotency' | 'pendingCommands'>,
+): Promise<RunningStage> {
   const inputs = inputsOf(deps.config.executeInputs);
   const { topics } = deps.outputs;
   // The pending commands this instance issued, for settling their results in one round trip; an

@@ -9,14 +9,16 @@ import {
   generateOutputKeys,
   createLogger,
   createMetrics,
-  createStore,
+  connectRedis,
+  createGateStore,
   Fault,
   gateTopics,
   MIN_RECORD_TTL_SECONDS,
   type Incoming,
   type Outgoing,
+  type GateStore,
   type PendingCommand,
-  type Store,
+  type RedisConnection,
 } from '@toolgate/platform';
 import {
   createGate,
@@ -43,12 +45,14 @@ const outputs = createGateOutputs(gateTopics(`${ns.id}.`), keys, new Set(['acme'
 const gate = createGate(deployment);
 const DEADLINE = Date.parse('2030-01-01T00:00:00Z');
 const LEASE = 5000;
-let store: Store;
+let conn: RedisConnection;
+let store: GateStore;
 
 /** What the sweeper and the result handler use, at a fixed clock. */
 function depsAt(nowMs: number) {
   return {
-    store,
+    idempotency: store.idempotency,
+    pendingCommands: store.pendingCommands,
     outputs,
     gate,
     metrics: createMetrics('execute', { processMetrics: false }),
@@ -62,14 +66,14 @@ function depsAt(nowMs: number) {
 async function issue(commandId: string): Promise<PendingCommand> {
   const p = pendingCommand(commandId, DEADLINE);
   const claim = { digest: p.digest, state: 'claimed', token: p.token, commandId } as const;
-  const issued = await store.claimWithPending(
-    p.tenant,
-    p.idempotencyKey,
-    claim,
-    MIN_RECORD_TTL_SECONDS,
-    p,
-    DEADLINE,
-  );
+  const issued = await store.pendingCommands.claimWithPending({
+    tenant: p.tenant,
+    key: p.idempotencyKey,
+    record: claim,
+    ttlSeconds: MIN_RECORD_TTL_SECONDS,
+    pending: p,
+    deadlineMs: DEADLINE,
+  });
   expect(issued).toEqual({ claimed: true });
   return p;
 }
@@ -82,7 +86,7 @@ function sweepAt(nowMs: number, sent: Outgoing[][] | 'fail'): Promise<number> {
     leaseMs: LEASE,
     produce: (outgoing) => {
       if (sent === 'fail') {
-        return Promise.reject(new Fault('kafka_unavailable', 'commit failed', { retriable: true }));
+        return Promise.reject(new Fault('kafka_unavailable', 'commit failed'));
       }
       sent.push([...outgoing]);
       return Promise.resolve();
@@ -129,10 +133,11 @@ function published(outgoing: readonly Outgoing[]): string[] {
 
 describe('the deadline sweeper and a result in its lease', () => {
   beforeAll(() => {
-    store = createStore({ url: stackAddresses().redisUrl, prefix: ns.redisPrefix });
+    conn = connectRedis({ url: stackAddresses().redisUrl, prefix: ns.redisPrefix });
+    store = createGateStore(conn);
   });
   afterAll(async () => {
-    await store.close();
+    await conn.close();
     const redis = redisClient();
     await dropNamespace(ns, { redis }).finally(() => redis.disconnect());
   });
@@ -148,7 +153,7 @@ describe('the deadline sweeper and a result in its lease', () => {
       new CommandsInFlight(),
     );
     expect(published(await handle(resultFor(p, '7')))).toEqual(['audit late_result']);
-    expect((await store.getRecord(p.tenant, p.idempotencyKey))?.state).toBe('done');
+    expect((await store.idempotency.getRecord(p.tenant, p.idempotencyKey))?.state).toBe('done');
 
     const sent: Outgoing[][] = [];
     expect(await sweepAt(sweptAt + LEASE - 1, sent)).toBe(0);
@@ -162,14 +167,14 @@ describe('the deadline sweeper and a result in its lease', () => {
     // Finished: no sweep claims it again, and the late result stays on the record for a retry.
     expect(await sweepAt(sweptAt + 10 * LEASE, sent)).toBe(0);
     expect(sent).toHaveLength(1);
-    expect((await store.getRecord(p.tenant, p.idempotencyKey))?.state).toBe('done');
+    expect((await store.idempotency.getRecord(p.tenant, p.idempotencyKey))?.state).toBe('done');
   });
 
   it('publishes nothing more when the result settled a command that a sweep had claimed', async () => {
     const p = await issue('cmd-result-first');
     const claimedAt = DEADLINE + 1000;
     // A sweep claimed it and died before settling; the result then settles and publishes.
-    const claimed = await store.claimExpiredCommands(claimedAt, LEASE, 100);
+    const claimed = await store.pendingCommands.claimExpiredCommands(claimedAt, LEASE, 100);
     expect(claimed.claimed.map((c) => c.commandId)).toContain(p.commandId);
     const handle = createResultHandler(
       depsAt(claimedAt + 500),
@@ -198,25 +203,25 @@ describe('the deadline sweeper and a result in its lease', () => {
       commandId: p.commandId,
     } as const;
     const retention = IDEMPOTENCY_RETENTION_SECONDS;
-    const claimed = await store.claimWithPending(
-      p.tenant,
-      p.idempotencyKey,
-      claim,
-      retention,
-      p,
-      deadline,
-    );
+    const claimed = await store.pendingCommands.claimWithPending({
+      tenant: p.tenant,
+      key: p.idempotencyKey,
+      record: claim,
+      ttlSeconds: retention,
+      pending: p,
+      deadlineMs: deadline,
+    });
     expect(claimed).toEqual({ claimed: true });
     const redis = redisClient();
     try {
       // Both must still be there when the sweeper ends the command, and for a late result after.
       const needed = deadline + LATE_RESULT_RETAIN_MS - issuedAt;
-      expect(await redis.pttl(store.keys.pendingCommand(p.commandId))).toBeGreaterThan(needed);
-      const record = store.keys.idempotency(p.tenant, p.idempotencyKey);
+      expect(await redis.pttl(conn.keys.pendingCommand(p.commandId))).toBeGreaterThan(needed);
+      const record = conn.keys.idempotency(p.tenant, p.idempotencyKey);
       expect(await redis.pttl(record)).toBeGreaterThan(needed);
     } finally {
       // Due long before the other tests' clock: out of their sweeps.
-      await store.finishExpiredCommand(p.commandId);
+      await store.pendingCommands.finishExpiredCommand(p.commandId);
       redis.disconnect();
     }
   });
@@ -226,7 +231,7 @@ describe('the deadline sweeper and a result in its lease', () => {
     const bad = await issue('cmd-bad-record');
     const redis = redisClient();
     try {
-      const badRecord = store.keys.idempotency(bad.tenant, bad.idempotencyKey);
+      const badRecord = conn.keys.idempotency(bad.tenant, bad.idempotencyKey);
       await redis.set(badRecord, 'not a record the gate wrote', 'EX', MIN_RECORD_TTL_SECONDS);
       const sweptAt = DEADLINE + 1000;
       const sent: Outgoing[][] = [];
@@ -246,10 +251,12 @@ describe('the deadline sweeper and a result in its lease', () => {
       );
       const badAudit = audits.find((a) => a['proposalId'] === bad.proposalId);
       expect(badAudit?.['internalDetail']).toMatch(/idempotency record could not be settled/);
-      expect((await store.getRecord(good.tenant, good.idempotencyKey))?.state).toBe('unknown');
+      expect((await store.idempotency.getRecord(good.tenant, good.idempotencyKey))?.state).toBe(
+        'unknown',
+      );
       // The record the gate did not write is left as it is, and no later sweep fails on it.
       expect(await redis.get(badRecord)).toBe('not a record the gate wrote');
-      expect(await redis.zscore(store.keys.deadlines, bad.commandId)).toBeNull();
+      expect(await redis.zscore(conn.keys.deadlines, bad.commandId)).toBeNull();
       expect(await sweepAt(sweptAt + 10 * LEASE, sent)).toBe(0);
       expect(sent).toHaveLength(1);
     } finally {
@@ -261,7 +268,7 @@ describe('the deadline sweeper and a result in its lease', () => {
     const p = await issue('cmd-result-bad-record');
     const redis = redisClient();
     try {
-      const badRecord = store.keys.idempotency(p.tenant, p.idempotencyKey);
+      const badRecord = conn.keys.idempotency(p.tenant, p.idempotencyKey);
       await redis.set(badRecord, 'not a record the gate wrote', 'EX', MIN_RECORD_TTL_SECONDS);
       // The result fails for good (the stage loop then audits it alone: a result names no call)…
       const handle = createResultHandler(
@@ -304,20 +311,22 @@ describe('the deadline sweeper and a result in its lease', () => {
     const bad = 'cmd-unreadable';
     const redis = redisClient();
     try {
-      await redis.hset(store.keys.pendingCommand(bad), 'json', '{"commandId":"other shape"}');
-      await redis.zadd(store.keys.deadlines, DEADLINE - 1, bad);
+      await redis.hset(conn.keys.pendingCommand(bad), 'json', '{"commandId":"other shape"}');
+      await redis.zadd(conn.keys.deadlines, DEADLINE - 1, bad);
       const sweptAt = DEADLINE + 1000;
       const sent: Outgoing[][] = [];
       expect(await sweepAt(sweptAt, sent)).toBe(2);
       expect(sent.map(published)).toEqual([
         ['observation unknown_outcome', 'audit unknown_outcome'],
       ]);
-      expect((await store.getRecord(p.tenant, p.idempotencyKey))?.state).toBe('unknown');
+      expect((await store.idempotency.getRecord(p.tenant, p.idempotencyKey))?.state).toBe(
+        'unknown',
+      );
       // The unreadable one left the index: later sweeps neither fail on it nor count it.
-      expect(await redis.zscore(store.keys.deadlines, bad)).toBeNull();
+      expect(await redis.zscore(conn.keys.deadlines, bad)).toBeNull();
       expect(await sweepAt(sweptAt + 10 * LEASE, sent)).toBe(0);
     } finally {
-      await redis.del(store.keys.pendingCommand(bad));
+      await redis.del(conn.keys.pendingCommand(bad));
       redis.disconnect();
     }
   });
@@ -331,7 +340,7 @@ describe('the deadline sweeper and a result in its lease', () => {
     );
     const ended = await handle(resultFor(first, '9', TOOL_OUTCOME_UNKNOWN));
     expect(published(ended)).toEqual(['observation unknown_outcome', 'audit result']);
-    const recorded = await store.getRecord(first.tenant, first.idempotencyKey);
+    const recorded = await store.idempotency.getRecord(first.tenant, first.idempotencyKey);
     expect(recorded?.outcome?.outcome).toBe('unknown_outcome');
 
     // After the sweep told the agent "unknown", the late result keeps that on the record.
@@ -345,7 +354,7 @@ describe('the deadline sweeper and a result in its lease', () => {
     );
     const lateOut = await late(resultFor(swept, '10', TOOL_OUTCOME_UNKNOWN));
     expect(published(lateOut)).toEqual(['audit late_result']);
-    const kept = await store.getRecord(swept.tenant, swept.idempotencyKey);
+    const kept = await store.idempotency.getRecord(swept.tenant, swept.idempotencyKey);
     expect(kept?.outcome?.outcome).toBe('unknown_outcome');
   });
 });

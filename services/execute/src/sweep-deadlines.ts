@@ -32,7 +32,10 @@ import {
 } from './pending-command.js';
 
 /** What a sweep uses of a stage's dependencies. */
-export type SweepDeps = Pick<StageDeps, 'store' | 'outputs' | 'metrics' | 'logger' | 'now'>;
+export type SweepDeps = Pick<
+  StageDeps,
+  'idempotency' | 'pendingCommands' | 'outputs' | 'metrics' | 'logger' | 'now'
+>;
 
 /** Options of {@link startDeadlineSweeper}; times in milliseconds. */
 export interface DeadlineSweeperOptions {
@@ -107,7 +110,7 @@ export async function sweepOnce(options: DeadlineSweeperOptions): Promise<number
   const { deps } = options;
   const now = deps.now();
   const lease = options.leaseMs ?? SWEEP_LEASE_MS;
-  const claim = await deps.store.claimExpiredCommands(
+  const claim = await deps.pendingCommands.claimExpiredCommands(
     now.getTime(),
     lease,
     options.batch ?? SWEEP_BATCH,
@@ -126,7 +129,9 @@ export async function sweepOnce(options: DeadlineSweeperOptions): Promise<number
   for (const pending of claimed) outgoing.push(...(await settleOrEnd(deps, pending, now)));
   if (outgoing.length > 0) await options.produce(outgoing);
   for (const pending of claimed) {
-    await deps.store.finishExpiredCommand(pending.commandId, { retainMs: LATE_RESULT_RETAIN_MS });
+    await deps.pendingCommands.finishExpiredCommand(pending.commandId, {
+      retainMs: LATE_RESULT_RETAIN_MS,
+    });
     options.inFlight.forget(pending.commandId);
   }
   return count;
@@ -172,7 +177,7 @@ async function settleUnknown(
     commandId: p.commandId,
     outcome: storedOutcomeOf(unknownObservation(p, now)),
   };
-  const { settled } = await deps.store.settleRecord(
+  const { settled } = await deps.idempotency.settleRecord(
     p.tenant,
     p.idempotencyKey,
     record,

@@ -26,7 +26,7 @@ import {
   type Incoming,
   originOf,
   type Outgoing,
-  type StageDeps,
+  type StageDepsWith,
 } from '@toolgate/platform';
 
 /** Strict UTF-8, as the codec decodes: a record that is not UTF-8 is not read any further. */
@@ -34,7 +34,7 @@ const fatalUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Handles one message of the proposals topic. */
 export function createProposalHandler(
-  deps: StageDeps,
+  deps: StageDepsWith,
 ): (msg: Incoming) => Promise<readonly Outgoing[]> {
   const { gate, outputs, metrics } = deps;
   const facts = {

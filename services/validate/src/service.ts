@@ -6,7 +6,7 @@ import {
   stageLoopOptions,
   startStageLoop,
   type RunningStage,
-  type StageDeps,
+  type StageDepsWith,
 } from '@toolgate/platform';
 import { createProposalHandler } from './handle-proposal.js';
 
@@ -14,7 +14,7 @@ import { createProposalHandler } from './handle-proposal.js';
 export const STAGE = 'validate' as const;
 
 /** Starts the validate stage on `deps`; resolves once it is consuming. */
-export async function start(deps: StageDeps): Promise<RunningStage> {
+export async function start(deps: StageDepsWith): Promise<RunningStage> {
   const loop = await startStageLoop({
     ...stageLoopOptions(STAGE, deps),
     topics: [{ name: deps.outputs.topics.proposals, plainJsonAllowed: true }],

@@ -75,7 +75,7 @@ describe('kafkaFault', () => {
   });
 
   it('passes a Fault through unchanged', () => {
-    const fault = new Fault('redis_unavailable', 'down', { retriable: true });
+    const fault = new Fault('redis_unavailable', 'down');
     expect(kafkaFault(fault, 'anything')).toBe(fault);
   });
 

@@ -4,7 +4,7 @@
  * non-retriable `kafka_error`. Reads only `name`, `type`, `code` and `retriable` of the error and
  * its causes, so it needs no kafkajs import and is tested without a broker.
  */
-import { Fault } from '../fault.js';
+import { Fault, type FaultCode } from '../fault.js';
 
 /** Fault codes the bus throws. */
 export const BUS_FAULTS = {
@@ -16,7 +16,7 @@ export const BUS_FAULTS = {
   error: 'kafka_error',
   /** A record larger than one produce request may carry: the broker would refuse it (not retriable). */
   recordTooLarge: 'kafka_record_too_large',
-} as const;
+} as const satisfies Record<string, FaultCode>;
 
 // Error classes kafkajs throws when it cannot reach or hear back from the cluster.
 const UNAVAILABLE_NAMES: ReadonlySet<string> = new Set([
@@ -104,21 +104,14 @@ export function kafkaFault(error: unknown, action: string): Fault {
   const chain = causeChain(error);
   const detail = `${action}: ${describe(chain[0])}`;
   if (chain.some(isFenced)) {
-    return new Fault(BUS_FAULTS.fenced, `fenced while trying to ${detail}`, {
-      retriable: false,
-      cause: error,
-    });
+    return new Fault(BUS_FAULTS.fenced, `fenced while trying to ${detail}`, { cause: error });
   }
   if (chain.some(isUnavailable)) {
     return new Fault(BUS_FAULTS.unavailable, `Kafka unavailable; could not ${detail}`, {
-      retriable: true,
       cause: error,
     });
   }
-  return new Fault(BUS_FAULTS.error, `Kafka refused to ${detail}`, {
-    retriable: false,
-    cause: error,
-  });
+  return new Fault(BUS_FAULTS.error, `Kafka refused to ${detail}`, { cause: error });
 }
 
 // Heartbeat answers that mean the group has already moved on without this member.

@@ -3,14 +3,14 @@ import { formatAuditTable, summarizeAudit, type SummarizedEvent } from './summar
 
 const event = (
   eventId: string,
-  stage: string,
+  rung: string,
   code: string | null,
   tool = 'search',
 ): SummarizedEvent =>
   ({
     eventId,
     kind: 'rejected',
-    stage,
+    stage: rung,
     code,
     disposition: 'deny',
     outcome: 'rejected',

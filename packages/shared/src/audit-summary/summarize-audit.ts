@@ -1,6 +1,7 @@
 /**
  * Counts audit events by the dimensions an operator asks for (stage, code, tool, tenant, kind,
- * outcome), for `toolgate stats` and the demo's closing table. Pure: the caller reads the topic.
+ * outcome; `stage` is the audit field, which names the rung), for `toolgate stats` and the demo's
+ * closing table. Pure: the caller reads the topic.
  */
 import type { AuditEvent } from '../messages/index.js';
 

@@ -12,7 +12,7 @@ export function sha256Hex(text: string): string {
  *
  * @throws TypeError when `value` is not a JSON value RFC 8785 can serialize: `undefined`, a
  *   function, NaN or ±Infinity, a BigInt, a cycle, or a string with a lone UTF-16 surrogate. Values
- *   hashed here have passed the representation stage, so this is a fault of the caller, not a
+ *   hashed here have passed the representation rung, so this is a fault of the caller, not a
  *   refusal of the proposal.
  */
 export function canonicalSha256(value: unknown): string {

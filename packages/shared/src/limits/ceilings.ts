@@ -1,4 +1,4 @@
-import { DEFAULT_REPAIR_BUDGET } from '../repair/repairable-stages.js';
+import { DEFAULT_REPAIR_BUDGET } from '../repair/repairable-rungs.js';
 
 /** The gate's ceilings (DESIGN §7): configurable, enforced, audited. Counts are per call. */
 export interface Ceilings {

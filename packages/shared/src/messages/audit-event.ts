@@ -4,7 +4,7 @@
  * with arguments redacted and never a token or a secret.
  */
 import { createHash } from 'node:crypto';
-import type { AnyCode, Disposition, Stage } from '../catalogue.js';
+import type { AnyCode, Disposition, Rung } from '../catalogue.js';
 import type { StoredOutcome } from '../idempotency/index.js';
 import { canonicalSha256OrUndefined } from '../idempotency/canonical-sha256.js';
 import type { AnyRejected } from '../repair/index.js';
@@ -43,7 +43,8 @@ export interface AuditEvent {
   /** Subject version of that schema, when known. */
   readonly schemaVersion?: number;
   readonly policyVersion: string | null;
-  readonly stage: Stage;
+  /** The rung that decided (for a refusal, the one that refused); the published field name. */
+  readonly stage: Rung;
   readonly disposition: Disposition | null;
   readonly code: AnyCode | null;
   /** Ids of the objects the call named, in the tool's order; an empty id is left out. */
@@ -128,7 +129,7 @@ export type AuditDecision =
 export type AuditInput = AuditFacts & AuditDecision;
 
 /**
- * Builds the audit event of one decision at `now`. Stage, code, disposition and outcome come from
+ * Builds the audit event of one decision at `now`. Rung (`stage`), code, disposition and outcome come from
  * {@link AUDIT_KINDS} and, where the kind takes them, from the refusal or the replayed outcome.
  * Arguments are digested (`argsDigest`, null when absent or not canonical JSON) and redacted.
  * Nothing in `facts` is a token or a secret, and nothing here adds one.
@@ -165,7 +166,7 @@ export interface AuditIdentity {
   readonly kind: AuditKind;
   readonly tenant?: string | null | undefined;
   readonly proposalId?: string | null | undefined;
-  readonly stage: Stage;
+  readonly stage: Rung;
   readonly code: AnyCode | null;
   readonly source?: MessageSource | undefined;
   readonly raw?: { readonly sha256: string } | undefined;
@@ -204,7 +205,7 @@ function decidedOf(input: AuditDecision): Decided {
     const outcome = input.answered === false ? null : AUDIT_KINDS.rejected.outcome;
     return { stage, code, disposition, outcome };
   }
-  const { stage, code, disposition, outcome }: AuditKindSpec & { stage: Stage } =
+  const { stage, code, disposition, outcome }: AuditKindSpec & { stage: Rung } =
     AUDIT_KINDS[input.kind];
   const decided: Decided = { stage, code, disposition, outcome };
   if (input.kind === 'result' && input.rejected !== undefined) {

@@ -1,14 +1,14 @@
 /**
  * The vocabulary of audit events: one kind per decision a stage records, refusals and accepted
- * ends alike, so that outcomes can be counted by kind, stage and code from the audit topic alone.
+ * ends alike, so that outcomes can be counted by kind, rung and code from the audit topic alone.
  */
-import type { AnyCode, Disposition, Stage } from '../catalogue.js';
+import type { AnyCode, Disposition, Rung } from '../catalogue.js';
 import type { Outcome } from '../types.js';
 
 /** What an audit event of one kind records by default. */
 export interface AuditKindSpec {
   /** The rung the event is filed under; null for `rejected`, which takes the refusal's. */
-  readonly stage: Stage | null;
+  readonly stage: Rung | null;
   /** The code, when the kind has one of its own; a refusal's code replaces it. */
   readonly code: AnyCode | null;
   /** The decision's disposition; null when the kind only passes the proposal on. */
@@ -19,8 +19,8 @@ export interface AuditKindSpec {
   readonly meaning: string;
 }
 
-const kind = <const S extends Stage | null, const C extends AnyCode | null>(
-  stage: S,
+const kind = <const R extends Rung | null, const C extends AnyCode | null>(
+  stage: R,
   code: C,
   disposition: Disposition | null,
   outcome: Outcome | null,
@@ -28,7 +28,7 @@ const kind = <const S extends Stage | null, const C extends AnyCode | null>(
 ) => ({ stage, code, disposition, outcome, meaning });
 
 /**
- * Every audit kind. Stage, code, disposition and outcome are the defaults the event carries:
+ * Every audit kind. Rung (field `stage`), code, disposition and outcome are the defaults the event carries:
  * `rejected` takes stage, code and disposition from the refusal; `result` takes stage and code
  * from a result-rung refusal or a tool error when there was one; `replay` takes its outcome from
  * the stored outcome it re-issued.

@@ -3,7 +3,7 @@
  * record, and a second proposal of the same call gets that outcome again, under its own ids,
  * marked `replay: true`, without a second command.
  */
-import { DISPOSITIONS, REJECTION_CODES, STAGES, type Stage } from '../catalogue.js';
+import { DISPOSITIONS, REJECTION_CODES, RUNGS, type Rung } from '../catalogue.js';
 import type { StoredOutcome } from '../idempotency/index.js';
 import type { Observation } from '../types.js';
 import { observationIdsOf, observationForUnknown, type ObservationIds } from './observations.js';
@@ -84,9 +84,9 @@ function readRepeated(
   return fits ? repeatedOf(o as unknown as Observation) : undefined;
 }
 
-function isCodeOf(stage: unknown, code: unknown): boolean {
-  if (!(STAGES as readonly unknown[]).includes(stage) || typeof code !== 'string') return false;
-  return Object.hasOwn(REJECTION_CODES[stage as Stage], code);
+function isCodeOf(rung: unknown, code: unknown): boolean {
+  if (!(RUNGS as readonly unknown[]).includes(rung) || typeof code !== 'string') return false;
+  return Object.hasOwn(REJECTION_CODES[rung as Rung], code);
 }
 
 function isShown(r: unknown): boolean {

@@ -12,7 +12,7 @@
  * would turn a malformed proposal into undecodable bytes instead of a refusal the agent reads).
  * Field names are the contract of DESIGN §2: more may be added, none renamed.
  */
-import { DISPOSITIONS, REJECTION_CODES, STAGES, type Stage } from '../catalogue.js';
+import { DISPOSITIONS, REJECTION_CODES, RUNGS, type Rung } from '../catalogue.js';
 import { OUTCOMES, PROPOSAL_FORMATS } from '../types.js';
 import { APPROVAL_DECISIONS } from './approval.js';
 import { AUDIT_KINDS, type AuditKind } from './audit-kinds.js';
@@ -50,9 +50,19 @@ const sha256 = { type: 'string', pattern: '^[0-9a-f]{64}$' } as const;
 const nullableText = { type: ['string', 'null'], minLength: 1 } as const;
 const jsonObject = { type: 'object' } as const;
 
-const ALL_CODES = [...new Set(STAGES.flatMap((s) => Object.keys(REJECTION_CODES[s])))];
+const ALL_CODES = [...new Set(RUNGS.flatMap((r) => Object.keys(REJECTION_CODES[r])))];
 
-const codesOf = (stage: Stage) => Object.keys(REJECTION_CODES[stage]);
+const codesOf = (rung: Rung) => Object.keys(REJECTION_CODES[rung]);
+
+/**
+ * The field `stage` of observations and audit events names a rung of the ladder, not one of the
+ * services (validate, authorize, confirm, execute): a published name, kept as it is.
+ */
+const rungField = {
+  enum: RUNGS,
+  description:
+    'The rung of the ladder that decided (for a refusal, the one that refused), e.g. schema or authorization. The field name is kept as published; it does not name a service.',
+} as const;
 
 /** `{properties: {a: true, …}, required: [a, …]}`: declared, so strict mode accepts `required`. */
 function requires(...names: readonly string[]) {
@@ -91,13 +101,13 @@ function open(
   return { $schema: DRAFT, title, description, type: 'object', required, properties, ...extra };
 }
 
-/** Ties a stage to its own codes: `{stage: S}` allows only the catalogue's codes of S. */
-function codesByStage(nullable: boolean) {
-  return STAGES.map((stage) =>
+/** Ties a rung to its own codes: `{stage: R}` allows only the catalogue's codes of rung R. */
+function codesByRung(nullable: boolean) {
+  return RUNGS.map((rung) =>
     when(
-      { stage: { const: stage } },
+      { stage: { const: rung } },
       {
-        properties: { code: { enum: nullable ? [...codesOf(stage), null] : codesOf(stage) } },
+        properties: { code: { enum: nullable ? [...codesOf(rung), null] : codesOf(rung) } },
       },
     ),
   );
@@ -300,7 +310,7 @@ const observation = closed(
     callId: text,
     outcome: { enum: OUTCOMES },
     disposition: { enum: DISPOSITIONS },
-    stage: { enum: STAGES },
+    stage: rungField,
     code: { enum: ALL_CODES },
     message: text,
     repair: {
@@ -328,7 +338,7 @@ const observation = closed(
   {
     dependentRequired: { stage: ['code'], code: ['stage'] },
     allOf: [
-      ...codesByStage(false),
+      ...codesByRung(false),
       when({ outcome: { const: 'rejected' } }, requires('stage', 'code')),
       when(
         { outcome: { const: 'pending_confirmation' } },
@@ -389,7 +399,7 @@ const observation = closed(
 
 const AUDIT_KIND_NAMES = Object.keys(AUDIT_KINDS) as AuditKind[];
 
-/** Kinds whose stage and code are their own, not a refusal's. */
+/** Kinds whose rung and code are their own, not a refusal's. */
 function fixedKinds() {
   return AUDIT_KIND_NAMES.filter((k) => k !== 'rejected' && k !== 'result').map((k) => {
     const spec = AUDIT_KINDS[k];
@@ -424,7 +434,7 @@ const audit = closed(
     schemaId: count,
     schemaVersion: count,
     policyVersion: nullableText,
-    stage: { enum: STAGES },
+    stage: rungField,
     disposition: { enum: [...DISPOSITIONS, null] },
     code: { enum: [...ALL_CODES, null] },
     objectIds: { type: 'array', items: text },
@@ -484,7 +494,7 @@ const audit = closed(
   ],
   {
     allOf: [
-      ...codesByStage(true),
+      ...codesByRung(true),
       ...fixedKinds(),
       when(
         { kind: { const: 'rejected' } },

@@ -1,16 +1,16 @@
-import type { Stage } from '../catalogue.js';
+import type { Rung } from '../catalogue.js';
 import { rejecterFor, type Rejected } from '../decision.js';
 import { isCount } from '../limits/is-count.js';
-import { isRepairableStage } from './repairable-stages.js';
+import { isRepairableRung } from './repairable-rungs.js';
 
 const rejectLimits = rejecterFor('limits');
 
 /**
- * A refusal of any one stage. `Rejected` with its default type argument cannot hold a refusal:
- * `CodeOf<Stage>` is the codes common to every stage, which is `never`. Mapping over the stages
+ * A refusal of any one rung. `Rejected` with its default type argument cannot hold a refusal:
+ * `CodeOf<Rung>` is the codes common to every rung, which is `never`. Mapping over the rungs
  * first gives the union `Rejected<'authentication'> | Rejected<'representation'> | …` instead.
  */
-export type AnyRejected = { [S in Stage]: Rejected<S> }[Stage];
+export type AnyRejected = { [R in Rung]: Rejected<R> }[Rung];
 
 /** What the model is told when a refusal is offered for repair (Observation `repair`). */
 export interface RepairOffer {
@@ -22,7 +22,7 @@ export interface RepairOffer {
   readonly prompt: string;
 }
 
-/** The plan after a refusal: offer a repair, or end the call with a final refusal. */
+/** What follows a refusal: offer a repair, or end the call with a final refusal. */
 export type RepairPlan =
   | { readonly kind: 'repair'; readonly rejected: AnyRejected; readonly repair: RepairOffer }
   | { readonly kind: 'final'; readonly rejected: AnyRejected };
@@ -31,10 +31,10 @@ export type RepairPlan =
 const TOOL_NAME = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
 
 /**
- * Decides what follows a refusal. A refusal with disposition `repair` from a repairable stage
+ * Decides what follows a refusal. A refusal with disposition `repair` from a repairable rung
  * (representation, schema, semantics) while `attempt < budget` is offered for repair; the same
  * with the budget spent becomes `limits/repair_budget_exhausted`, whose internal detail keeps the
- * original stage, code and detail; every other refusal is final and unchanged.
+ * original rung, code and detail; every other refusal is final and unchanged.
  *
  * The prompt is built only from the refusal's public message, the attempt numbers and, if given,
  * `toolName`: the name the model itself used, echoed so that it can tell which call to fix (and
@@ -52,7 +52,7 @@ export function planRepair(
   budget: number,
   toolName?: string,
 ): RepairPlan {
-  if (rejected.disposition !== 'repair' || !isRepairableStage(rejected.stage)) {
+  if (rejected.disposition !== 'repair' || !isRepairableRung(rejected.stage)) {
     return { kind: 'final', rejected };
   }
   if (!isCount(attempt) || !isCount(budget) || attempt >= budget) {

@@ -1,14 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { REJECTION_CODES, STAGES, type Stage } from '../catalogue.js';
+import { REJECTION_CODES, RUNGS, type Rung } from '../catalogue.js';
 import { rejecterFor } from '../decision.js';
 import { checkRepairBudget } from './check-repair-budget.js';
 import { planRepair, type AnyRejected } from './plan-repair.js';
-import {
-  DEFAULT_REPAIR_BUDGET,
-  REPAIRABLE_STAGES,
-  isRepairableStage,
-} from './repairable-stages.js';
+import { DEFAULT_REPAIR_BUDGET, REPAIRABLE_RUNGS, isRepairableRung } from './repairable-rungs.js';
 
 const SECRET = 'SECRET-internal-detail';
 const missingField = rejecterFor('schema')(
@@ -18,9 +14,9 @@ const missingField = rejecterFor('schema')(
 );
 
 /** Every code of the catalogue as a refusal carrying a recognisable internal detail. */
-const everyRefusal: AnyRejected[] = STAGES.flatMap((stage) =>
-  Object.keys(REJECTION_CODES[stage]).map((code) =>
-    (rejecterFor(stage) as (c: string, m: undefined, d: string) => AnyRejected)(
+const everyRefusal: AnyRejected[] = RUNGS.flatMap((rung) =>
+  Object.keys(REJECTION_CODES[rung]).map((code) =>
+    (rejecterFor(rung) as (c: string, m: undefined, d: string) => AnyRejected)(
       code,
       undefined,
       SECRET,
@@ -28,17 +24,17 @@ const everyRefusal: AnyRejected[] = STAGES.flatMap((stage) =>
   ),
 );
 
-describe('REPAIRABLE_STAGES', () => {
+describe('REPAIRABLE_RUNGS', () => {
   it('holds representation, schema and semantics only', () => {
-    expect(REPAIRABLE_STAGES).toEqual(['representation', 'schema', 'semantics']);
+    expect(REPAIRABLE_RUNGS).toEqual(['representation', 'schema', 'semantics']);
     expect(DEFAULT_REPAIR_BUDGET).toBe(2);
   });
 
   it('covers every catalogue code whose disposition is repair', () => {
-    const repairStages = new Set<Stage>(
+    const repairRungs = new Set<Rung>(
       everyRefusal.filter((r) => r.disposition === 'repair').map((r) => r.stage),
     );
-    expect([...repairStages].filter((stage) => !isRepairableStage(stage))).toEqual([]);
+    expect([...repairRungs].filter((rung) => !isRepairableRung(rung))).toEqual([]);
   });
 });
 
@@ -132,7 +128,7 @@ describe('planRepair', () => {
     expect(plan.rejected).toBe(rejected);
   });
 
-  it('ignores a repair disposition on a stage that is not repairable', () => {
+  it('ignores a repair disposition on a rung that is not repairable', () => {
     const forged: AnyRejected = {
       ...rejecterFor('authorization')('not_authorized', undefined, SECRET),
       disposition: 'repair',
@@ -166,7 +162,7 @@ describe('planRepair', () => {
           const plan = planRepair(rejected, attempt, budget, 'search');
           const repairable =
             rejected.disposition === 'repair' &&
-            isRepairableStage(rejected.stage) &&
+            isRepairableRung(rejected.stage) &&
             attempt < budget;
           expect(plan.kind).toBe(repairable ? 'repair' : 'final');
           if (plan.kind === 'repair') {

@@ -3,7 +3,7 @@
  * place. Definitions are converted to strict tool definitions (bfcl.test-support.ts) and loaded
  * through createToolRegistry; definitions the gate refuses are listed, not bent. Ground-truth calls
  * must pass checkSchema (answers that contradict their own definition are data errors, listed),
- * and four mutations of every accepted call must be refused at the schema stage with the right code.
+ * and four mutations of every accepted call must be refused at the schema rung with the right code.
  */
 import fs from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';

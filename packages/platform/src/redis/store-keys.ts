@@ -1,5 +1,5 @@
 /**
- * The Redis key layout of the gate (plan of issue 4), in one place. Every tenant-scoped key carries
+ * The Redis key layout of the gate, in one place. Every tenant-scoped key carries
  * the tenant's hash tag `{h}` ({@link tenantHashTag}), so one tenant's keys share a Redis Cluster
  * slot; the two sweeper indexes (`deadlines`, `conf-expiry`) are global.
  */

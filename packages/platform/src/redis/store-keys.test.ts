@@ -9,7 +9,7 @@ const h = tenantHashTag('acme');
 const slotTag = (key: string) => /\{(.*?)\}/.exec(key)?.[1];
 
 describe('storeKeys', () => {
-  it('lays the keys out as the plan names them', () => {
+  it('lays the keys out as StoreKeys documents them', () => {
     expect(keys.idempotency('acme', 'k')).toBe(idempotencyRedisKey('tg:', 'acme', 'k'));
     expect(keys.pendingCommand('cmd-1')).toBe('tg:pending-cmd:cmd-1');
     expect(keys.deadlines).toBe('tg:deadlines');

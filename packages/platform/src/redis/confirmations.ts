@@ -1,0 +1,182 @@
+/**
+ * Pending confirmations (DESIGN §4): parked by the confirm stage with an expiry, indexed by tenant
+ * (for the approvals inbox) and by expiry (for the expiry sweeper), taken once by one approval or
+ * swept once expired, never both.
+ */
+import type { PendingConfirmation } from '@toolgate/shared';
+import { Fault } from '../fault.js';
+import { claimArgs, MAX_BATCH, readClaim, type ExpiredClaim } from './expired-claims.js';
+import { loadScript } from './load-script.js';
+import type { RedisConnection } from './redis-connection.js';
+import { corrupt, STORE_FAULTS } from './store-faults.js';
+import { checkCount, decode, hasStrings, isObject } from './stored-json.js';
+
+/** Default time a confirmation's JSON outlives its expiry, so the sweeper can still read it: 24 h. */
+export const DEFAULT_CONFIRMATION_GRACE_MS = 24 * 60 * 60 * 1000;
+
+const SCRIPTS = {
+  park: loadScript('park-confirmation'),
+  take: loadScript('take-confirmation'),
+  claimExpired: loadScript('claim-expired-confirmations'),
+  finishExpired: loadScript('finish-expired-confirmation'),
+};
+
+/** Where a parked confirmation stands: see {@link Confirmations.parkConfirmation} and the takes. */
+export const CONFIRMATION_STATES = ['waiting', 'taken', 'swept', 'finished'] as const;
+
+/** One state of a parked confirmation. */
+export type ConfirmationState = (typeof CONFIRMATION_STATES)[number];
+
+/** A parked confirmation and its state, as {@link Confirmations.readConfirmation} finds it. */
+export interface StoredConfirmation {
+  readonly pending: PendingConfirmation;
+  readonly state: ConfirmationState;
+}
+
+/** What {@link Confirmations.parkConfirmation} did: the confirmation to publish, or the one that stands. */
+export type ParkedConfirmation =
+  { readonly publish: PendingConfirmation } | { readonly standing: PendingConfirmation };
+
+/** Options of {@link createConfirmations}. */
+export interface ConfirmationsOptions {
+  /** How long a confirmation's JSON outlives its expiry; ms. Default 24 h. */
+  readonly confirmationGraceMs?: number;
+}
+
+/** The pending confirmations of every tenant, and their indexes. */
+export interface Confirmations {
+  /**
+   * Parks a confirmation (kept for ttlMs + grace) and indexes it by tenant and by expiry
+   * (`pending.expiresAt`), and answers what to publish: `{publish: pending}` when this call parked
+   * it; `{publish: STORED}` when `parkerToken` parked it before and it still waits (the same
+   * message delivered again after a crash: publish the same request again); `{standing: STORED}`
+   * when it exists otherwise (parked by another message, or decided: publish nothing for a
+   * duplicate, refuse another call under the same id), read in the same step as the park. Use a
+   * token that is stable across redelivery and names no other message: the message's coordinates
+   * and a digest of its bytes.
+   */
+  parkConfirmation(
+    pending: PendingConfirmation,
+    ttlMs: number,
+    parkerToken: string,
+  ): Promise<ParkedConfirmation>;
+  /**
+   * The confirmation under `tenant` in whatever state it is (waiting, taken, swept, finished), or
+   * undefined (never parked there, expired past its grace, or another tenant's). Changes nothing.
+   */
+  readConfirmation(tenant: string, confirmationId: string): Promise<StoredConfirmation | undefined>;
+  /**
+   * Single use: the waiting confirmation for the one approval that takes it; the same
+   * `takerToken` gets it again (a retry after a lost reply; use the approval message's
+   * coordinates and a digest of its bytes and session); else undefined (decided, claimed by the
+   * expiry sweeper, unknown, or another tenant's).
+   */
+  takeConfirmation(
+    tenant: string,
+    confirmationId: string,
+    takerToken: string,
+  ): Promise<PendingConfirmation | undefined>;
+  /**
+   * Up to `limit` of the tenant's waiting confirmations, soonest expiry first; one whose JSON
+   * cannot be read is left out.
+   */
+  listPending(tenant: string, limit: number): Promise<PendingConfirmation[]>;
+  /**
+   * Up to `limit` confirmations past their expiry (or past an earlier claim's lease), each
+   * re-leased until `nowMs + leaseMs`: finish them before the lease ends or they are claimed
+   * again. A claimed confirmation can no longer be taken.
+   */
+  claimExpiredConfirmations(
+    nowMs: number,
+    leaseMs: number,
+    limit: number,
+  ): Promise<ExpiredClaim<PendingConfirmation>>;
+  /**
+   * Ends a claimed confirmation: it becomes `finished` and stays until its TTL, so a redelivered
+   * message cannot park it again. True when it was still indexed.
+   */
+  finishExpiredConfirmation(tenant: string, confirmationId: string): Promise<boolean>;
+}
+
+/** The pending confirmations on `conn`. */
+export function createConfirmations(
+  conn: RedisConnection,
+  options: ConfirmationsOptions = {},
+): Confirmations {
+  const { keys } = conn;
+  const graceMs = options.confirmationGraceMs ?? DEFAULT_CONFIRMATION_GRACE_MS;
+  const keysOf = (tenant: string, id: string) => [
+    keys.confirmation(tenant, id),
+    keys.confirmationsByTenant(tenant),
+    keys.confirmationExpiry,
+  ];
+  const read = (text: unknown, k: string) =>
+    typeof text === 'string' ? decode(text, 'confirmation', k, isPendingConfirmation) : undefined;
+  const readWithState = (k: string) =>
+    conn.run('read_confirmation', (r) => r.hmget(k, 'json', 'state'));
+  // One entry that cannot be read must not hide the rest from every approver of its tenant: a
+  // listing skips it; the expiry sweeper reports it and drops it from the indexes.
+  const listed = async (k: string) => {
+    const [json, state] = await readWithState(k);
+    try {
+      return state === 'waiting' ? read(json, k) : undefined;
+    } catch (error) {
+      if (error instanceof Fault && error.code === STORE_FAULTS.corrupt) return undefined;
+      throw error;
+    }
+  };
+  return {
+    async parkConfirmation(pending, ttlMs, parkerToken) {
+      checkCount('confirmation TTL (ms)', ttlMs, 1);
+      const expiresAtMs = Date.parse(pending.expiresAt);
+      checkCount('expiresAt (ms)', expiresAtMs, 0);
+      const { tenant, confirmationId: id } = pending;
+      const member = keys.confirmationMember(tenant, id);
+      const args = [JSON.stringify(pending), ttlMs + graceMs, expiresAtMs, id, member, parkerToken];
+      const k = keys.confirmation(tenant, id);
+      const reply = await conn.script(SCRIPTS.park, keysOf(tenant, id), args);
+      const [verdict, json] = Array.isArray(reply) ? (reply as unknown[]) : [];
+      const found = read(json, k);
+      if (found === undefined) throw corrupt('confirmation', k);
+      if (verdict === 'publish') return { publish: found };
+      if (verdict === 'standing') return { standing: found };
+      throw corrupt('park reply', k);
+    },
+    async readConfirmation(tenant, id) {
+      const k = keys.confirmation(tenant, id);
+      const [json, state] = await readWithState(k);
+      const pending = read(json, k);
+      if (pending === undefined) return undefined;
+      if (!(CONFIRMATION_STATES as readonly unknown[]).includes(state)) {
+        throw corrupt('confirmation state', k);
+      }
+      return { pending, state: state as ConfirmationState };
+    },
+    async takeConfirmation(tenant, id, takerToken) {
+      const args = [id, keys.confirmationMember(tenant, id), takerToken];
+      const reply = await conn.script(SCRIPTS.take, keysOf(tenant, id), args);
+      return read(reply, keys.confirmation(tenant, id));
+    },
+    async listPending(tenant, limit) {
+      checkCount('limit', limit, 1, MAX_BATCH);
+      const index = keys.confirmationsByTenant(tenant);
+      const ids = await conn.run('list_pending', (r) => r.zrange(index, 0, limit - 1));
+      const found = await Promise.all(ids.map((id) => listed(keys.confirmation(tenant, id))));
+      return found.filter((p): p is PendingConfirmation => p !== undefined);
+    },
+    async claimExpiredConfirmations(nowMs, leaseMs, limit) {
+      const args = claimArgs(nowMs, leaseMs, limit, keys.prefix);
+      const index = keys.confirmationExpiry;
+      const reply = await conn.script(SCRIPTS.claimExpired, [index], args);
+      return readClaim(conn, index, reply, 'confirmation', isPendingConfirmation);
+    },
+    async finishExpiredConfirmation(tenant, id) {
+      const args = [id, keys.confirmationMember(tenant, id)];
+      return (await conn.script(SCRIPTS.finishExpired, keysOf(tenant, id), args)) === 1;
+    },
+  };
+}
+
+function isPendingConfirmation(v: unknown): v is PendingConfirmation {
+  return isObject(v) && hasStrings(v, ['confirmationId', 'tenant', 'proposalId', 'expiresAt']);
+}
