@@ -3,25 +3,7 @@ import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
-
-/** Modules the pure core may not import: I/O, clocks and loggers belong to the shell. */
-const impure = [
-  'kafkajs',
-  'ioredis',
-  'pino',
-  'prom-client',
-  '@kafkajs/*',
-  '@toolgate/platform',
-  'node:fs',
-  'node:fs/*',
-  'fs',
-  'fs/*',
-  'node:net',
-  'node:http',
-  'node:child_process',
-  'node:os',
-  'node:process',
-];
+import { boundaries } from './scripts/lint/boundaries.js';
 
 export default tseslint.config(
   {
@@ -61,6 +43,8 @@ export default tseslint.config(
       ],
     },
   },
+  // Which module may import which: kafkajs, ioredis, the services, the platform barrel, cycles.
+  ...boundaries,
   {
     files: ['packages/*/src/**/*.ts'],
     ignores: ['**/*.test.ts'],
@@ -70,17 +54,9 @@ export default tseslint.config(
     // The functional core: facts in, decisions out. No I/O, clock, randomness or environment.
     files: ['packages/shared/src/**/*.ts'],
     // Tests and their support files (e.g. where the corpora are) run in vitest, not in the gate.
+    // What the core may import is in scripts/lint/boundaries.js, with the other import rules.
     ignores: ['**/*.test.ts', '**/*.test-support.ts'],
     rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: impure.map((group) => ({
-            group: [group],
-            message: 'The core is pure: fetch facts in the service and pass them in.',
-          })),
-        },
-      ],
       'no-restricted-globals': [
         'error',
         { name: 'process', message: 'The core takes configuration as arguments.' },

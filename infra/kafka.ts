@@ -1,30 +1,19 @@
 /**
  * The Kafka component: a single KRaft node (broker and controller in one JVM) on the loopback
- * address, its storage formatted once under `.stack/kafka/data`, and the readiness check and topic
- * creation the rest of the stack relies on.
+ * address, its storage formatted once under `.stack/kafka/data`, with SCRAM users. What the stack
+ * then does as the cluster's administrator (readiness, topics, ACLs) is in `kafka-admin.ts`.
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import kafkajs, { type Admin, type Kafka as KafkaClient } from 'kafkajs';
-import {
-  createBus,
-  DECLARED_TOPICS,
-  kafkaIdentityFromEnv,
-  resolveKafkaSecurity,
-  SILENT_LOGGER,
-  topicConfigEntries,
-  type AclBinding,
-  type KafkaSecurity,
-  type TopicSpec,
-} from '@toolgate/platform';
+import { kafkaIdentityFromEnv, resolveKafkaSecurity, type KafkaSecurity } from '@toolgate/platform';
 import { findJava } from './java.js';
 import { fetchKafka, kafkaLibDir } from './maven.js';
 import { spawnDetached, type StartedProcess } from './processes.js';
 import { MIN_JAVA, type StackConfig } from './stack-config.js';
 import { StackError, problemIn } from './stack-error.js';
-import { missingBindings, stackPrincipals, STACK_ADMIN } from './stack-principals.js';
+import { stackPrincipals, STACK_ADMIN } from './stack-principals.js';
 import {
   kafkaPassword,
   kafkaPasswords,
@@ -32,9 +21,7 @@ import {
   secretsDir,
   writeSecretFile,
 } from './stack-secrets.js';
-import type { Attempt, Reporter } from './wait.js';
-
-const { Kafka, logLevel, Partitioners } = kafkajs;
+import type { Reporter } from './wait.js';
 
 /** Where a client reaches Kafka, and as whom. */
 export interface KafkaAccess {
@@ -76,9 +63,6 @@ function controllerPassword(config: StackConfig): string {
   writeSecretFile(file, `${password}\n`);
   return password;
 }
-
-/** The topic `stack:up` creates, describes and writes to in a transaction to prove Kafka answers. */
-export const READINESS_TOPIC = 'toolgate.stack.readiness';
 
 /** Kafka's folder under the stack directory. */
 export function kafkaDir(config: StackConfig): string {
@@ -305,27 +289,6 @@ export function ensureScramUsers(config: StackConfig): readonly string[] {
   return missing;
 }
 
-/** Creates the bindings the cluster does not hold yet; returns how many it created. */
-export async function ensureAcls(
-  access: KafkaAccess,
-  bindings: readonly AclBinding[],
-): Promise<number> {
-  const bus = createBus({
-    brokers: [...access.brokers],
-    clientId: 'toolgate-stack',
-    logger: SILENT_LOGGER,
-    security: access.security,
-    retries: 2,
-  });
-  try {
-    const missing = missingBindings(bindings, await bus.describeAcls());
-    await bus.createAcls(missing);
-    return missing.length;
-  } finally {
-    await bus.close();
-  }
-}
-
 /**
  * A Kafka cluster id: 16 random bytes in URL-safe base64 without padding. Like Kafka's own
  * `Uuid.randomUuid`, it never starts with `-`, which command-line parsers take for an option.
@@ -335,137 +298,4 @@ export function newClusterId(): string {
     const id = randomBytes(16).toString('base64url');
     if (!id.startsWith('-')) return id;
   }
-}
-
-function client(access: KafkaAccess, retries = 2): KafkaClient {
-  const sasl = access.security.sasl;
-  return new Kafka({
-    clientId: 'toolgate-stack',
-    brokers: [...access.brokers],
-    logLevel: logLevel.NOTHING,
-    connectionTimeout: 1_000,
-    requestTimeout: 5_000,
-    retry: { retries, initialRetryTime: 200 },
-    ...(sasl === undefined
-      ? {}
-      : {
-          sasl: {
-            mechanism: sasl.mechanism.toLowerCase() as 'scram-sha-512',
-            username: sasl.username,
-            password: sasl.password,
-          },
-        }),
-    ...(access.security.tls === undefined ? {} : { ssl: tlsOf(access.security) }),
-  });
-}
-
-function tlsOf(security: KafkaSecurity): boolean | { ca?: string[]; cert?: string; key?: string } {
-  const tls = security.tls ?? {};
-  if (tls.ca === undefined && tls.cert === undefined) return true;
-  return {
-    ...(tls.ca === undefined ? {} : { ca: [tls.ca] }),
-    ...(tls.cert === undefined ? {} : { cert: tls.cert }),
-    ...(tls.key === undefined ? {} : { key: tls.key }),
-  };
-}
-
-async function withAdmin<T>(
-  access: KafkaAccess,
-  use: (admin: Admin) => Promise<T>,
-  retries?: number,
-): Promise<T> {
-  const admin = client(access, retries).admin();
-  await admin.connect();
-  try {
-    return await use(admin);
-  } finally {
-    await admin.disconnect();
-  }
-}
-
-/** A quick check: does a Kafka broker answer at `brokers` (cluster metadata)? */
-export async function probeKafka(access: KafkaAccess): Promise<Attempt> {
-  try {
-    await withAdmin(access, (admin) => admin.describeCluster(), 0);
-    return { ready: true };
-  } catch (error) {
-    return { ready: false, why: messageOf(error) };
-  }
-}
-
-/**
- * The full readiness check: a topic can be created and described, and a transaction that also
- * commits consumer offsets goes through. The last part waits out the first-use creation of the
- * offsets and transaction-state topics, which otherwise fails a client's first transaction.
- */
-export async function kafkaReady(access: KafkaAccess): Promise<Attempt> {
-  try {
-    await withAdmin(access, async (admin) => {
-      await admin.createTopics({
-        topics: [{ topic: READINESS_TOPIC, numPartitions: 1 }],
-        waitForLeaders: true,
-      });
-      const { topics } = await admin.fetchTopicMetadata({ topics: [READINESS_TOPIC] });
-      if (topics[0]?.partitions[0]?.leader === undefined)
-        throw new Error(`${READINESS_TOPIC} has no leader yet`);
-    });
-    await commitProbeTransaction(access);
-    return { ready: true };
-  } catch (error) {
-    return { ready: false, why: messageOf(error) };
-  }
-}
-
-async function commitProbeTransaction(access: KafkaAccess): Promise<void> {
-  const producer = client(access).producer({
-    transactionalId: READINESS_TOPIC,
-    idempotent: true,
-    maxInFlightRequests: 1,
-    createPartitioner: Partitioners.DefaultPartitioner,
-  });
-  await producer.connect();
-  try {
-    const tx = await producer.transaction();
-    try {
-      await tx.send({ topic: READINESS_TOPIC, messages: [{ value: new Date().toISOString() }] });
-      await tx.sendOffsets({
-        consumerGroupId: READINESS_TOPIC,
-        topics: [{ topic: READINESS_TOPIC, partitions: [{ partition: 0, offset: '0' }] }],
-      });
-      await tx.commit();
-    } catch (error) {
-      await tx.abort().catch(() => undefined);
-      throw error;
-    }
-  } finally {
-    await producer.disconnect();
-  }
-}
-
-/**
- * Creates the declared topics that do not exist yet, leaving existing ones as they are. Returns
- * the names it created. The replication factor is the cluster's default.
- */
-export async function ensureTopics(
-  access: KafkaAccess,
-  topics: readonly TopicSpec[] = DECLARED_TOPICS,
-): Promise<string[]> {
-  return withAdmin(access, async (admin) => {
-    const existing = new Set(await admin.listTopics());
-    const missing = topics.filter((t) => !existing.has(t.name));
-    if (missing.length === 0) return [];
-    await admin.createTopics({
-      waitForLeaders: true,
-      topics: missing.map((t) => ({
-        topic: t.name,
-        numPartitions: t.partitions,
-        configEntries: topicConfigEntries(t).map((e) => ({ ...e })),
-      })),
-    });
-    return missing.map((t) => t.name);
-  });
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

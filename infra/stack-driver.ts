@@ -5,17 +5,8 @@
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import {
-  adminAccess,
-  ensureAcls,
-  ensureScramUsers,
-  ensureTopics,
-  kafkaLog,
-  kafkaReady,
-  preflightKafka,
-  probeKafka,
-  startKafka,
-} from './kafka.js';
+import { adminAccess, ensureScramUsers, kafkaLog, preflightKafka, startKafka } from './kafka.js';
+import { ensureAcls, ensureTopics, kafkaReady, probeKafka } from './kafka-admin.js';
 import { isListening, listenerOf } from './ports.js';
 import {
   isRunning,

@@ -4,17 +4,10 @@
  * observation by proposalId, through one observation consumer per client.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  createBus,
-  createCodec,
-  gateTopics,
-  SILENT_LOGGER,
-  type AdapterLogger,
-  type Bus,
-  type BusProducer,
-  type Codec,
-  type GateTopics,
-} from '@toolgate/platform';
+import { SILENT_LOGGER, type AdapterLogger } from '@toolgate/platform/adapter-logger';
+import { createCodec, type Codec } from '@toolgate/platform/codec';
+import { gateTopics, type GateTopics } from '@toolgate/platform/gate-topics';
+import { createBus, type Bus, type BusProducer } from '@toolgate/platform/kafka';
 import {
   createObservationVerifier,
   hasLoneSurrogate,

@@ -1,4 +1,5 @@
-import { generateObservationKeys, type KafkaSecurity } from '@toolgate/platform';
+import { generateObservationKeys } from '@toolgate/platform/gate-keys';
+import type { KafkaSecurity } from '@toolgate/platform/kafka';
 import { ConfigError } from '@toolgate/shared';
 import { describe, expect, it } from 'vitest';
 import { clientSettings, type AgentClientOptions } from './client-settings.js';

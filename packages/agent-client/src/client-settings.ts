@@ -3,16 +3,13 @@
  * the caller passes (never `process.env` on its own), then the gate's defaults. Every problem is
  * reported at once, as the gate's own configuration does.
  */
+import type { AdapterLogger } from '@toolgate/platform/adapter-logger';
+import { CONFIG_VARIABLES, ENV_PREFIX, isHostPort, type Env } from '@toolgate/platform/config';
 import {
-  CONFIG_VARIABLES,
-  ENV_PREFIX,
-  isHostPort,
   kafkaIdentityFromEnv,
   resolveKafkaSecurity,
-  type AdapterLogger,
-  type Env,
   type KafkaSecurity,
-} from '@toolgate/platform';
+} from '@toolgate/platform/kafka';
 import { ConfigError, observationPublicKeyProblems } from '@toolgate/shared';
 import { DEFAULT_BUFFER_LIMIT, MAX_OBSERVATION_TIMEOUT_MS } from './observation-router.js';
 

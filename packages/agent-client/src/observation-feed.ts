@@ -5,14 +5,9 @@
  * as the gate's goes to one callback; any other record is dropped before it is even decoded,
  * counted and logged without its content.
  */
-import type {
-  AdapterLogger,
-  Bus,
-  BusBatch,
-  BusConsumer,
-  BusMessage,
-  Codec,
-} from '@toolgate/platform';
+import type { AdapterLogger } from '@toolgate/platform/adapter-logger';
+import type { Codec } from '@toolgate/platform/codec';
+import type { Bus, BusBatch, BusConsumer, BusMessage } from '@toolgate/platform/kafka';
 import {
   OBSERVATION_SIGNATURE_HEADER,
   type Observation,

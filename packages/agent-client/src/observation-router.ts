@@ -4,7 +4,7 @@
  * later `wait` (an observation can arrive before its `wait` is called), up to a bound; the rest
  * are dropped unless someone already waits for them.
  */
-import type { AdapterLogger } from '@toolgate/platform';
+import type { AdapterLogger } from '@toolgate/platform/adapter-logger';
 import type { Observation } from '@toolgate/shared';
 import { ObservationTimeoutError } from './agent-client-error.js';
 import { isTerminal } from './is-observation.js';

@@ -1,9 +1,10 @@
 /**
- * The registry codec: the only module that imports @kafkajs/confluent-schema-registry. It
- * registers each message type's JSON Schema under `<topic>-value`, encodes what the gate writes in
- * the Confluent wire format (after validating it against that schema), and decodes what arrives:
- * the wire format, or plain JSON where a topic allows it, always with the core's bounded parser so
- * duplicate keys, forbidden keys and lone surrogates are refused the same way everywhere.
+ * The registry codec, the one module that imports the schema registry's client (lint:
+ * scripts/lint/boundaries.js). It registers each message type's JSON Schema under `<topic>-value`,
+ * encodes what the gate writes in the Confluent wire format (after validating it against that
+ * schema), and decodes what arrives: the wire format, or plain JSON where a topic allows it,
+ * always with the core's bounded parser so duplicate keys, forbidden keys and lone surrogates are
+ * refused the same way everywhere.
  *
  * Decoding does not validate against the schema: for the topics others write (proposals,
  * approvals, results) the gate's own rungs refuse a malformed message with an answer the sender

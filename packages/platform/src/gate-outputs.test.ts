@@ -18,7 +18,7 @@ import {
   QUARANTINE_VALUE_BYTES_HEADER,
 } from './gate-outputs.js';
 import { gateTopics } from './gate-topics.js';
-import { MAX_REQUEST_RECORD_BYTES, recordBytes } from './record-size.js';
+import { MAX_REQUEST_RECORD_BYTES, recordBytes } from './kafka/index.js';
 
 const outputs = createGateOutputs(
   gateTopics('ns.'),

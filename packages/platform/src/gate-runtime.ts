@@ -17,7 +17,6 @@ import {
   topicsOfPrincipal,
   type GateStageName,
 } from './acls.js';
-import { createBus, type Bus } from './bus.js';
 import { createCodec, type Codec, type JsonSchemaObject } from './codec.js';
 import type { Config } from './config.js';
 import { createGateOutputs, type GateOutputs } from './gate-outputs.js';
@@ -32,7 +31,13 @@ import {
 } from './redis/redis-connection.js';
 import { createRedisObjectStore, type RedisObjectStore } from './redis/redis-object-store.js';
 import { Fault, type FaultCode } from './fault.js';
-import { describeKafkaSecurity, kafkaSecurityOf, type KafkaSecurity } from './kafka-security.js';
+import {
+  createBus,
+  describeKafkaSecurity,
+  kafkaSecurityOf,
+  type Bus,
+  type KafkaSecurity,
+} from './kafka/index.js';
 import { retryWhileRetriable } from './retry-backoff.js';
 import { TOPIC_NAMES, type TopicShortName } from './topics.js';
 

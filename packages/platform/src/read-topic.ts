@@ -5,10 +5,9 @@
  * commits nothing; it reads committed transactions only, as every gate consumer does.
  */
 import { randomUUID } from 'node:crypto';
-import type { Bus, BusMessage, PartitionOffset } from './bus.js';
 import type { Codec } from './codec.js';
 import { Fault, type FaultCode } from './fault.js';
-import { causeChain } from './kafka-fault.js';
+import { causeChain, type Bus, type BusMessage, type PartitionOffset } from './kafka/index.js';
 
 /** One record read back, decoded. */
 export interface ReadRecord {

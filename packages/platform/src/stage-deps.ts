@@ -4,7 +4,7 @@
  * tests start services in-process against the real stack.
  */
 import type { Deployment, Gate } from '@toolgate/shared';
-import type { Bus } from './bus.js';
+import type { Bus } from './kafka/index.js';
 import type { Codec } from './codec.js';
 import type { Config } from './config.js';
 import type { GateOutputs } from './gate-outputs.js';

@@ -18,15 +18,11 @@ import {
   type ToolKeys,
   type ToolResult,
 } from '@toolgate/shared';
-import {
-  isRetriable,
-  type AdapterLogger,
-  type EncodedOutgoing,
-  type Incoming,
-  type Ledger,
-  type LedgerClaimant,
-  type Metrics,
-} from '@toolgate/platform';
+import type { AdapterLogger } from '@toolgate/platform/adapter-logger';
+import { isRetriable } from '@toolgate/platform/fault';
+import type { Metrics } from '@toolgate/platform/metrics';
+import type { Ledger, LedgerClaimant } from '@toolgate/platform/redis';
+import type { EncodedOutgoing, Incoming } from '@toolgate/platform/stage-loop';
 import type { CommandChecker, ResultIds } from './check-command.js';
 import { runWithDeadline, type RunEnd } from './run-with-deadline.js';
 import type { ToolHandler, ToolHandlers, ToolOutcome } from './tool-handler.js';

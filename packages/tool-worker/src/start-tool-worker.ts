@@ -4,34 +4,24 @@
  * on the idempotency key in a Redis ledger before any side effect, runs each handler within its
  * command's deadline and publishes the ToolResult on `results` in the registry's wire format.
  */
+import type { AdapterLogger } from '@toolgate/platform/adapter-logger';
+import { createCodec, type Codec } from '@toolgate/platform/codec';
+import { fetchOptions, type Env } from '@toolgate/platform/config';
+import { isRetriable, Fault } from '@toolgate/platform/fault';
+import { REGISTRY_STARTUP_DEADLINE_MS, unseenAfterWaiting } from '@toolgate/platform/gate-runtime';
+import { gateTopics, type GateTopics } from '@toolgate/platform/gate-topics';
+import { createBus, kafkaSecurityOf, type Bus } from '@toolgate/platform/kafka';
+import { createLogger } from '@toolgate/platform/logger';
+import { createMetrics, type Metrics } from '@toolgate/platform/metrics';
 import {
-  createBus,
-  createCodec,
-  createLogger,
   connectRedis,
   createLedger,
-  createMetrics,
-  fetchOptions,
-  gateTopics,
-  isRetriable,
-  kafkaSecurityOf,
-  REGISTRY_STARTUP_DEADLINE_MS,
-  retryWhileRetriable,
-  startStageLoop,
-  stopBound,
-  unseenAfterWaiting,
-  type AdapterLogger,
-  type Bus,
-  type Codec,
-  type Env,
-  type GateTopics,
   type Ledger,
   type LedgerEntry,
-  type Metrics,
-  type RetryPolicy,
-  type StageLoop,
-  Fault,
-} from '@toolgate/platform';
+} from '@toolgate/platform/redis';
+import { retryWhileRetriable, type RetryPolicy } from '@toolgate/platform/retry';
+import { startStageLoop, type StageLoop } from '@toolgate/platform/stage-loop';
+import { stopBound } from '@toolgate/platform/stage-options';
 import {
   ConfigError,
   IDEMPOTENCY_RETENTION_SECONDS,

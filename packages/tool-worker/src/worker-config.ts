@@ -6,12 +6,12 @@
  */
 import {
   CONFIG_VARIABLES,
-  KAFKA_SECURITY_VARIABLES,
   loadVariables,
   type ConfigOf,
   type Env,
   type VariableTable,
-} from '@toolgate/platform';
+} from '@toolgate/platform/config';
+import { KAFKA_SECURITY_VARIABLES } from '@toolgate/platform/kafka';
 
 const {
   KAFKA_BROKERS,

@@ -6,10 +6,10 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadStackConfig, type StackConfig } from '../../../../infra/stack-config.js';
-import { stackDown, stackStatus, stackUp } from '../../../../infra/stack-driver.js';
-import { exportLines, stackEnv, stackRoles } from '../../../../infra/stack-env.js';
-import { StackError } from '../../../../infra/stack-error.js';
+import { loadStackConfig, type StackConfig } from '@toolgate/infra/stack-config';
+import { stackDown, stackStatus, stackUp } from '@toolgate/infra/stack-driver';
+import { exportLines, stackEnv, stackRoles } from '@toolgate/infra/stack-env';
+import { StackError } from '@toolgate/infra/stack-error';
 import { CliError, EXIT } from '../cli-error.js';
 import type { Command, CommandIo, OptionValues } from '../command.js';
 

@@ -4,7 +4,7 @@
  * argument: only `main.ts` passes `process.env`.
  */
 import { ConfigError, observationKeyProblems } from '@toolgate/shared';
-import { kafkaIdentityFromEnv, resolveKafkaSecurity } from '../kafka-security.js';
+import { kafkaIdentityFromEnv, resolveKafkaSecurity } from '../kafka/index.js';
 import { problemsOf, validatorFor } from './validate-variables.js';
 import {
   CONFIG_VARIABLES,

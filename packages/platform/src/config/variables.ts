@@ -3,7 +3,7 @@
  * the typed configuration they load into; the variables of other programs and of the deployment
  * file are listed too, so they are documented and not reported as unknown.
  */
-import { KAFKA_SECURITY_VARIABLES, type KafkaIdentitySettings } from '../kafka-security.js';
+import { KAFKA_SECURITY_VARIABLES, type KafkaIdentitySettings } from '../kafka/index.js';
 import {
   KAFKA_VARIABLES,
   PREFIX_VARIABLES,

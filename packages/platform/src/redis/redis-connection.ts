@@ -1,7 +1,8 @@
 /**
- * The one connection to Redis, and the only module that imports ioredis: every store module of
- * this folder (records, pending commands, confirmations, counters, the ledger, objects) runs its
- * commands through it. It fails fast with a Fault while Redis cannot be reached, never hanging.
+ * The one connection to Redis, and the only module that imports ioredis (lint keeps it inside this
+ * folder: scripts/lint/boundaries.js): every store module of this folder (records, pending
+ * commands, confirmations, counters, the ledger, objects) runs its commands through it. It fails
+ * fast with a Fault while Redis cannot be reached, never hanging.
  */
 import { Redis } from 'ioredis';
 import type { StoreScript } from './load-script.js';

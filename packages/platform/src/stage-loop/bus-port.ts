@@ -14,6 +14,6 @@ export type {
   BusProducerOptions,
   OutRecord,
   PartitionOffset,
-} from '../bus.js';
-export { BUS_FAULTS, membershipLost } from '../kafka-fault.js';
-export { MAX_REQUEST_RECORD_BYTES, recordBytes } from '../record-size.js';
+} from '../kafka/index.js';
+export { BUS_FAULTS, membershipLost } from '../kafka/index.js';
+export { MAX_REQUEST_RECORD_BYTES, recordBytes } from '../kafka/index.js';

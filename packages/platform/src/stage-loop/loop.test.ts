@@ -19,10 +19,10 @@ import type {
   BusTransaction,
   OutRecord,
   PartitionOffset,
-} from '../bus.js';
+} from '../kafka/index.js';
 import type { Codec } from '../codec.js';
 import { Fault } from '../fault.js';
-import { BUS_FAULTS } from '../kafka-fault.js';
+import { BUS_FAULTS } from '../kafka/index.js';
 import type { StageLoopState } from './loop-state.js';
 import { startStageLoop } from './loop.js';
 import type { StageLoopOptions } from './options.js';

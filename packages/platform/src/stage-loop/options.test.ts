@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SILENT_LOGGER } from '../adapter-logger.js';
-import type { Bus } from '../bus.js';
+import type { Bus } from '../kafka/index.js';
 import type { Codec } from '../codec.js';
 import { loadConfig } from '../config.js';
 import { FETCH_DEFAULTS, FETCH_LIMITS, fetchOptions } from '../config/fetch-settings.js';

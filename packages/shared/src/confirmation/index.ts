@@ -7,7 +7,6 @@ export {
   type ApprovalFacts,
   type PendingConfirmation,
 } from './check-approval.js';
-export { checkConfirmationRequest } from './check-confirmation-request.js';
 export { checkParkedCall } from './check-parked-call.js';
 export { confirmationTtlProblems, MAX_CONFIRMATION_TTL_SECONDS } from './confirmation-ttl.js';
 export { confirmationDigest, type DigestInput } from './confirmation-digest.js';

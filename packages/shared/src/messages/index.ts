@@ -1,12 +1,14 @@
 /**
  * The gate's messages: JSON Schemas of every topic's values, pure builders of observations, audit
- * events, envelopes and confirmation requests, redaction, the integrity tag of internal topics,
- * the tool-key proofs of commands and results, and the signature of observations.
+ * events, envelopes and confirmation requests (checked before they are published), redaction, the
+ * integrity tag of internal topics, the tool-key proofs of commands and results, and the signature
+ * of observations.
  */
 export * from './approval.js';
 export * from './audit-event.js';
 export * from './audit-facts.js';
 export * from './audit-kinds.js';
+export * from './check-confirmation-request.js';
 export * from './check-integrity.js';
 export * from './confirmation-request.js';
 export * from './create-message-checker.js';

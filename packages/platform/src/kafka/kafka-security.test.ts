@@ -1,7 +1,7 @@
 import { ConfigError } from '@toolgate/shared';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from './config.js';
-import { generateObservationKeys } from './gate-keys.js';
+import { loadConfig } from '../config.js';
+import { generateObservationKeys } from '../gate-keys.js';
 import {
   describeKafkaSecurity,
   kafkaIdentityFromEnv,

@@ -4,7 +4,7 @@
  * non-retriable `kafka_error`. Reads only `name`, `type`, `code` and `retriable` of the error and
  * its causes, so it needs no kafkajs import and is tested without a broker.
  */
-import { Fault, type FaultCode } from './fault.js';
+import { Fault, type FaultCode } from '../fault.js';
 
 /** Fault codes the bus throws. */
 export const BUS_FAULTS = {

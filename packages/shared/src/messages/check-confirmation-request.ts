@@ -5,9 +5,9 @@
  * call as refused) must never be parked.
  */
 import { accept, rejecterFor, type Decision } from '../decision.js';
-import type { ConfirmationRequest } from '../messages/confirmation-request.js';
-import type { MessageChecker } from '../messages/create-message-checker.js';
 import { parseJsonBounded, type ParseLimits } from '../representation/index.js';
+import type { ConfirmationRequest } from './confirmation-request.js';
+import type { MessageChecker } from './create-message-checker.js';
 
 const reject = rejecterFor('confirmation');
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { REJECTION_CODES } from '../catalogue.js';
-import { confirmationRequest } from '../messages/confirmation-request.js';
-import { createMessageChecker } from '../messages/create-message-checker.js';
-import { pending } from '../messages/messages.test-support.js';
 import type { Card } from '../types.js';
 import { checkConfirmationRequest } from './check-confirmation-request.js';
+import { confirmationRequest } from './confirmation-request.js';
+import { createMessageChecker } from './create-message-checker.js';
+import { pending } from './messages.test-support.js';
 
 const check = createMessageChecker();
 /** The codec's default envelope ceilings. */

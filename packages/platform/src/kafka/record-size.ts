@@ -7,7 +7,7 @@
  * {@link MAX_REQUEST_RECORD_BYTES} (all in the same transaction, in order), and the stage loop
  * refuses to write a single record larger than that.
  */
-import type { OutRecord } from './bus.js';
+import type { OutRecord } from './bus-types.js';
 
 /**
  * The most bytes of records (as {@link recordBytes} counts them) in one produce request, and so in

@@ -5,7 +5,7 @@
  * and a secret's value is never part of a problem, a log line or an error.
  */
 import { readFileSync } from 'node:fs';
-import type { VariableSpec } from './config.js';
+import type { VariableSpec } from '../config/variable-spec.js';
 
 /** The SASL mechanisms a client may use, as Kafka's own configuration names them. */
 export const SASL_MECHANISMS = ['SCRAM-SHA-512', 'SCRAM-SHA-256', 'PLAIN'] as const;

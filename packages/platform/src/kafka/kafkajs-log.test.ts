@@ -1,7 +1,7 @@
 import kafkajs from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { logCreatorFor } from './bus.js';
-import { createLogger } from './logger.js';
+import { logCreatorFor } from './kafkajs-log.js';
+import { createLogger } from '../logger.js';
 
 const { logLevel } = kafkajs;
 

@@ -1,6 +1,6 @@
 import { checkResult, MAX_RESULT_BYTES, observationForResult } from '@toolgate/shared';
 import { describe, expect, it } from 'vitest';
-import type { OutRecord } from './bus.js';
+import type { OutRecord } from './bus-types.js';
 import { MAX_REQUEST_RECORD_BYTES, recordBytes, requestsOf } from './record-size.js';
 
 const rec = (bytes: number, key: string | null = 'k', headers?: Record<string, string>) =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Fault } from './fault.js';
+import { Fault } from '../fault.js';
 import { BUS_FAULTS, kafkaFault, membershipLost } from './kafka-fault.js';
 
 /** An error shaped like the ones kafkajs throws. */

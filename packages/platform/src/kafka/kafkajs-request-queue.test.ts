@@ -6,7 +6,7 @@
  */
 import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { SILENT_LOGGER, type AdapterLogger } from './adapter-logger.js';
+import { SILENT_LOGGER, type AdapterLogger } from '../adapter-logger.js';
 
 interface QueuedRequest {
   readonly entry: {
