@@ -2,7 +2,13 @@
  * The example's six tools. Schemas say what the model may send; semantics, preconditions and
  * confirmation rules say what the values mean in this billing world.
  */
-import { defineTool, type ObjectsById, type ResolvedObject } from '@toolgate/shared';
+import {
+  defineTool,
+  idSchema,
+  numberAttribute,
+  resolvedObject,
+  stringAttribute,
+} from '@toolgate/shared';
 
 // One formatter for the process: `toLocaleString` with options builds a new one on every call,
 // which made this 4 % of the confirm stage's CPU in the pipeline benchmark.
@@ -18,25 +24,6 @@ export function money(cents: number, currency: string): string {
 
 /** Invoices at or above this amount (in cents) need a person to approve the status change. */
 export const APPROVAL_THRESHOLD_CENTS = 1_000_000;
-
-const id = (prefix: string) => ({ type: 'string', pattern: `^${prefix}_[a-z0-9]{1,32}$` }) as const;
-
-function only(objects: ObjectsById, key: string): ResolvedObject {
-  const found = objects.get(key);
-  // Resolution guarantees every referenced object is present before these run.
-  if (found === undefined) throw new Error(`object ${key} was not resolved`);
-  return found;
-}
-
-function num(o: ResolvedObject, name: string): number {
-  const v = o.attributes[name];
-  return typeof v === 'number' ? v : 0;
-}
-
-function str(o: ResolvedObject, name: string): string {
-  const v = o.attributes[name];
-  return typeof v === 'string' ? v : '';
-}
 
 /** search: read; a non-blank query and 1..20 results. */
 export const search = defineTool<{ query: string; max_results?: number }>({
@@ -122,7 +109,7 @@ export const approveInvoice = defineTool<{
   input: {
     type: 'object',
     properties: {
-      invoice_id: { ...id('inv'), description: 'The invoice id, e.g. inv_481.' },
+      invoice_id: { ...idSchema('inv'), description: 'The invoice id, e.g. inv_481.' },
       status: { type: 'string', enum: ['approved', 'rejected'] },
       reason: { type: 'string', maxLength: 500 },
     },
@@ -131,22 +118,23 @@ export const approveInvoice = defineTool<{
   },
   references: (args) => [{ type: 'Invoice', id: args.invoice_id }],
   preconditions: (args, objects) =>
-    str(only(objects, args.invoice_id), 'status') === 'open'
+    stringAttribute(resolvedObject(objects, args.invoice_id), 'status') === 'open'
       ? undefined
       : { code: 'not_open', message: 'The invoice is not open, so its status cannot change.' },
   requiresConfirmation: (args, objects) =>
-    num(only(objects, args.invoice_id), 'amount_cents') >= APPROVAL_THRESHOLD_CENTS,
+    numberAttribute(resolvedObject(objects, args.invoice_id), 'amount_cents') >=
+    APPROVAL_THRESHOLD_CENTS,
   card: (args, objects) => {
-    const inv = only(objects, args.invoice_id);
-    const amount = money(num(inv, 'amount_cents'), str(inv, 'currency'));
+    const inv = resolvedObject(objects, args.invoice_id);
+    const amount = money(numberAttribute(inv, 'amount_cents'), stringAttribute(inv, 'currency'));
     return {
       action: args.status === 'approved' ? 'Approve invoice' : 'Reject invoice',
       target: `${inv.id} (${amount})`,
-      effect: `status ${str(inv, 'status')} → ${args.status}`,
+      effect: `status ${stringAttribute(inv, 'status')} → ${args.status}`,
       preview: {
         invoice: inv.id,
         amount,
-        from: str(inv, 'status'),
+        from: stringAttribute(inv, 'status'),
         to: args.status,
         reason: args.reason ?? null,
       },
@@ -162,14 +150,14 @@ export const sendEmail = defineTool<{ draft_id: string }>({
   sideEffect: 'write',
   input: {
     type: 'object',
-    properties: { draft_id: { ...id('draft'), description: 'The draft id, e.g. draft_7.' } },
+    properties: { draft_id: { ...idSchema('draft'), description: 'The draft id, e.g. draft_7.' } },
     required: ['draft_id'],
     additionalProperties: false,
   },
   references: (args) => [{ type: 'Draft', id: args.draft_id }],
   requiresConfirmation: () => true,
   card: (args, objects) => {
-    const draft = only(objects, args.draft_id);
+    const draft = resolvedObject(objects, args.draft_id);
     const to = Array.isArray(draft.attributes['to'])
       ? (draft.attributes['to'] as unknown[]).map(String)
       : [];
@@ -177,7 +165,11 @@ export const sendEmail = defineTool<{ draft_id: string }>({
       action: 'Send email',
       target: draft.id,
       effect: `email to ${to.join(', ')}`,
-      preview: { to, subject: str(draft, 'subject'), body: str(draft, 'body') },
+      preview: {
+        to,
+        subject: stringAttribute(draft, 'subject'),
+        body: stringAttribute(draft, 'body'),
+      },
     };
   },
 });
@@ -191,7 +183,7 @@ export const refundPayment = defineTool<{ payment_id: string; amount_cents: numb
   input: {
     type: 'object',
     properties: {
-      payment_id: { ...id('pay'), description: 'The payment id, e.g. pay_11.' },
+      payment_id: { ...idSchema('pay'), description: 'The payment id, e.g. pay_11.' },
       amount_cents: { type: 'integer', description: 'Amount to refund, in cents.' },
     },
     required: ['payment_id', 'amount_cents'],
@@ -206,8 +198,8 @@ export const refundPayment = defineTool<{ payment_id: string; amount_cents: numb
         },
   references: (args) => [{ type: 'Payment', id: args.payment_id }],
   preconditions: (args, objects) => {
-    const pay = only(objects, args.payment_id);
-    const left = num(pay, 'amount_cents') - num(pay, 'refunded_cents');
+    const pay = resolvedObject(objects, args.payment_id);
+    const left = numberAttribute(pay, 'amount_cents') - numberAttribute(pay, 'refunded_cents');
     return args.amount_cents <= left
       ? undefined
       : {
@@ -216,12 +208,12 @@ export const refundPayment = defineTool<{ payment_id: string; amount_cents: numb
         };
   },
   card: (args, objects) => {
-    const pay = only(objects, args.payment_id);
-    const currency = str(pay, 'currency');
-    const left = num(pay, 'amount_cents') - num(pay, 'refunded_cents');
+    const pay = resolvedObject(objects, args.payment_id);
+    const currency = stringAttribute(pay, 'currency');
+    const left = numberAttribute(pay, 'amount_cents') - numberAttribute(pay, 'refunded_cents');
     return {
       action: 'Refund payment',
-      target: `${pay.id} (${money(num(pay, 'amount_cents'), currency)})`,
+      target: `${pay.id} (${money(numberAttribute(pay, 'amount_cents'), currency)})`,
       effect: `refund ${money(args.amount_cents, currency)}; ${money(left - args.amount_cents, currency)} left refundable`,
       preview: { payment: pay.id, refund: money(args.amount_cents, currency) },
     };

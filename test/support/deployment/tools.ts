@@ -3,26 +3,13 @@
  * product's tests do not depend on the billing example. Schemas, semantics, preconditions and
  * confirmation rules are small on purpose; each exists because some test exercises it.
  */
-import { defineTool, type ObjectsById, type ResolvedObject } from '@toolgate/shared';
-
-const id = (prefix: string) => ({ type: 'string', pattern: `^${prefix}_[a-z0-9]{1,32}$` }) as const;
-
-function only(objects: ObjectsById, key: string): ResolvedObject {
-  const found = objects.get(key);
-  // Resolution guarantees every referenced object is present before these run.
-  if (found === undefined) throw new Error(`object ${key} was not resolved`);
-  return found;
-}
-
-function num(o: ResolvedObject, name: string): number {
-  const v = o.attributes[name];
-  return typeof v === 'number' ? v : 0;
-}
-
-function str(o: ResolvedObject, name: string): string {
-  const v = o.attributes[name];
-  return typeof v === 'string' ? v : '';
-}
+import {
+  defineTool,
+  idSchema,
+  numberAttribute,
+  resolvedObject,
+  stringAttribute,
+} from '@toolgate/shared';
 
 /** lookup: read; a non-blank query and 1..20 results (semantics refusals). */
 export const lookup = defineTool<{ query: string; limit?: number }>({
@@ -75,7 +62,7 @@ export const closeTicket = defineTool<{ ticket_id: string; resolution: 'done' | 
   input: {
     type: 'object',
     properties: {
-      ticket_id: { ...id('tkt'), description: 'The ticket id, e.g. tkt_1.' },
+      ticket_id: { ...idSchema('tkt'), description: 'The ticket id, e.g. tkt_1.' },
       resolution: { type: 'string', enum: ['done', 'dropped'] },
     },
     required: ['ticket_id', 'resolution'],
@@ -83,18 +70,22 @@ export const closeTicket = defineTool<{ ticket_id: string; resolution: 'done' | 
   },
   references: (args) => [{ type: 'Ticket', id: args.ticket_id }],
   preconditions: (args, objects) =>
-    str(only(objects, args.ticket_id), 'status') === 'open'
+    stringAttribute(resolvedObject(objects, args.ticket_id), 'status') === 'open'
       ? undefined
       : { code: 'not_open', message: 'The ticket is not open, so it cannot be closed.' },
   requiresConfirmation: (args, objects) =>
-    str(only(objects, args.ticket_id), 'priority') === 'urgent',
+    stringAttribute(resolvedObject(objects, args.ticket_id), 'priority') === 'urgent',
   card: (args, objects) => {
-    const ticket = only(objects, args.ticket_id);
+    const ticket = resolvedObject(objects, args.ticket_id);
     return {
       action: 'Close ticket',
-      target: `${ticket.id} (${str(ticket, 'title')})`,
-      effect: `status ${str(ticket, 'status')} → closed (${args.resolution})`,
-      preview: { ticket: ticket.id, title: str(ticket, 'title'), resolution: args.resolution },
+      target: `${ticket.id} (${stringAttribute(ticket, 'title')})`,
+      effect: `status ${stringAttribute(ticket, 'status')} → closed (${args.resolution})`,
+      preview: {
+        ticket: ticket.id,
+        title: stringAttribute(ticket, 'title'),
+        resolution: args.resolution,
+      },
     };
   },
 });
@@ -107,19 +98,19 @@ export const publishNote = defineTool<{ note_id: string }>({
   sideEffect: 'write',
   input: {
     type: 'object',
-    properties: { note_id: { ...id('note'), description: 'The note id, e.g. note_1.' } },
+    properties: { note_id: { ...idSchema('note'), description: 'The note id, e.g. note_1.' } },
     required: ['note_id'],
     additionalProperties: false,
   },
   references: (args) => [{ type: 'Note', id: args.note_id }],
   requiresConfirmation: () => true,
   card: (args, objects) => {
-    const note = only(objects, args.note_id);
+    const note = resolvedObject(objects, args.note_id);
     return {
       action: 'Publish note',
       target: note.id,
       effect: 'the note becomes public',
-      preview: { text: str(note, 'text') },
+      preview: { text: stringAttribute(note, 'text') },
     };
   },
 });
@@ -133,7 +124,7 @@ export const refund = defineTool<{ payment_id: string; amount: number }>({
   input: {
     type: 'object',
     properties: {
-      payment_id: { ...id('pay'), description: 'The payment id, e.g. pay_1.' },
+      payment_id: { ...idSchema('pay'), description: 'The payment id, e.g. pay_1.' },
       amount: { type: 'integer', description: 'How much to refund.' },
     },
     required: ['payment_id', 'amount'],
@@ -148,8 +139,8 @@ export const refund = defineTool<{ payment_id: string; amount: number }>({
         },
   references: (args) => [{ type: 'Payment', id: args.payment_id }],
   preconditions: (args, objects) => {
-    const payment = only(objects, args.payment_id);
-    return args.amount <= num(payment, 'amount') - num(payment, 'refunded')
+    const payment = resolvedObject(objects, args.payment_id);
+    return args.amount <= numberAttribute(payment, 'amount') - numberAttribute(payment, 'refunded')
       ? undefined
       : {
           code: 'refund_exceeds_remaining',
@@ -157,11 +148,11 @@ export const refund = defineTool<{ payment_id: string; amount: number }>({
         };
   },
   card: (args, objects) => {
-    const payment = only(objects, args.payment_id);
-    const left = num(payment, 'amount') - num(payment, 'refunded');
+    const payment = resolvedObject(objects, args.payment_id);
+    const left = numberAttribute(payment, 'amount') - numberAttribute(payment, 'refunded');
     return {
       action: 'Refund payment',
-      target: `${payment.id} (${num(payment, 'amount')})`,
+      target: `${payment.id} (${numberAttribute(payment, 'amount')})`,
       effect: `refund ${args.amount}; ${left - args.amount} left refundable`,
       preview: { payment: payment.id, refund: args.amount },
     };

@@ -10,3 +10,4 @@ export * from './find-schema-problems.js';
 export * from './identity-fields.js';
 export * from './openai-strict.js';
 export * from './tool-definition-error.js';
+export * from './tool-helpers.js';
