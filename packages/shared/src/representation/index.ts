@@ -9,7 +9,8 @@ export { normalizeProposal, type NormalizedProposal } from './normalize-proposal
 export { MAX_PROPOSAL_ID_CHARS } from './check-envelope.js';
 export { parseCall } from './parse-call.js';
 export { completionOf } from './completion-of.js';
-export { FORBIDDEN_KEYS, hasLoneSurrogate } from './json-reader.js';
+export { FORBIDDEN_KEYS } from './json-reader.js';
+export { hasLoneSurrogate } from './json-string-literal.js';
 export { findFence, type Fence } from './markdown-fence.js';
 export type { NormalizerInput } from './call-shape.js';
 export { normalizeOpenAiChat } from './normalize-openai-chat.js';

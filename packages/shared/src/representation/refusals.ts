@@ -3,7 +3,7 @@
  * more of the model's text than a field name, cut short; the internal detail says where.
  */
 import { rejecterFor, type Decision, type Rejected } from '../decision.js';
-import { NO_VALUE, type ReadFault } from './json-reader.js';
+import { NO_VALUE, type ReadFault } from './json-read-fault.js';
 
 const reject = rejecterFor('representation');
 
