@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createHistogram } from './histogram.js';
+import { createHistogram, mergeHistograms } from './histogram.js';
 
 describe('createHistogram', () => {
   it('reports percentiles within 1 % of the recorded samples and the exact max', () => {
@@ -41,5 +41,25 @@ describe('createHistogram', () => {
     const h = createHistogram();
     expect(() => h.record(-1)).toThrow(/≥ 0 ms/);
     expect(() => h.record(Number.NaN)).toThrow(RangeError);
+  });
+
+  it('merges histograms into one that holds every sample', () => {
+    const low = createHistogram();
+    const high = createHistogram();
+    for (let ms = 1; ms <= 500; ms += 1) low.record(ms);
+    for (let ms = 501; ms <= 1000; ms += 1) high.record(ms);
+    const merged = mergeHistograms([low, high, createHistogram()]);
+    expect(merged.count()).toBe(1000);
+    expect(merged.max()).toBe(1000);
+    expect(merged.percentile(50)).toBeGreaterThanOrEqual(500);
+    expect(merged.percentile(50)).toBeLessThanOrEqual(505);
+    expect(merged.percentile(99)).toBeGreaterThanOrEqual(990);
+    expect(low.count()).toBe(500);
+  });
+
+  it('merges nothing into an empty histogram', () => {
+    const merged = mergeHistograms([]);
+    expect(merged.count()).toBe(0);
+    expect(merged.percentile(99)).toBeNaN();
   });
 });

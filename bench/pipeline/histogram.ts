@@ -34,6 +34,10 @@ export interface Histogram {
   max(): number;
   /** p50, p99, p99.9 and max. */
   summary(): LatencySummary;
+  /** Adds every sample of `other`, as if each had been recorded here. */
+  add(other: Histogram): void;
+  /** The samples per bucket, for {@link Histogram.add}. */
+  bucketCounts(): Readonly<Float64Array>;
 }
 
 function bucketOf(ms: number): number {
@@ -43,6 +47,13 @@ function bucketOf(ms: number): number {
 
 function upperEdge(bucket: number): number {
   return FLOOR_MS * GROWTH ** bucket;
+}
+
+/** One histogram holding the samples of all of `histograms`. */
+export function mergeHistograms(histograms: readonly Histogram[]): Histogram {
+  const merged = createHistogram();
+  for (const h of histograms) merged.add(h);
+  return merged;
 }
 
 /** An empty histogram. */
@@ -68,6 +79,14 @@ export function createHistogram(): Histogram {
       largest = Number.isNaN(largest) ? ms : Math.max(largest, ms);
     },
     count: () => total,
+    add(other) {
+      const theirs = other.bucketCounts();
+      for (let b = 0; b < BUCKETS; b += 1) counts[b] = (counts[b] ?? 0) + (theirs[b] ?? 0);
+      total += other.count();
+      const max = other.max();
+      if (!Number.isNaN(max)) largest = Number.isNaN(largest) ? max : Math.max(largest, max);
+    },
+    bucketCounts: () => counts,
     percentile,
     max: () => largest,
     summary: () => ({

@@ -14,6 +14,7 @@ import {
   answers,
   decodeValue,
   outbound,
+  outcomeOf,
   unattended,
   type Outbound,
   type TrafficFacts,
@@ -32,6 +33,8 @@ export interface RunResult {
    * approver, two more trips through Kafka that no relay message makes.
    */
   readonly unattended: Histogram;
+  /** Terminal observations by {@link outcomeOf} (`result`, `rejected limits/rate_limited`, …). */
+  readonly outcomes: ReadonlyMap<string, number>;
 }
 
 /** Called at the start and the end of the measured window (to read CPU counters). */
@@ -86,6 +89,7 @@ interface Pending {
 interface Current {
   readonly histogram: Histogram;
   readonly unattended: Histogram;
+  readonly outcomes: Map<string, number>;
   completions: number;
   windowStart: number;
   windowCompletions: number;
@@ -119,6 +123,8 @@ export async function createLoadDriver(o: DriverOptions): Promise<LoadDriver> {
     const latency = Math.max(0, at - p.dueAt);
     current.histogram.record(latency);
     if (unattended(p.out)) current.unattended.record(latency);
+    const outcome = outcomeOf(value);
+    current.outcomes.set(outcome, (current.outcomes.get(outcome) ?? 0) + 1);
     current.completions += 1;
     if (at >= current.windowStart) current.windowCompletions += 1;
   };
@@ -165,6 +171,7 @@ export async function createLoadDriver(o: DriverOptions): Promise<LoadDriver> {
     current = {
       histogram: createHistogram(),
       unattended: createHistogram(),
+      outcomes: new Map(),
       completions: 0,
       windowStart: Number.POSITIVE_INFINITY,
       windowCompletions: 0,
@@ -254,6 +261,7 @@ export async function createLoadDriver(o: DriverOptions): Promise<LoadDriver> {
         throughput: (windowDone / windowMs) * 1000,
         histogram: run.histogram,
         unattended: run.unattended,
+        outcomes: run.outcomes,
       };
     },
 
@@ -292,6 +300,7 @@ export async function createLoadDriver(o: DriverOptions): Promise<LoadDriver> {
         throughput: (run.completions / Math.max(sendMs, performance.now() - start)) * 1000,
         histogram: run.histogram,
         unattended: run.unattended,
+        outcomes: run.outcomes,
       };
     },
 

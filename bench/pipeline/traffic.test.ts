@@ -7,6 +7,7 @@ import {
   answers,
   decodeValue,
   outbound,
+  outcomeOf,
   tenantOf,
   unattended,
   type TrafficFacts,
@@ -152,5 +153,16 @@ describe('decodeValue', () => {
     expect(decodeValue(Buffer.from('nope'))).toBeUndefined();
     expect(decodeValue(Buffer.from('3'))).toBeUndefined();
     expect(decodeValue(null)).toBeUndefined();
+  });
+});
+
+describe('outcomeOf', () => {
+  it('names a result by its outcome and a refusal by its rung and code', () => {
+    expect(outcomeOf({ outcome: 'result' })).toBe('result');
+    expect(outcomeOf({ outcome: 'rejected', stage: 'limits', code: 'rate_limited' })).toBe(
+      'rejected limits/rate_limited',
+    );
+    expect(outcomeOf({ outcome: 'rejected' })).toBe('rejected ?/?');
+    expect(outcomeOf({})).toBe('?');
   });
 });

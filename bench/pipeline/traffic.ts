@@ -148,6 +148,14 @@ export function answers(
   }
 }
 
+/** A terminal observation in a word or two: `result`, or `rejected <stage>/<code>`. */
+export function outcomeOf(o: Readonly<Record<string, unknown>>): string {
+  const word = (k: string) => (typeof o[k] === 'string' ? o[k] : '?');
+  return o['outcome'] === 'rejected'
+    ? `rejected ${word('stage')}/${word('code')}`
+    : word('outcome');
+}
+
 /** Decodes a record's value: the registry wire format (magic byte 0, 4-byte id) or plain JSON. */
 export function decodeValue(bytes: Buffer | null): Record<string, unknown> | undefined {
   if (bytes === null || bytes.length === 0) return undefined;
