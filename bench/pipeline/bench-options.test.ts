@@ -48,6 +48,16 @@ describe('parseBenchOptions', () => {
     expect(parseBenchOptions(['--quick', '--hops']).hops).toBe(true);
   });
 
+  it('runs the fairness scenario only when asked, writing fairness.json unless told otherwise', () => {
+    expect(parseBenchOptions(['--quick'])).toMatchObject({ fairness: false });
+    expect(parseBenchOptions(['--quick', '--fairness'])).toMatchObject({
+      fairness: true,
+      out: 'bench/results/fairness.json',
+    });
+    expect(parseBenchOptions(['--fairness', '--out', 'x.json']).out).toBe('x.json');
+    expect(() => parseBenchOptions(['--fairness', '--hops'])).toThrow(/no relay/);
+  });
+
   it('takes the open-loop levels from --loads, sorted, as fractions, 50 among them', () => {
     expect(parseBenchOptions(['--loads', '75,5,50,25,5']).fractions).toEqual([
       0.05, 0.25, 0.5, 0.75,

@@ -43,13 +43,18 @@ export interface BenchOptions {
   readonly hops: boolean;
   /** The stage loops' fetch settings of every process of both systems (`TOOLGATE_FETCH_*`). */
   readonly fetch: FetchConfig;
+  /**
+   * Run the fairness scenario (two tenants, one flooding; `measure-fairness.ts`) instead of the
+   * gate against the relay.
+   */
+  readonly fairness: boolean;
 }
 
 /** Default sampling interval of `--profile`, in µs: 100 samples a second per thread. */
 export const DEFAULT_PROFILE_INTERVAL_US = 10_000;
 
 /** Usage text, shown for --help and with an error. */
-export const USAGE = `npm run bench [-- --quick] [--reps N] [--seed N] [--out FILE] [--profile DIR [--profile-interval US]] [--hops]
+export const USAGE = `npm run bench [-- --quick] [--reps N] [--seed N] [--out FILE] [--profile DIR [--profile-interval US]] [--hops] [--fairness]
   --quick      3 short repetitions (a few minutes); default 5 longer ones
   --reps N     repetitions of each phase per system (≥ 3)
   --window N   proposals outstanding during saturation runs (default 200)
@@ -59,6 +64,8 @@ export const USAGE = `npm run bench [-- --quick] [--reps N] [--seed N] [--out FI
   --loads L    open-loop levels in whole percent of the relay's saturation, comma-separated,
                50 among them (default 5,25,50,75)
   --hops       after the run, read every topic again and report the time of each hop
+  --fairness   instead: the gate alone, one tenant steady beside another flooding at ten times
+               its rate ceiling (bench/results/fairness.json)
 TOOLGATE_FETCH_MAX_WAIT_MS, TOOLGATE_FETCH_MIN_BYTES and TOOLGATE_FETCH_BUSY_MIN_BYTES, if set,
 apply to every process of both systems (default ${FETCH_DEFAULTS.maxWaitMs} ms, ${FETCH_DEFAULTS.minBytes} and ${FETCH_DEFAULTS.busyMinBytes} bytes).`;
 
@@ -110,15 +117,20 @@ export function parseBenchOptions(argv: readonly string[], env: Env = {}): Bench
       quick: { type: 'boolean', default: false },
       reps: { type: 'string' },
       seed: { type: 'string' },
-      out: { type: 'string', default: 'bench/results/latest.json' },
+      out: { type: 'string' },
       profile: { type: 'string' },
       'profile-interval': { type: 'string' },
       window: { type: 'string' },
       hops: { type: 'boolean', default: false },
+      fairness: { type: 'boolean', default: false },
       loads: { type: 'string', default: DEFAULT_LOADS },
     },
   });
   const quick = values.quick;
+  if (values.fairness && values.hops)
+    throw new TypeError(
+      '--hops compares the gate with the relay; the --fairness scenario has no relay',
+    );
   return {
     mode: quick ? 'quick' : 'full',
     reps: whole('reps', values.reps, quick ? 3 : 5, 3),
@@ -128,10 +140,11 @@ export function parseBenchOptions(argv: readonly string[], env: Env = {}): Bench
     window: whole('window', values.window, 200, 10),
     warmupMs: quick ? 4_000 : 8_000,
     seed: whole('seed', values.seed, 20261129, 0),
-    out: values.out,
+    out: values.out ?? `bench/results/${values.fairness ? 'fairness' : 'latest'}.json`,
     profileDir: values.profile,
     profileIntervalUs: profileInterval(values['profile-interval'], values.profile),
     hops: values.hops,
     fetch: loadVariables(env, { FETCH_MAX_WAIT_MS, FETCH_MIN_BYTES, FETCH_BUSY_MIN_BYTES }),
+    fairness: values.fairness,
   };
 }

@@ -136,7 +136,8 @@ async function calibrated(progress: (line: string) => void): Promise<MachineCali
   return calibration;
 }
 
-async function tokensFor(secret: string): Promise<Record<UserName, string>> {
+/** Session tokens of the example's three users, minted with the deployment's secret. */
+export async function tokensFor(secret: string): Promise<Record<UserName, string>> {
   const mint = (u: UserName) =>
     mintSession(USERS[u], secret, { now: new Date(), ttlSeconds: 4 * 3600 });
   return { alice: await mint('alice'), bob: await mint('bob'), carol: await mint('carol') };

@@ -6,6 +6,7 @@
  *   npm run bench -- --quick          # a few minutes: 3 short repetitions
  *   npm run bench                     # fuller: 5 longer repetitions
  *   npm run bench -- --profile bench/results/profiles   # every gate and relay process under --cpu-prof
+ *   npm run bench -- --quick --fairness   # one tenant steady beside another flooding
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -13,6 +14,9 @@ import { parseBenchOptions, USAGE } from './bench-options.js';
 import { formatReport } from './format-report.js';
 import { latencyChart } from './latency-chart.js';
 import { measurePipeline } from './measure-pipeline.js';
+import { measureFairness } from './measure-fairness.js';
+import { formatFairness } from './fairness.js';
+import type { BenchOptions } from './bench-options.js';
 
 const progress = (line: string) =>
   console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
@@ -25,6 +29,7 @@ async function main(): Promise<number> {
     console.error(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
     return 2;
   }
+  if (options.fairness) return fairness(options);
   const result = await measurePipeline(options, progress);
   mkdirSync(dirname(options.out), { recursive: true });
   writeFileSync(options.out, `${JSON.stringify(result, null, 2)}\n`);
@@ -48,6 +53,23 @@ async function main(): Promise<number> {
       notes: [...result.notes, `written to ${options.out} and ${chart}`],
       proofCost: result.proofCost,
     }).join('\n'),
+  );
+  return 0;
+}
+
+/** `--fairness`: the scenario, its JSON, and its lines ending with the verdict. */
+async function fairness(options: BenchOptions): Promise<number> {
+  const result = await measureFairness(options, progress);
+  mkdirSync(dirname(options.out), { recursive: true });
+  writeFileSync(options.out, `${JSON.stringify(result, null, 2)}\n`);
+  const load = result.loadAverage;
+  console.log(
+    [
+      `${options.mode}, ${result.reps} repetitions of ${result.phaseMs / 1000} s per phase, seed ${result.seed}; ${result.cpus} × ${result.cpuModel}, node ${result.node}; load average ${load.atStart.join(', ')} at the start, ${load.atEnd.join(', ')} at the end`,
+      ...result.notes,
+      `written to ${options.out}`,
+      ...formatFairness(result.params, result.runs, result.verdict),
+    ].join('\n'),
   );
   return 0;
 }

@@ -69,6 +69,10 @@ export interface StartOptions {
   /** Every process's stage-loop fetch settings, the same for both systems. */
   readonly fetch: FetchConfig;
   readonly progress: (line: string) => void;
+  /** The gate's deployment, a file of bench/pipeline/. Default `bench-deployment.ts`. */
+  readonly gateDeployment?: string;
+  /** Start only the gate (the fairness scenario has no relay). Default false. */
+  readonly gateOnly?: boolean;
 }
 
 const NODE_FLAGS = ['--no-turbo-inline-js-wasm-calls'];
@@ -175,7 +179,7 @@ function gateStage(o: StartOptions, gate: GateStage, port: number): Starter {
           'start',
           gate.stage,
           '--config',
-          script('bench-deployment.ts'),
+          script(o.gateDeployment ?? 'bench-deployment.ts'),
         ],
         env: {
           ...envAs(o, stagePrincipal(gate.stage), o.gate, gate.name),
@@ -257,6 +261,8 @@ export async function startSystems(o: StartOptions): Promise<{
     [stage(4), hop('obs')],
     [gateWorker, relayWorker],
   ];
+  if (o.gateOnly === true)
+    waves.forEach((wave, i) => (waves[i] = wave.filter((w) => !w.name.startsWith('relay-'))));
   const started: Child[] = [];
   for (const [i, wave] of waves.entries()) {
     o.progress(

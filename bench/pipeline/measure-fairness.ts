@@ -1,0 +1,287 @@
+/**
+ * The fairness scenario (`npm run bench -- --fairness`): the gate alone (no relay) on the secured
+ * stack, in a namespace of its own, on `fairness-deployment.ts`; one driver per tenant, each
+ * reading only its tenant's observations. Each repetition runs the victim alone, then the victim
+ * and the flood at once (the order alternating by repetition, as the pipeline benchmark
+ * interleaves its systems); see fairness.ts for what is sent and checked. Everything it started is
+ * stopped and everything it made on the stack dropped, whatever happens.
+ */
+import { mkdtempSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gateTopics } from '@toolgate/platform';
+import { loadStackConfig } from '../../infra/stack-config.js';
+import { buildMix, type MixEntry, type UserName } from '../core/build-mix.js';
+import type { BenchOptions } from './bench-options.js';
+import { createChildren, whileRunning, type Child, type Children } from './children.js';
+import {
+  FAIRNESS,
+  fairnessPhaseMs,
+  fairnessVerdict,
+  floodPerSecond,
+  paramsLine,
+  tenantReads,
+  type FairnessParams,
+  type FairnessRun,
+  type FairnessVerdict,
+  type TenantRun,
+} from './fairness.js';
+import { mergeHistograms, type Histogram } from './histogram.js';
+import { createLoadDriver, type LoadDriver, type RunResult } from './load-driver.js';
+import { findServiceProcesses, sampleProcess } from './proc-stats.js';
+import { adminBus, benchNamespace, dropRun, provisionRun, type Made } from './bench-namespace.js';
+import { tokensFor } from './measure-pipeline.js';
+import { probeStack } from './stack-probe.js';
+import { REPO_ROOT, startSystems } from './start-systems.js';
+import deployment from './fairness-deployment.js';
+
+/** Everything the scenario measured, as bench/results/fairness.json holds it. */
+export interface FairnessResult {
+  readonly params: FairnessParams;
+  readonly phaseMs: number;
+  readonly reps: number;
+  readonly seed: number;
+  readonly runs: readonly FairnessRun[];
+  readonly verdict: FairnessVerdict;
+  /** The load average (1, 5, 15 min) before the gate started and after the last run. */
+  readonly loadAverage: { readonly atStart: readonly number[]; readonly atEnd: readonly number[] };
+  readonly cpus: number;
+  readonly cpuModel: string;
+  readonly node: string;
+  readonly notes: readonly string[];
+  readonly at: string;
+}
+
+const rounded = (load: readonly number[]) => load.map((l) => Number(l.toFixed(2)));
+
+function tenantRun(r: RunResult): TenantRun {
+  return {
+    sent: r.sent,
+    lost: r.lost,
+    latency: r.histogram.summary(),
+    outcomes: Object.fromEntries(r.outcomes),
+  };
+}
+
+/** Runs the scenario; `progress` gets a line per phase and every couple of seconds. */
+export async function measureFairness(
+  options: BenchOptions,
+  progress: (line: string) => void,
+): Promise<FairnessResult> {
+  const params = FAIRNESS;
+  const phaseMs = fairnessPhaseMs(options.mode);
+  const config = loadStackConfig(process.env, REPO_ROOT);
+  const bus = adminBus(config, 'toolgate-bench-fairness');
+  const ns = benchNamespace();
+  const made: Made = {};
+  const drivers: LoadDriver[] = [];
+  let children: Children | undefined;
+  let cleanupNeeded = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    progress(`${signal}: stopping the scenario's processes and dropping its namespace`);
+    void cleanup().finally(() => process.exit(130));
+  };
+  const cleanup = async () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await Promise.allSettled(drivers.map((d) => d.close()));
+    await children?.stopAll();
+    if (cleanupNeeded)
+      await dropRun(config, ns, made).catch((e: unknown) =>
+        progress(`cleanup failed: ${e instanceof Error ? e.message : String(e)}`),
+      );
+    await bus.close().catch(() => undefined);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    await probeStack(config, bus);
+    const atStart = loadavg();
+    progress(paramsLine(params));
+    progress(`load average at the start: ${rounded(atStart).join(', ')}`);
+    cleanupNeeded = true;
+    progress(`namespace ${ns.id}: provisioning the gate's installation`);
+    const workerRedis = await provisionRun(config, ns, made);
+    const logDir = mkdtempSync(join(tmpdir(), `toolgate-${ns.id}-`));
+    children = createChildren(logDir);
+    const started = await startSystems({
+      children,
+      stack: config,
+      relay: { ...ns.relay, workerRedisUrl: workerRedis.relay },
+      gate: { ...ns.gate, workerRedisUrl: workerRedis.gate },
+      id: ns.id,
+      logDir,
+      profileDir: options.profileDir,
+      profileIntervalUs: options.profileIntervalUs,
+      fetch: options.fetch,
+      progress,
+      gateDeployment: 'fairness-deployment.ts',
+      gateOnly: true,
+    });
+    const secret = deployment.sessions.secret;
+    if (secret === undefined)
+      throw new Error('the fairness deployment must use an HS256 session secret');
+    const tokens = await tokensFor(secret);
+    const mix = buildMix({ size: 500, seed: options.seed });
+    const driverOf = (tenant: string, reads: readonly MixEntry[]) =>
+      tenantDriver(bus, ns.id, ns.gate.topicPrefix, tenant, reads, tokens, progress);
+    const victim = await driverOf(params.victimTenant, tenantReads(mix, params.victimTenant));
+    drivers.push(victim);
+    const flood = await driverOf(params.floodTenant, tenantReads(mix, params.floodTenant));
+    drivers.push(flood);
+    const services = findServiceProcesses(
+      [config.stackDir],
+      Number(new URL(config.addresses.redisUrl).port || 6379),
+    );
+    const measured = [...started.gate, ...services.found];
+    const { runs, victimHistograms } = await runPhases(
+      { victim, flood },
+      { gate: started.gate, measured },
+      params,
+      { ...options, phaseMs },
+      progress,
+    );
+    const verdict = fairnessVerdict(
+      mergeHistograms(victimHistograms.alone).summary(),
+      mergeHistograms(victimHistograms.flooded).summary(),
+      runs,
+      params,
+    );
+    const cpu = cpus();
+    const mismatched = [...victim.mismatches()].map(
+      ([what, n]) => `victim answered ${n} × ${what}, not what the mix's recipe expects`,
+    );
+    return {
+      params,
+      phaseMs,
+      reps: options.reps,
+      seed: options.seed,
+      runs,
+      verdict,
+      loadAverage: { atStart: rounded(atStart), atEnd: rounded(loadavg()) },
+      cpus: cpu.length,
+      cpuModel: cpu[0]?.model ?? 'unknown',
+      node: process.version,
+      notes: mismatched,
+      at: new Date().toISOString(),
+    };
+  } finally {
+    await cleanup();
+  }
+}
+
+/** A driver sending `reads` to the gate and reading only `tenant`'s observations. */
+async function tenantDriver(
+  bus: ReturnType<typeof adminBus>,
+  id: string,
+  topicPrefix: string,
+  tenant: string,
+  reads: readonly MixEntry[],
+  tokens: Readonly<Record<UserName, string>>,
+  progress: (line: string) => void,
+): Promise<LoadDriver> {
+  const topics = gateTopics(topicPrefix);
+  return createLoadDriver({
+    bus,
+    facts: {
+      mix: reads,
+      tokens,
+      inputTopic: { onehop: topics.proposals, relay: topics.proposals, gate: topics.proposals },
+    },
+    groupPrefix: `${id}.${tenant}.`,
+    observationTopics: [topics.observationsOf(tenant)],
+    confirmationsTopic: topics.confirmations,
+    approvalsTopic: topics.approvals,
+    approverTokens: { acme: tokens.alice, globex: tokens.carol },
+    progress: (line) => progress(`${tenant}:${line}`),
+  });
+}
+
+/** The victim's latencies of each phase, every repetition's, to pool. */
+interface VictimHistograms {
+  readonly alone: Histogram[];
+  readonly flooded: Histogram[];
+}
+
+/** CPU seconds (user + system) of each process, by name. */
+function cpuNow(processes: readonly Measured[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const p of processes) {
+    const sample = sampleProcess(p.pid);
+    if (sample !== undefined) out.set(p.name, sample.cpuSeconds);
+  }
+  return out;
+}
+
+/** A process whose CPU is read around each phase: a gate process or a service of the stack. */
+interface Measured {
+  readonly name: string;
+  readonly pid: number;
+}
+
+/** Runs `work`, and the CPU seconds each of `processes` spent meanwhile. */
+async function withCpu<T>(
+  processes: readonly Measured[],
+  work: () => Promise<T>,
+): Promise<{ result: T; cpuSeconds: Record<string, number> }> {
+  const before = cpuNow(processes);
+  const result = await work();
+  const after = cpuNow(processes);
+  const cpuSeconds: Record<string, number> = {};
+  for (const [name, seconds] of after) {
+    const earlier = before.get(name);
+    if (earlier !== undefined) cpuSeconds[name] = Number((seconds - earlier).toFixed(3));
+  }
+  return { result, cpuSeconds };
+}
+
+async function runPhases(
+  d: { readonly victim: LoadDriver; readonly flood: LoadDriver },
+  p: { readonly gate: readonly Child[]; readonly measured: readonly Measured[] },
+  params: FairnessParams,
+  o: BenchOptions & { readonly phaseMs: number },
+  progress: (line: string) => void,
+): Promise<{ runs: FairnessRun[]; victimHistograms: VictimHistograms }> {
+  const watched = <T>(what: string, work: () => Promise<T>) => whileRunning(what, p.gate, work);
+  const floodRate = floodPerSecond(params);
+  const both = (tag: string, ms: number) =>
+    Promise.all([
+      d.victim.openLoop('gate', `${tag}-v`, params.victimPerSecond, ms),
+      d.flood.openLoop('gate', `${tag}-f`, floodRate, ms),
+    ]);
+  progress(`warm-up: ${o.warmupMs / 1000} s of both tenants at their rates, not measured`);
+  await watched('warm-up', () => both('warm', o.warmupMs));
+  const runs: FairnessRun[] = [];
+  const victimHistograms: VictimHistograms = { alone: [], flooded: [] };
+  const phases = ['alone', 'flooded'] as const;
+  for (let rep = 0; rep < o.reps; rep += 1) {
+    // Alternate the order, so a slow moment of the machine does not always fall on one phase.
+    for (const phase of rep % 2 === 0 ? phases : [...phases].reverse()) {
+      const what = `rep ${rep + 1}/${o.reps}: victim ${phase === 'alone' ? 'alone' : 'beside the flood'}`;
+      progress(`${what} (${o.phaseMs / 1000} s)`);
+      const tag = `r${rep}-${phase}`;
+      const started = performance.now();
+      if (phase === 'alone') {
+        const { result: v, cpuSeconds } = await withCpu(p.measured, () =>
+          watched(what, () =>
+            d.victim.openLoop('gate', `${tag}-v`, params.victimPerSecond, o.phaseMs),
+          ),
+        );
+        victimHistograms.alone.push(v.histogram);
+        const wallMs = Math.round(performance.now() - started);
+        runs.push({ phase, rep, victim: tenantRun(v), cpuSeconds, wallMs });
+      } else {
+        const { result, cpuSeconds } = await withCpu(p.measured, () =>
+          watched(what, () => both(tag, o.phaseMs)),
+        );
+        const [v, f] = result;
+        victimHistograms.flooded.push(v.histogram);
+        const wallMs = Math.round(performance.now() - started);
+        runs.push({ phase, rep, victim: tenantRun(v), flood: tenantRun(f), cpuSeconds, wallMs });
+      }
+      const last = runs.at(-1)?.victim.latency;
+      progress(`  → victim p50 ${last?.p50.toFixed(1)} ms, p99 ${last?.p99.toFixed(1)} ms`);
+    }
+  }
+  return { runs, victimHistograms };
+}
