@@ -7,6 +7,7 @@ import {
   floodPerSecond,
   formatFairness,
   formatOutcomes,
+  rateLimited,
   sumOutcomes,
   tenantReads,
   type FairnessRun,
@@ -140,5 +141,16 @@ describe('the fairness scenario', () => {
       'cores busy, alone → beside the flood: validate 0.10 → 0.40, broker 0.00 → 0.20',
     );
     expect(cpuLine(runs([[100, 150]]))).toBe('cores busy: n/a');
+  });
+
+  it('counts refusals for a rate at any rung, and nothing else', () => {
+    expect(
+      rateLimited({
+        result: 5,
+        'rejected limits/rate_limited': 3,
+        'rejected validate/user_rate_limited': 2,
+        'rejected limits/run_call_limit': 7,
+      }),
+    ).toBe(5);
   });
 });

@@ -185,6 +185,16 @@ export function cpuLine(runs: readonly FairnessRun[]): string {
     .join(', ')}`;
 }
 
+/**
+ * Refusals for a rate (`…/rate_limited`, or a code ending so), at whichever rung refused them: the
+ * rung that counts calls may move, and a deployment may rate each user as well as each tenant.
+ */
+export function rateLimited(outcomes: Readonly<Record<string, number>>): number {
+  return Object.entries(outcomes)
+    .filter(([k]) => k.startsWith('rejected ') && k.endsWith('rate_limited'))
+    .reduce((n, [, c]) => n + c, 0);
+}
+
 /** `a: 3, b: 1`, largest first; `none` when empty. */
 export function formatOutcomes(outcomes: Readonly<Record<string, number>>): string {
   const entries = Object.entries(outcomes).sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1));
@@ -206,7 +216,7 @@ export function formatFairness(
 ): string[] {
   const floods = runs.flatMap((r) => (r.flood === undefined ? [] : [r.flood]));
   const floodSent = floods.reduce((n, f) => n + f.sent, 0);
-  const limited = sumOutcomes(floods)['rejected limits/rate_limited'] ?? 0;
+  const limited = rateLimited(sumOutcomes(floods));
   const spread = v.p99RatioByRepetition;
   const byRep = Number.isNaN(spread.median)
     ? 'n/a'
