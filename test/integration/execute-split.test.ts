@@ -2,19 +2,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AssignerProtocol, type Admin } from 'kafkajs';
 import * as execute from '@toolgate/execute';
 import { createMetrics, superviseStages, type SupervisedStages } from '@toolgate/platform';
-import { identityOf } from '@toolgate/shared';
 import deployment, { USERS } from '../support/deployment/index.js';
 import { openaiChat, type ProposalIds } from '../support/proposals.js';
 import {
+  type ClearedFeeder,
   createClearedFeeder,
   dropGateSubjects,
   everythingUnder,
   harnessTarget,
+  keyOf,
   startToolWorker,
   terminalOf,
-  withTimeouts,
-  type ClearedFeeder,
   type ToolWorker,
+  withTimeouts,
 } from '../support/execute-fixtures.js';
 import {
   gateEnv,
@@ -130,7 +130,7 @@ describe('the execute stage split in two processes (TOOLGATE_EXECUTE_INPUTS)', (
     const observation = await terminalOf(h, 'p-split');
     expect(observation).toMatchObject({ outcome: 'result', result: { withheld: false } });
     expect((observation['result'] as { content: string }).content).toContain('Net 30.');
-    const commands = await everythingUnder(h, 'commands.lookup', identityOf(envelope).key);
+    const commands = await everythingUnder(h, 'commands.lookup', keyOf(envelope));
     expect(commands).toHaveLength(1);
     await h.waitFor(
       'audit',

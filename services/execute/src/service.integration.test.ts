@@ -1,17 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { identityOf, WITHHELD_TEXT, type ClearedEnvelope, type ToolResult } from '@toolgate/shared';
+import { WITHHELD_TEXT, type ClearedEnvelope, type ToolResult } from '@toolgate/shared';
 import deployment, { NEVER_PUBLIC, USERS } from '../../../test/support/deployment/index.js';
 import {
+  type ClearedFeeder,
   createClearedFeeder,
   dropGateSubjects,
   everythingUnder,
   harnessTarget,
+  keyOf,
   provedResult,
   startToolWorker,
   terminalOf,
-  withTimeouts,
-  type ClearedFeeder,
   type ToolWorker,
+  withTimeouts,
 } from '../../../test/support/execute-fixtures.js';
 import {
   startGateHarness,
@@ -59,7 +60,7 @@ async function terminalsOf(runId: string): Promise<Tapped[]> {
 
 /** Every command committed under the idempotency key of `envelope`. */
 async function commandsOf(envelope: ClearedEnvelope): Promise<Tapped[]> {
-  return everythingUnder(h, `commands.${envelope.tool}`, identityOf(envelope).key);
+  return everythingUnder(h, `commands.${envelope.tool}`, keyOf(envelope));
 }
 
 function auditsOf(proposalId: string, kind: string): Tapped[] {
@@ -73,7 +74,7 @@ function expectNothingLeaks(
   observation: Record<string, unknown>,
   envelope?: ClearedEnvelope,
 ): void {
-  const key = envelope === undefined ? [] : [identityOf(envelope).key.slice(0, 12)];
+  const key = envelope === undefined ? [] : [keyOf(envelope).slice(0, 12)];
   expectNoLeak(observation, [...NEVER_PUBLIC, ...key]);
 }
 
@@ -127,7 +128,7 @@ describe('the execute stage on Kafka: commands and results', () => {
       expect(commands).toHaveLength(1);
       expect(commands[0]!.value).toMatchObject({
         tool: envelope.tool,
-        idempotencyKey: identityOf(envelope).key,
+        idempotencyKey: keyOf(envelope),
         args: envelope.args,
         context: { tenant: 'acme', subject: 'alice', proposalId: envelope.proposalId },
       });
@@ -159,7 +160,7 @@ describe('the execute stage on Kafka: commands and results', () => {
     const commandId = String(command!.value['commandId']);
     const second = provedResult(h, 'lookup', {
       commandId,
-      idempotencyKey: identityOf(read).key,
+      idempotencyKey: keyOf(read),
       runId: 'run-twice',
       status: 'ok',
       output: { snippets: ['second'] },
@@ -321,7 +322,7 @@ describe('the execute stage on Kafka: idempotency', () => {
     expect(await commandsOf(other)).toHaveLength(1);
     expect(auditsOf('p-dup-4', 'rejected')[0]?.value).toMatchObject({
       code: 'conflict',
-      idempotencyKey: identityOf(other).key,
+      idempotencyKey: keyOf(other),
     });
   });
 
