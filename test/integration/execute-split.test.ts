@@ -26,8 +26,8 @@ import { eventually } from '../support/deadline.js';
 import { recordingLogger } from '../support/recording-logger.js';
 import { kafkaClient } from '../support/stack.js';
 
-/** `echo` answers within 1.5 s or its outcome is unknown. */
-const DEPLOYMENT = withTimeouts(deployment, { echo: 1500 });
+/** `publish_note` (a write) answers within 1.5 s or its outcome is unknown. */
+const DEPLOYMENT = withTimeouts(deployment, { publish_note: 1500 });
 
 const alice = USERS.alice;
 let h: GateHarness;
@@ -146,7 +146,7 @@ describe('the execute stage split in two processes (TOOLGATE_EXECUTE_INPUTS)', (
   it('ends a silent tool with an unknown outcome from the process that settles results', async () => {
     worker.plan('run-split-late', () => undefined);
     const ids: ProposalIds = { proposalId: 'p-split-late', runId: 'run-split-late' };
-    await feeder.feed(alice, openaiChat(ids, 'echo', { text: '6*7' }));
+    await feeder.feed(alice, openaiChat(ids, 'publish_note', { note_id: 'note_1' }));
     await worker.waitFor('run-split-late');
     expect(await terminalOf(h, 'p-split-late')).toMatchObject({
       outcome: 'unknown_outcome',
