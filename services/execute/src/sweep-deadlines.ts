@@ -2,8 +2,9 @@
  * The deadline sweeper: commands whose tool did not answer by their deadline end as their tool's
  * side-effect class says (`SIDE_EFFECT_DEFAULTS`): a write's or a destructive call's outcome is
  * unknown (DESIGN §5), a read may be retried. Each tick claims expired commands under a lease,
- * settles each record as `unknown` (unless a result settled it first), publishes the terminal observations and audit
- * events in one transaction, then finishes the commands, keeping them matchable for a late result.
+ * settles each record as `unknown` (unless a result settled it first), publishes the terminal
+ * observations and audit events in one transaction, then finishes the commands, keeping them
+ * matchable for a late result.
  * A crash or fault anywhere before finishing leaves the lease to run out: the command is claimed
  * again, even if a result took it meanwhile, and settled by the same settler token, so its outcome
  * is published once it commits. A late result that finds the record settled by a sweep only
