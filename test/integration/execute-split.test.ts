@@ -2,19 +2,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AssignerProtocol, type Admin } from 'kafkajs';
 import * as execute from '@toolgate/execute';
 import { createMetrics, superviseStages, type SupervisedStages } from '@toolgate/platform';
-import { identityOf } from '@toolgate/shared';
 import deployment, { USERS } from '../support/deployment/index.js';
 import { openaiChat, type ProposalIds } from '../support/proposals.js';
 import {
+  type ClearedFeeder,
   createClearedFeeder,
   dropGateSubjects,
   everythingUnder,
   harnessTarget,
+  keyOf,
   startToolWorker,
   terminalOf,
-  withTimeouts,
-  type ClearedFeeder,
   type ToolWorker,
+  withTimeouts,
 } from '../support/execute-fixtures.js';
 import {
   gateEnv,
@@ -26,8 +26,8 @@ import { eventually } from '../support/deadline.js';
 import { recordingLogger } from '../support/recording-logger.js';
 import { kafkaClient } from '../support/stack.js';
 
-/** `echo` answers within 1.5 s or its outcome is unknown. */
-const DEPLOYMENT = withTimeouts(deployment, { echo: 1500 });
+/** `publish_note` (a write) answers within 1.5 s or its outcome is unknown. */
+const DEPLOYMENT = withTimeouts(deployment, { publish_note: 1500 });
 
 const alice = USERS.alice;
 let h: GateHarness;
@@ -130,7 +130,7 @@ describe('the execute stage split in two processes (TOOLGATE_EXECUTE_INPUTS)', (
     const observation = await terminalOf(h, 'p-split');
     expect(observation).toMatchObject({ outcome: 'result', result: { withheld: false } });
     expect((observation['result'] as { content: string }).content).toContain('Net 30.');
-    const commands = await everythingUnder(h, 'commands.lookup', identityOf(envelope).key);
+    const commands = await everythingUnder(h, 'commands.lookup', keyOf(envelope));
     expect(commands).toHaveLength(1);
     await h.waitFor(
       'audit',
@@ -146,7 +146,7 @@ describe('the execute stage split in two processes (TOOLGATE_EXECUTE_INPUTS)', (
   it('ends a silent tool with an unknown outcome from the process that settles results', async () => {
     worker.plan('run-split-late', () => undefined);
     const ids: ProposalIds = { proposalId: 'p-split-late', runId: 'run-split-late' };
-    await feeder.feed(alice, openaiChat(ids, 'echo', { text: '6*7' }));
+    await feeder.feed(alice, openaiChat(ids, 'publish_note', { note_id: 'note_1' }));
     await worker.waitFor('run-split-late');
     expect(await terminalOf(h, 'p-split-late')).toMatchObject({
       outcome: 'unknown_outcome',

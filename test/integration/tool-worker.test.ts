@@ -18,7 +18,7 @@ import {
   type Ledger,
   type RedisConnection,
 } from '@toolgate/platform';
-import { MESSAGE_SCHEMAS, type Command } from '@toolgate/shared';
+import { idempotencyKey, MESSAGE_SCHEMAS, type Command } from '@toolgate/shared';
 import {
   startToolWorker,
   toolOk,
@@ -202,6 +202,34 @@ describe('startToolWorker: dedupe on the idempotency key', () => {
     const [replayed] = await resultsOf(again.commandId);
     expect(calls.get(again.commandId)).toBeUndefined();
     expect(replayed).toEqual({ ...original, commandId: again.commandId, runId: 'run-again' });
+  });
+
+  it('runs the same ids of two users of a tenant as two commands, each in its own ledger entry', async () => {
+    // As execute issues them: the key names the user, so two users' calls never share an entry.
+    const forUser = (subject: string): Command => {
+      const base = command('echo');
+      const ids = { tenant: 'acme', subject, requestId: 'req-shared', callId: '1' };
+      const key = idempotencyKey(ids);
+      return {
+        ...base,
+        commandId: `cmd_${key.slice(0, 32)}`,
+        idempotencyKey: key,
+        args: { n: 0 },
+        context: { ...base.context, subject, requestId: ids.requestId, callId: ids.callId },
+      };
+    };
+    const [alices, daves] = [forUser('alice'), forUser('dave')];
+    expect(daves.idempotencyKey).not.toBe(alices.idempotencyKey);
+    await produce(alices, daves);
+    const [a] = await resultsOf(alices.commandId);
+    const [d] = await resultsOf(daves.commandId);
+    expect(calls.get(alices.commandId)).toEqual([1]);
+    expect(calls.get(daves.commandId)).toEqual([1]);
+    expect(a).toMatchObject({ status: 'ok', idempotencyKey: alices.idempotencyKey });
+    expect(d).toMatchObject({ status: 'ok', idempotencyKey: daves.idempotencyKey });
+    const entry = (c: Command) => ledger.ledgerGet('acme', c.idempotencyKey);
+    expect(await entry(alices)).toMatchObject({ token: alices.commandId, state: 'done' });
+    expect(await entry(daves)).toMatchObject({ token: daves.commandId, state: 'done' });
   });
 
   it('refuses a command that reuses a key for other arguments, without running it', async () => {

@@ -12,6 +12,7 @@ import {
   clearedEnvelope,
   createGate,
   deriveToolKey,
+  identityOf,
   INTEGRITY_HEADER,
   integrityTag,
   MESSAGE_SCHEMAS,
@@ -28,6 +29,7 @@ import {
   type Proposal,
   type ToolResult,
 } from '@toolgate/shared';
+import { TEST_DEPLOYMENT } from './deployment/index.js';
 import type { GateHarness, Tapped } from './gate-harness.js';
 import type { TestNamespace } from './namespace.js';
 import { kafkaClient, stackAddresses, stackGateKeys } from './stack.js';
@@ -309,6 +311,15 @@ export async function terminalOf(
     (r) => r.value['proposalId'] === proposalId && r.value['outcome'] !== 'pending_confirmation',
   );
   return found!.value;
+}
+
+/**
+ * The idempotency key execute derives for `envelope`: scoped by its tool's side-effect class in the
+ * test deployment (a read's key names its proposal).
+ */
+export function keyOf(envelope: ClearedEnvelope): string {
+  const tool = TEST_DEPLOYMENT.tools.find((t) => t.name === envelope.tool);
+  return identityOf(envelope, tool?.sideEffect).key;
 }
 
 /** A deployment whose tools are those of `deployment`, with some timeouts changed (ms). */

@@ -326,6 +326,11 @@ export const REJECTION_CODES = {
       'The tool did not answer in time; whether it acted is unknown. Do not repeat the call blindly.',
       'Look the idempotency key up in the tool worker ledger; a late result is still recorded under it.',
     ),
+    timeout_retryable: spec(
+      'retry',
+      'The tool did not answer in time. It only reads, so nothing changed: propose the call again.',
+      'A read tool did not answer by its deadline (its class makes a timeout safe to retry); a rising rate points at a slow tool or a timeout set too low.',
+    ),
     tool_error: spec(
       'deny',
       'The tool reported an error.',

@@ -37,7 +37,10 @@ export interface ToolSpec<A = Record<string, unknown>> {
   readonly description: string;
   /** The definition's version, recorded in commands and audit events. */
   readonly version: string;
-  /** Side-effect class: read, write or destructive. Writes need an idempotency key; destructive calls need confirmation. */
+  /**
+   * Side-effect class: read, write or destructive. It sets how a timeout is reported, what the
+   * idempotency key is scoped to and whether a person confirms (`SIDE_EFFECT_DEFAULTS`).
+   */
   readonly sideEffect: SideEffect;
   /** Input JSON Schema: a closed object (`additionalProperties: false`), no identity fields. */
   readonly input: JsonSchema;

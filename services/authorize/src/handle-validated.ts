@@ -55,7 +55,7 @@ export function createValidatedHandler(
     if (!tool.ok) return refused(v, tool, [], at);
     const refs = referencesOf(v, tool.value);
     const tenant = v.context.tenant;
-    const known = identityFor(v, refs);
+    const known = identityFor(v, refs, tool.value.spec.sideEffect);
     // The facts are independent: fetch them at once. Counted by proposal and call, so a
     // redelivered envelope is not counted twice, nor are calls under a reused proposalId counted
     // once; the idempotency record tells a client retry of a settled call.

@@ -70,7 +70,7 @@ export function createClearedHandler(
     const at: Case = { c, ids, facts: { ...auditFactsOf(c), ...originOf(msg) }, now };
     const tool = toolOf(c, deps.gate.registry);
     if (!tool.ok) return refused(deps, at, tool);
-    const { key, digest } = identityOf(c);
+    const { key, digest } = identityOf(c, tool.value.spec.sideEffect);
     const fresh = buildCommand(c, key, commandTiming(c, tool.value, now));
     const claimedBy = messageToken(msg);
     const claiming = { c, command: fresh, digest, claimedBy };

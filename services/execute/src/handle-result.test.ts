@@ -67,50 +67,60 @@ describe('a result that is no ToolResult', () => {
   );
 });
 
-describe('a result that says the tool cannot tell whether it acted', () => {
-  it('is audited with the outcome of the observation it publishes: unknown_outcome', async () => {
-    const pending = {
-      commandId: 'cmd_1',
-      idempotencyKey: 'key-1',
-      tenant: 'acme',
-      subject: 'alice',
-      tool: 'search',
-      proposalId: 'p-1',
-      runId: 'run-1',
-      requestId: 'req-1',
-      callId: 'call-1',
-      token: 'p-1',
-      digest: 'd'.repeat(64),
-      deadline: '2026-01-01T00:01:00.000Z',
-    };
-    const deps = {
-      outputs: createGateOutputs(gateTopics(''), keys, new Set(['acme', 'globex'])),
-      config,
-      now: () => new Date('2026-01-01T00:00:00Z'),
-      metrics: { decision: () => undefined, forgery: () => undefined },
-      gate: { registry: { get: () => ({ resultMaxBytes: 1000 }) } },
-      pendingCommands: {
-        peekPendingCommand: () => Promise.resolve(pending),
-        takeAndSettle: () =>
-          Promise.resolve({ outcome: 'taken', settled: true, previous: undefined }),
-      },
-    } as unknown as StageDeps;
-    const handle = createResultHandler(deps, check, new CommandsInFlight());
-    const out = await handle(
-      incoming({
+describe('a result that says the tool did not finish in time', () => {
+  it.each([
+    ['write', TOOL_OUTCOME_UNKNOWN, 'unknown_outcome', 'timeout_outcome_unknown'],
+    ['destructive', TOOL_OUTCOME_UNKNOWN, 'unknown_outcome', 'timeout_outcome_unknown'],
+    ['read', TOOL_OUTCOME_UNKNOWN, 'rejected', 'timeout_retryable'],
+    ['read', 'deadline_exceeded', 'rejected', 'timeout_retryable'],
+    ['write', 'deadline_exceeded', 'result', 'tool_error'],
+  ])(
+    'of a %s tool (%s) is audited with the outcome it publishes: %s, %s',
+    async (sideEffect, code, outcome, why) => {
+      const pending = {
         commandId: 'cmd_1',
         idempotencyKey: 'key-1',
+        tenant: 'acme',
+        subject: 'alice',
+        tool: 'search',
+        proposalId: 'p-1',
         runId: 'run-1',
-        status: 'error',
-        error: { code: TOOL_OUTCOME_UNKNOWN, message: 'no idea' },
-        completedAt: '2026-01-01T00:00:00.000Z',
-      }),
-    );
-    const values = out.map((o) => (o as { value: Record<string, unknown> }).value);
-    const observation = values.find((v) => 'message' in v);
-    const audit = values.find((v) => 'eventId' in v);
-    expect(observation?.['outcome']).toBe('unknown_outcome');
-    expect(audit?.['outcome']).toBe(observation?.['outcome']);
-    expect(check('audit', audit)).toEqual([]);
-  });
+        requestId: 'req-1',
+        callId: 'call-1',
+        token: 'p-1',
+        digest: 'd'.repeat(64),
+        deadline: '2026-01-01T00:01:00.000Z',
+      };
+      const deps = {
+        outputs: createGateOutputs(gateTopics(''), keys, new Set(['acme', 'globex'])),
+        config,
+        now: () => new Date('2026-01-01T00:00:00Z'),
+        metrics: { decision: () => undefined, forgery: () => undefined },
+        gate: { registry: { get: () => ({ resultMaxBytes: 1000, spec: { sideEffect } }) } },
+        pendingCommands: {
+          peekPendingCommand: () => Promise.resolve(pending),
+          takeAndSettle: () =>
+            Promise.resolve({ outcome: 'taken', settled: true, previous: undefined }),
+        },
+      } as unknown as StageDeps;
+      const handle = createResultHandler(deps, check, new CommandsInFlight());
+      const out = await handle(
+        incoming({
+          commandId: 'cmd_1',
+          idempotencyKey: 'key-1',
+          runId: 'run-1',
+          status: 'error',
+          error: { code, message: 'no idea' },
+          completedAt: '2026-01-01T00:00:00.000Z',
+        }),
+      );
+      const values = out.map((o) => (o as { value: Record<string, unknown> }).value);
+      const observation = values.find((v) => 'message' in v);
+      const audit = values.find((v) => 'eventId' in v);
+      expect(observation).toMatchObject({ outcome, code: why });
+      expect(audit?.['outcome']).toBe(observation?.['outcome']);
+      expect(check('observations', observation)).toEqual([]);
+      expect(check('audit', audit)).toEqual([]);
+    },
+  );
 });

@@ -34,10 +34,12 @@ import {
   observationForCheckedResult,
   observationForResult,
   observationForToolError,
-  observationForUnknown,
   rejecterFor,
+  sideEffectDefaults,
   storedOutcomeOf,
+  timeoutEnding,
   TOOL_OUTCOME_UNKNOWN,
+  type Tool,
   type IdempotencyRecord,
   type MessageChecker,
   type Observation,
@@ -284,11 +286,11 @@ function endingOf(deps: ResultDeps, result: ToolResult, p: PendingCommand, now: 
   };
   if (result.status === 'error') {
     const error = result.error ?? { code: 'unknown', message: '' };
-    if (error.code === TOOL_OUTCOME_UNKNOWN) {
-      // The tool cannot say whether it acted: a definite error would be replayed to a retry.
-      const detail = `the tool cannot tell whether it acted: ${error.message}`;
-      const rejected = rejectExecution('timeout_outcome_unknown', undefined, detail);
-      return { observation: observationForUnknown(ids, now), rejected };
+    if (error.code === TOOL_OUTCOME_UNKNOWN || isTimeoutOfRead(error.code, tool)) {
+      // The tool cannot say whether it acted (a definite error would be replayed to a retry), or
+      // a read stopped at its deadline: the call ends as its class ends a timeout.
+      const detail = `the tool did not finish in time (${error.code}): ${error.message}`;
+      return timeoutEnding(tool.spec.sideEffect, ids, now, detail);
     }
     const rejected = rejectExecution('tool_error', undefined, `${error.code}: ${error.message}`);
     // The tool's own words reach the model only through the result rung, like any output.
@@ -302,6 +304,20 @@ function endingOf(deps: ResultDeps, result: ToolResult, p: PendingCommand, now: 
   }
   return { observation: observationForResult(ids, checked.value, now) };
 }
+
+/**
+ * A worker's `deadline_exceeded` for a tool whose class lets a timeout be retried: reported as that
+ * timeout, not as a tool error, so that the agent is told it may propose the call again. For a
+ * write it stays a tool error (the worker says the change was not made).
+ */
+function isTimeoutOfRead(code: string, tool: Tool): boolean {
+  return (
+    code === DEADLINE_EXCEEDED && sideEffectDefaults(tool.spec.sideEffect).onTimeout === 'retry'
+  );
+}
+
+/** The worker's error code for a command it stopped, or did not start, at its deadline. */
+const DEADLINE_EXCEEDED = 'deadline_exceeded';
 
 /** Undecodable bytes on results: kept on the quarantine topic, never read as a result. */
 function quarantined(deps: ResultDeps, msg: Incoming, why: string): readonly Outgoing[] {

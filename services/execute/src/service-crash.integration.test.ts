@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCodec, SILENT_LOGGER } from '@toolgate/platform';
-import { identityOf, type ClearedEnvelope, type Command } from '@toolgate/shared';
+import type { ClearedEnvelope, Command } from '@toolgate/shared';
 import deployment, { USERS } from '../../../test/support/deployment/index.js';
 import { openaiChat } from '../../../test/support/proposals.js';
 import { within } from '../../../test/support/deadline.js';
@@ -12,6 +12,7 @@ import {
   dropGateSubjects,
   everythingUnder,
   harnessTarget,
+  keyOf,
   startToolWorker,
   type ToolWorker,
 } from '../../../test/support/execute-fixtures.js';
@@ -138,7 +139,7 @@ describe('the execute stage killed between publishing a command and committing',
 
     expect(await within(60_000, 'the first process to kill itself', first.exited)).toBe('SIGKILL');
     const write = envelopes[0]!;
-    const writeKey = identityOf(write).key;
+    const writeKey = keyOf(write);
     // The killed transaction did write the command; only the missing commit hides it.
     const [aborted] = await uncommittedCommands('close_ticket', writeKey, 1);
     expect(worker.delivered).toHaveLength(0);
@@ -156,11 +157,7 @@ describe('the execute stage killed between publishing a command and committing',
     }
 
     for (const envelope of envelopes) {
-      const visible = await everythingUnder(
-        h,
-        `commands.${envelope.tool}`,
-        identityOf(envelope).key,
-      );
+      const visible = await everythingUnder(h, `commands.${envelope.tool}`, keyOf(envelope));
       expect(visible).toHaveLength(1);
     }
     // The re-issued command is the one the killed process sent, to the byte.

@@ -10,17 +10,18 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { identityOf, type ClearedEnvelope } from '@toolgate/shared';
+import type { ClearedEnvelope } from '@toolgate/shared';
 import deployment, { USERS } from '../../../test/support/deployment/index.js';
 import { openaiChat } from '../../../test/support/proposals.js';
 import { eventually } from '../../../test/support/deadline.js';
 import {
+  type ClearedFeeder,
   createClearedFeeder,
   dropGateSubjects,
   everythingUnder,
   harnessTarget,
+  keyOf,
   startToolWorker,
-  type ClearedFeeder,
   type ToolWorker,
 } from '../../../test/support/execute-fixtures.js';
 import { startGateHarness, type GateHarness } from '../../../test/support/gate-harness.js';
@@ -133,9 +134,7 @@ describe('the execute stage while Redis does not answer', () => {
     );
     expect(worker.delivered.length).toBe(commandsBefore);
     for (const envelope of during) {
-      expect(h.seen(`commands.lookup`).filter((r) => r.key === identityOf(envelope).key)).toEqual(
-        [],
-      );
+      expect(h.seen(`commands.lookup`).filter((r) => r.key === keyOf(envelope))).toEqual([]);
       expect(
         h.seen('observations').filter((r) => r.value['proposalId'] === envelope.proposalId),
       ).toEqual([]);
@@ -144,7 +143,7 @@ describe('the execute stage while Redis does not answer', () => {
     redis.kill('SIGCONT');
     for (const envelope of during) await resultOf(envelope.proposalId);
     for (const envelope of [before, ...during]) {
-      expect(await everythingUnder(h, 'commands.lookup', identityOf(envelope).key)).toHaveLength(1);
+      expect(await everythingUnder(h, 'commands.lookup', keyOf(envelope))).toHaveLength(1);
       expect(await everythingUnder(h, 'observations', envelope.runId)).toHaveLength(1);
     }
     expect(worker.delivered.map((c) => c.context.proposalId).sort()).toEqual([

@@ -1,17 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { identityOf, WITHHELD_TEXT, type ClearedEnvelope, type ToolResult } from '@toolgate/shared';
+import { WITHHELD_TEXT, type ClearedEnvelope, type ToolResult } from '@toolgate/shared';
 import deployment, { NEVER_PUBLIC, USERS } from '../../../test/support/deployment/index.js';
 import {
+  type ClearedFeeder,
   createClearedFeeder,
   dropGateSubjects,
   everythingUnder,
   harnessTarget,
+  keyOf,
   provedResult,
   startToolWorker,
   terminalOf,
-  withTimeouts,
-  type ClearedFeeder,
   type ToolWorker,
+  withTimeouts,
 } from '../../../test/support/execute-fixtures.js';
 import {
   startGateHarness,
@@ -22,8 +23,11 @@ import { expectNoLeak } from '../../../test/support/no-leak.js';
 import { openaiChat, type ProposalIds } from '../../../test/support/proposals.js';
 import * as execute from './service.js';
 
-/** `echo` answers within 1.5 s or its outcome is unknown; the other tools keep 10 s. */
-const DEPLOYMENT = withTimeouts(deployment, { echo: 1500 });
+/**
+ * `echo` (a read) answers within 1.5 s or may be retried, `publish_note` (a write) within 1.5 s or
+ * its outcome is unknown; the other tools keep 10 s.
+ */
+const DEPLOYMENT = withTimeouts(deployment, { echo: 1500, publish_note: 1500 });
 
 const alice = USERS.alice;
 let h: GateHarness;
@@ -59,7 +63,7 @@ async function terminalsOf(runId: string): Promise<Tapped[]> {
 
 /** Every command committed under the idempotency key of `envelope`. */
 async function commandsOf(envelope: ClearedEnvelope): Promise<Tapped[]> {
-  return everythingUnder(h, `commands.${envelope.tool}`, identityOf(envelope).key);
+  return everythingUnder(h, `commands.${envelope.tool}`, keyOf(envelope));
 }
 
 function auditsOf(proposalId: string, kind: string): Tapped[] {
@@ -73,7 +77,7 @@ function expectNothingLeaks(
   observation: Record<string, unknown>,
   envelope?: ClearedEnvelope,
 ): void {
-  const key = envelope === undefined ? [] : [identityOf(envelope).key.slice(0, 12)];
+  const key = envelope === undefined ? [] : [keyOf(envelope).slice(0, 12)];
   expectNoLeak(observation, [...NEVER_PUBLIC, ...key]);
 }
 
@@ -127,7 +131,7 @@ describe('the execute stage on Kafka: commands and results', () => {
       expect(commands).toHaveLength(1);
       expect(commands[0]!.value).toMatchObject({
         tool: envelope.tool,
-        idempotencyKey: identityOf(envelope).key,
+        idempotencyKey: keyOf(envelope),
         args: envelope.args,
         context: { tenant: 'acme', subject: 'alice', proposalId: envelope.proposalId },
       });
@@ -159,7 +163,7 @@ describe('the execute stage on Kafka: commands and results', () => {
     const commandId = String(command!.value['commandId']);
     const second = provedResult(h, 'lookup', {
       commandId,
-      idempotencyKey: identityOf(read).key,
+      idempotencyKey: keyOf(read),
       runId: 'run-twice',
       status: 'ok',
       output: { snippets: ['second'] },
@@ -321,7 +325,7 @@ describe('the execute stage on Kafka: idempotency', () => {
     expect(await commandsOf(other)).toHaveLength(1);
     expect(auditsOf('p-dup-4', 'rejected')[0]?.value).toMatchObject({
       code: 'conflict',
-      idempotencyKey: identityOf(other).key,
+      idempotencyKey: keyOf(other),
     });
   });
 
@@ -404,6 +408,32 @@ describe('the execute stage on Kafka: a proposal sent again', () => {
 });
 
 describe('the execute stage on Kafka: deadlines', () => {
+  it('ends a silent read as retryable, and runs it again when it is proposed again', async () => {
+    worker.plan('run-read-late', (c) =>
+      c.context.proposalId === 'p-read-late-1' ? undefined : { status: 'ok', output: 'fresh' },
+    );
+    const ids = (proposalId: string): ProposalIds => ({
+      proposalId,
+      runId: 'run-read-late',
+      requestId: 'req-read-late',
+      callId: 'call-read-late',
+    });
+    const first = await feeder.feed(alice, openaiChat(ids('p-read-late-1'), 'echo', { text: 'x' }));
+    expect(await terminalOf(h, 'p-read-late-1')).toMatchObject({
+      outcome: 'rejected',
+      disposition: 'retry',
+      stage: 'execution',
+      code: 'timeout_retryable',
+    });
+    const again = await feeder.feed(alice, openaiChat(ids('p-read-late-2'), 'echo', { text: 'x' }));
+    const retried = await terminalOf(h, 'p-read-late-2');
+    expect(retried).toMatchObject({ outcome: 'result', result: { withheld: false } });
+    expect(retried).not.toHaveProperty('replay');
+    expect(keyOf(again)).not.toBe(keyOf(first));
+    expect(await commandsOf(first)).toHaveLength(1);
+    expect(await commandsOf(again)).toHaveLength(1);
+  });
+
   it('ends a silent tool with an unknown outcome, records its late result, and replays that to a retry', async () => {
     worker.plan('run-late', () => undefined);
     const ids = (proposalId: string): ProposalIds => ({
@@ -412,7 +442,9 @@ describe('the execute stage on Kafka: deadlines', () => {
       requestId: 'req-late',
       callId: 'call-late',
     });
-    const first = await feeder.feed(alice, openaiChat(ids('p-late-1'), 'echo', { text: '6*7' }));
+    const note = (proposalId: string) =>
+      openaiChat(ids(proposalId), 'publish_note', { note_id: 'note_1' });
+    const first = await feeder.feed(alice, note('p-late-1'));
     const [command] = await worker.waitFor('run-late');
     const unknown = await terminalOf(h, 'p-late-1');
     expect(unknown).toMatchObject({
@@ -434,7 +466,7 @@ describe('the execute stage on Kafka: deadlines', () => {
       (r) => r.value['kind'] === 'late_result' && r.value['commandId'] === command!.commandId,
     );
     expect(late!.value['internalDetail']).toContain('recorded');
-    await feeder.feed(alice, openaiChat(ids('p-late-2'), 'echo', { text: '6*7' }));
+    await feeder.feed(alice, note('p-late-2'));
     const replayed = await terminalOf(h, 'p-late-2');
     expect(replayed).toMatchObject({
       outcome: 'result',

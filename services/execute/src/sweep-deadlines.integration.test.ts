@@ -62,9 +62,13 @@ function depsAt(nowMs: number) {
   };
 }
 
-/** A command issued as execute issues it: its claim and its pending command, due at DEADLINE. */
-async function issue(commandId: string): Promise<PendingCommand> {
-  const p = pendingCommand(commandId, DEADLINE);
+/**
+ * A command issued as execute issues it: its claim and its pending command, due at DEADLINE; a
+ * call of `tool` (default the fixture's, a destructive `refund`).
+ */
+async function issue(commandId: string, tool?: string): Promise<PendingCommand> {
+  const fixture = pendingCommand(commandId, DEADLINE);
+  const p = tool === undefined ? fixture : { ...fixture, tool };
   const claim = { digest: p.digest, state: 'claimed', token: p.token, commandId } as const;
   const issued = await store.pendingCommands.claimWithPending({
     tenant: p.tenant,
@@ -168,6 +172,31 @@ describe('the deadline sweeper and a result in its lease', () => {
     expect(await sweepAt(sweptAt + 10 * LEASE, sent)).toBe(0);
     expect(sent).toHaveLength(1);
     expect((await store.idempotency.getRecord(p.tenant, p.idempotencyKey))?.state).toBe('done');
+  });
+
+  it('ends a read that its tool did not answer as retryable, not unknown, and records that', async () => {
+    const p = await issue('cmd-read-silent', 'lookup');
+    const sent: Outgoing[][] = [];
+    await sweepAt(DEADLINE + 1000, sent);
+    const mine = sent
+      .flat()
+      .map((o) => ('value' in o ? o.value : {}) as Record<string, unknown>)
+      .filter((v) => v['proposalId'] === p.proposalId);
+    expect(mine).toHaveLength(2);
+    const [observation, audit] = mine;
+    expect(observation).toMatchObject({
+      outcome: 'rejected',
+      disposition: 'retry',
+      stage: 'execution',
+      code: 'timeout_retryable',
+    });
+    expect(audit).toMatchObject({
+      kind: 'rejected',
+      code: 'timeout_retryable',
+      outcome: 'rejected',
+    });
+    const record = await store.idempotency.getRecord(p.tenant, p.idempotencyKey);
+    expect(record).toMatchObject({ state: 'unknown', outcome: { outcome: 'rejected' } });
   });
 
   it('publishes nothing more when the result settled a command that a sweep had claimed', async () => {

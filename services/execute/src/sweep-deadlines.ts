@@ -1,8 +1,10 @@
 /**
- * The deadline sweeper: commands whose tool did not answer by their deadline end with an unknown
- * outcome (DESIGN §5). Each tick claims expired commands under a lease, settles each record as
- * `unknown` (unless a result settled it first), publishes the terminal observations and audit
- * events in one transaction, then finishes the commands, keeping them matchable for a late result.
+ * The deadline sweeper: commands whose tool did not answer by their deadline end as their tool's
+ * side-effect class says (`SIDE_EFFECT_DEFAULTS`): a write's or a destructive call's outcome is
+ * unknown (DESIGN §5), a read may be retried. Each tick claims expired commands under a lease,
+ * settles each record as `unknown` (unless a result settled it first), publishes the terminal
+ * observations and audit events in one transaction, then finishes the commands, keeping them
+ * matchable for a late result.
  * A crash or fault anywhere before finishing leaves the lease to run out: the command is claimed
  * again, even if a result took it meanwhile, and settled by the same settler token, so its outcome
  * is published once it commits. A late result that finds the record settled by a sweep only
@@ -20,9 +22,10 @@ import {
 import {
   auditEvent,
   IDEMPOTENCY_RETENTION_SECONDS,
-  observationForUnknown,
   storedOutcomeOf,
+  timeoutEnding,
   type IdempotencyRecord,
+  type TimeoutEnding,
 } from '@toolgate/shared';
 import type { CommandsInFlight } from './commands-in-flight.js';
 import {
@@ -34,7 +37,7 @@ import {
 /** What a sweep uses of a stage's dependencies. */
 export type SweepDeps = Pick<
   StageDeps,
-  'idempotency' | 'pendingCommands' | 'outputs' | 'metrics' | 'logger' | 'now'
+  'idempotency' | 'pendingCommands' | 'outputs' | 'metrics' | 'logger' | 'now' | 'gate'
 >;
 
 /** Options of {@link startDeadlineSweeper}; times in milliseconds. */
@@ -158,24 +161,28 @@ async function settleOrEnd(
     const detail = `its idempotency record could not be settled: ${errorText(error)}`;
     deps.logger.error(
       { commandId: p.commandId, proposalId: p.proposalId, err: errorText(error) },
-      'an expired command ends as unknown, and its idempotency record is left as it is',
+      'an expired command ends as its class says, and its idempotency record is left as it is',
     );
-    return unknownOutputs(deps, p, now, detail);
+    return timedOutOutputs(deps, p, timedOut(deps, p, now, detail), now);
   }
 }
 
-/** Settles one expired command as unknown; its outputs when this sweep settled it. */
+/**
+ * Settles one expired command (state `unknown`: the tool did not say what it did) with the ending
+ * its class gives a timeout; its outputs when this sweep settled it.
+ */
 async function settleUnknown(
   deps: SweepDeps,
   p: PendingCommand,
   now: Date,
 ): Promise<readonly Outgoing[]> {
+  const ending = timedOut(deps, p, now, 'the tool did not answer by the deadline');
   const record: IdempotencyRecord = {
     digest: p.digest,
     state: 'unknown',
     token: p.token,
     commandId: p.commandId,
-    outcome: storedOutcomeOf(unknownObservation(p, now)),
+    outcome: storedOutcomeOf(ending.observation),
   };
   const { settled } = await deps.idempotency.settleRecord(
     p.tenant,
@@ -186,30 +193,37 @@ async function settleUnknown(
   );
   // Not settled: a result ended the command first and published its terminal observation.
   if (!settled) return [];
-  return unknownOutputs(deps, p, now);
+  return timedOutOutputs(deps, p, ending, now);
 }
 
-const unknownObservation = (p: PendingCommand, now: Date) =>
-  observationForUnknown(observationIdsOfPending(p), now);
+/** How `p` ends past its deadline, by its tool's class (unknown when the tool is not loaded). */
+function timedOut(deps: SweepDeps, p: PendingCommand, now: Date, detail: string): TimeoutEnding {
+  const sideEffect = deps.gate.registry.get(p.tool)?.spec.sideEffect;
+  return timeoutEnding(sideEffect, observationIdsOfPending(p), now, detail);
+}
 
-/** The terminal observation and audit event of a command that ended as unknown. */
-function unknownOutputs(
+/**
+ * The terminal observation and audit event of a command that did not end by its deadline: an
+ * `unknown_outcome` event, or, for a call its class lets retry, the `rejected` event of
+ * `execution/timeout_retryable`.
+ */
+function timedOutOutputs(
   deps: SweepDeps,
   p: PendingCommand,
+  ending: TimeoutEnding,
   now: Date,
-  internalDetail?: string,
 ): readonly Outgoing[] {
-  deps.metrics.decision({
-    disposition: 'deny',
-    stage: 'execution',
-    code: 'timeout_outcome_unknown',
-  });
+  const { rejected } = ending;
+  deps.metrics.decision(rejected);
   const facts = auditFactsOfPendingCommand(p);
-  const detail = internalDetail === undefined ? {} : { internalDetail };
-  return [
-    ...deps.outputs.observation(unknownObservation(p, now), p.tenant),
-    deps.outputs.audit(auditEvent({ kind: 'unknown_outcome', ...facts, ...detail }, now)),
-  ];
+  const event =
+    rejected.code === 'timeout_outcome_unknown'
+      ? auditEvent(
+          { kind: 'unknown_outcome', ...facts, internalDetail: rejected.internalDetail },
+          now,
+        )
+      : auditEvent({ kind: 'rejected', rejected, ...facts }, now);
+  return [...deps.outputs.observation(ending.observation, p.tenant), deps.outputs.audit(event)];
 }
 
 function reportFault(deps: SweepDeps, error: unknown): void {

@@ -6,27 +6,43 @@ import { idempotencyKey, idempotencyRedisKey, tenantHashTag } from './idempotenc
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
+/** The key of (tenant, subject, requestId, callId), positionally, for brevity. */
+const keyOf = (tenant: string, subject: string, requestId: string, callId: string) =>
+  idempotencyKey({ tenant, subject, requestId, callId });
+
 describe('idempotencyKey', () => {
-  it('is the SHA-256 of the canonical JSON of [tenant, requestId, callId]', () => {
-    expect(idempotencyKey('acme', 'req-42', 'call_abc')).toBe(
-      sha256('["acme","req-42","call_abc"]'),
+  it('is the SHA-256 of the canonical JSON of [tenant, subject, requestId, callId]', () => {
+    expect(keyOf('acme', 'alice', 'req-42', 'call_abc')).toBe(
+      sha256('["acme","alice","req-42","call_abc"]'),
     );
   });
 
-  it('keeps the parts apart, so shifting a boundary changes the key', () => {
-    expect(idempotencyKey('t', 'a', 'bc')).not.toBe(idempotencyKey('t', 'ab', 'c'));
-    expect(idempotencyKey('a', 'bc', '')).not.toBe(idempotencyKey('ab', 'c', ''));
-    expect(idempotencyKey('t', 'a","b', 'c')).not.toBe(idempotencyKey('t', 'a', 'b","c'));
+  it('gives two users of one tenant two keys for the same request and call ids', () => {
+    expect(keyOf('acme', 'alice', 'req-1', '1')).not.toBe(keyOf('acme', 'dave', 'req-1', '1'));
   });
 
-  it('gives distinct keys to distinct triples', () => {
-    // A tiny alphabet of JSON-significant characters makes near-identical triples common.
+  it('scopes a key to one proposal when given its id, apart from the call-scoped key', () => {
+    const call = { tenant: 'acme', subject: 'alice', requestId: 'r', callId: 'c' };
+    const first = idempotencyKey({ ...call, proposalId: 'p-1' });
+    expect(first).toBe(sha256('["acme","alice","r","c","p-1"]'));
+    expect(first).not.toBe(idempotencyKey(call));
+    expect(first).not.toBe(idempotencyKey({ ...call, proposalId: 'p-2' }));
+  });
+
+  it('keeps the parts apart, so shifting a boundary changes the key', () => {
+    expect(keyOf('t', 's', 'a', 'bc')).not.toBe(keyOf('t', 's', 'ab', 'c'));
+    expect(keyOf('a', 'bc', '', '')).not.toBe(keyOf('ab', 'c', '', ''));
+    expect(keyOf('t', 'a","b', 'c', '')).not.toBe(keyOf('t', 'a', 'b","c', ''));
+  });
+
+  it('gives distinct keys to distinct quadruples', () => {
+    // A tiny alphabet of JSON-significant characters makes near-identical quadruples common.
     const part = fc.string({ unit: fc.constantFrom('a', 'b', '"', ',', '\\', '['), maxLength: 4 });
-    const triple = fc.tuple(part, part, part);
+    const quad = fc.tuple(part, part, part, part);
     fc.assert(
-      fc.property(triple, triple, (x, y) => {
-        fc.pre(x[0] !== y[0] || x[1] !== y[1] || x[2] !== y[2]);
-        expect(idempotencyKey(...x)).not.toBe(idempotencyKey(...y));
+      fc.property(quad, quad, (x, y) => {
+        fc.pre(x.some((v, i) => v !== y[i]));
+        expect(keyOf(...x)).not.toBe(keyOf(...y));
       }),
       { numRuns: 2000 },
     );
@@ -38,7 +54,7 @@ describe('idempotencyKey', () => {
         const a = i % (text.length + 1);
         const b = j % (text.length + 1);
         fc.pre(a !== b);
-        const key = (cut: number) => idempotencyKey('t', text.slice(0, cut), text.slice(cut));
+        const key = (cut: number) => keyOf('t', 's', text.slice(0, cut), text.slice(cut));
         expect(key(a)).not.toBe(key(b));
       }),
     );
@@ -47,22 +63,22 @@ describe('idempotencyKey', () => {
   it('matches the canonicalize package on well-formed strings', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'grapheme' }), fc.string(), fc.string(), (t, r, c) => {
-        expect(idempotencyKey(t, r, c)).toBe(sha256(canonicalize([t, r, c]) ?? ''));
+        expect(keyOf(t, 'u', r, c)).toBe(sha256(canonicalize([t, 'u', r, c]) ?? ''));
       }),
     );
   });
 
   it('accepts a lone surrogate in a call id without throwing and without colliding', () => {
-    const lone = idempotencyKey('t', 'r', '\ud800');
+    const lone = keyOf('t', 's', 'r', '\ud800');
     expect(lone).toMatch(/^[0-9a-f]{64}$/);
-    expect(lone).not.toBe(idempotencyKey('t', 'r', '\ufffd'));
-    expect(lone).not.toBe(idempotencyKey('t', 'r', '\\ud800'));
-    expect(lone).toBe(idempotencyKey('t', 'r', '\ud800'));
+    expect(lone).not.toBe(keyOf('t', 's', 'r', '\ufffd'));
+    expect(lone).not.toBe(keyOf('t', 's', 'r', '\\ud800'));
+    expect(lone).toBe(keyOf('t', 's', 'r', '\ud800'));
   });
 });
 
 describe('idempotencyRedisKey', () => {
-  const key = idempotencyKey('acme', 'req-1', 'call-1');
+  const key = keyOf('acme', 'alice', 'req-1', 'call-1');
 
   it('tags the key with a short hash of the tenant for Redis Cluster', () => {
     expect(idempotencyRedisKey('tg:', 'acme', key)).toBe(
@@ -79,7 +95,7 @@ describe('idempotencyRedisKey', () => {
   it('puts one tenant in one slot and different tenants in different tags', () => {
     const tag = (tenant: string, k: string) =>
       /\{(.*?)\}/.exec(idempotencyRedisKey('', tenant, k))?.[1];
-    expect(tag('acme', key)).toBe(tag('acme', idempotencyKey('acme', 'other', 'call')));
+    expect(tag('acme', key)).toBe(tag('acme', keyOf('acme', 'alice', 'other', 'call')));
     expect(tag('acme', key)).not.toBe(tag('globex', key));
   });
 

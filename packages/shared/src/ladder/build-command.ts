@@ -4,17 +4,23 @@
  */
 import { accept, rejecterFor, type Decision } from '../decision.js';
 import { commandDigest, idempotencyKey, type IdempotencyRecord } from '../idempotency/index.js';
-
-const rejectIdempotency = rejecterFor('idempotency');
-import type { Command, ObjectRef } from '../types.js';
+import { sideEffectDefaults } from '../tools/side-effect-defaults.js';
+import type { Command, ObjectRef, SideEffect } from '../types.js';
 import type { AuthorizedProposal, ValidatedProposal } from './validated.js';
 
-/** The idempotency key (tenant, requestId, callId) and command digest of an authorized call. */
-export function identityOf(a: AuthorizedProposal): {
-  readonly key: string;
-  readonly digest: string;
-} {
-  return identityFor(a, a.objects);
+const rejectIdempotency = rejecterFor('idempotency');
+
+/**
+ * The idempotency key and command digest of an authorized call of a tool of class `sideEffect`:
+ * the key is (tenant, subject, requestId, callId), and for a class whose key is scoped to one
+ * proposal (`SIDE_EFFECT_DEFAULTS`, reads) the proposalId too. Without a class, the call-scoped
+ * key (as for any class this table does not know).
+ */
+export function identityOf(
+  a: AuthorizedProposal,
+  sideEffect?: SideEffect,
+): { readonly key: string; readonly digest: string } {
+  return identityFor(a, a.objects, sideEffect);
 }
 
 /**
@@ -24,8 +30,17 @@ export function identityOf(a: AuthorizedProposal): {
 export function identityFor(
   v: ValidatedProposal,
   refs: readonly ObjectRef[],
+  sideEffect: SideEffect | undefined,
 ): { readonly key: string; readonly digest: string } {
-  const key = idempotencyKey(v.context.tenant, v.requestId, v.context.callId);
+  const { tenant, subject, callId } = v.context;
+  const perProposal = sideEffectDefaults(sideEffect).idempotencyScope === 'proposal';
+  const key = idempotencyKey({
+    tenant,
+    subject,
+    requestId: v.requestId,
+    callId,
+    ...(perProposal ? { proposalId: v.proposalId } : {}),
+  });
   const digest = commandDigest({
     tool: v.tool,
     toolVersion: v.toolVersion,

@@ -108,7 +108,7 @@ async function climb(
   const v = validated.value;
   const refs = referencesOf(v, tool.value);
   const loaded = await Promise.all(refs.map((ref) => gate.objects.load(v.context.tenant, ref)));
-  const known = identityFor(v, refs);
+  const known = identityFor(v, refs, tool.value.spec.sideEffect);
   const prior = priorCall(state.idempotency.get(known.key), known.digest);
   if (!prior.ok) return refusal(prior);
   const settled = prior.value.settled;
@@ -122,7 +122,7 @@ async function climb(
   if (!authorized.ok) return authorized;
   const plan = planConfirmation(authorized.value, tool.value);
   if (plan.needed) return accept({ kind: 'confirm', card: plan.card, digest: plan.digest });
-  const { key, digest } = identityOf(authorized.value);
+  const { key, digest } = identityOf(authorized.value, tool.value.spec.sideEffect);
   const token = `evaluate:${v.proposalId}`;
   const decided = decideIdempotency(state.idempotency.get(key), digest, token, {
     replayOnly: authorized.value.replay === true,

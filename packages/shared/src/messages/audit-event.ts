@@ -117,7 +117,8 @@ export type AuditDecision =
       /**
        * A result-rung refusal or a tool error, when the output was not shown; an
        * `execution/timeout_outcome_unknown` (the tool cannot tell whether it acted) makes the
-       * event's outcome `unknown_outcome`, as the observation's.
+       * event's outcome `unknown_outcome`, and an `execution/timeout_retryable` (a read that did
+       * not finish in time) `rejected`, as the observation's.
        */
       readonly rejected?: Rejected<'result'> | Rejected<'execution'>;
     }
@@ -199,6 +200,12 @@ export function auditEventId(e: AuditIdentity): string {
 
 type Decided = Pick<AuditEvent, 'stage' | 'code' | 'disposition' | 'outcome'>;
 
+/** The outcome of a `result` event whose refusal says the tool did not finish in time. */
+const ENDED_BY: Readonly<Record<string, Decided['outcome']>> = {
+  timeout_outcome_unknown: 'unknown_outcome',
+  timeout_retryable: 'rejected',
+};
+
 function decidedOf(input: AuditDecision): Decided {
   if (input.kind === 'rejected') {
     const { stage, code, disposition } = input.rejected;
@@ -210,8 +217,9 @@ function decidedOf(input: AuditDecision): Decided {
   const decided: Decided = { stage, code, disposition, outcome };
   if (input.kind === 'result' && input.rejected !== undefined) {
     const { stage: rung, code: why } = input.rejected;
-    // A tool that cannot tell whether it acted ends the call as unknown, not as a result.
-    const ended = why === 'timeout_outcome_unknown' ? 'unknown_outcome' : decided.outcome;
+    // A tool that cannot tell whether it acted ends the call as unknown, not as a result; a read
+    // that timed out ends it as a refusal the agent may retry.
+    const ended = (Object.hasOwn(ENDED_BY, why) ? ENDED_BY[why] : undefined) ?? decided.outcome;
     return { ...decided, stage: rung, code: why, outcome: ended };
   }
   return input.kind === 'replay' ? { ...decided, outcome: input.outcome } : decided;

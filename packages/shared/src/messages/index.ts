@@ -20,4 +20,5 @@ export * from './redact-arguments.js';
 export * from './replay-observation.js';
 export * from './schemas.js';
 export * from './stage-envelope.js';
+export * from './timeout-ending.js';
 export * from './tool-proof.js';

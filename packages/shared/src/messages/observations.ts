@@ -154,6 +154,24 @@ export function observationForUnknown(ids: ObservationIds, now: Date): Observati
 }
 
 /**
+ * A tool whose class makes a timeout safe to retry (a read, `SIDE_EFFECT_DEFAULTS`) did not answer
+ * by its deadline (terminal): outcome `rejected`, stage `execution`, code `timeout_retryable`,
+ * disposition `retry`. Nothing changed, so the agent may propose the call again.
+ */
+export function observationForRetryableTimeout(ids: ObservationIds, now: Date): Observation {
+  const spec = REJECTION_CODES.execution.timeout_retryable;
+  return {
+    ...observationIdsOf(ids),
+    outcome: 'rejected',
+    disposition: spec.disposition,
+    stage: 'execution',
+    code: 'timeout_retryable',
+    message: spec.publicMessage,
+    at: now.toISOString(),
+  };
+}
+
+/**
  * Nobody approved in time (terminal): outcome `expired`, stage `confirmation`, code `expired`,
  * disposition `deny`.
  */

@@ -9,6 +9,7 @@ import type { JsonSchema, ToolSpec } from '../tool-spec.js';
 import { createValidator } from './create-validator.js';
 import { findSchemaProblems } from './find-schema-problems.js';
 import { FORBIDDEN_PROPERTY_NAMES } from './identity-fields.js';
+import { isSideEffect, SIDE_EFFECT_CLASSES, SIDE_EFFECT_DEFAULTS } from './side-effect-defaults.js';
 import { ToolDefinitionError } from './tool-definition-error.js';
 
 /**
@@ -29,7 +30,6 @@ export type ToolCeilings = Pick<Ceilings, 'toolTimeoutMs' | 'resultBytes'>;
 /** Tool names as models call them (the OpenAI and Anthropic limit, and safe in Kafka topic names). */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
 
-const SIDE_EFFECTS: readonly string[] = ['read', 'write', 'destructive'];
 const CALLBACKS = [
   'semantics',
   'references',
@@ -130,8 +130,8 @@ function specProblems(spec: ToolSpec<unknown>, ceilings: ToolCeilings): string[]
   }
   if (typeof spec.version !== 'string' || spec.version.trim() === '')
     problems.push('a version is required');
-  if (!SIDE_EFFECTS.includes(spec.sideEffect)) {
-    problems.push(`sideEffect must be one of ${SIDE_EFFECTS.join(', ')}`);
+  if (!isSideEffect(spec.sideEffect)) {
+    problems.push(`sideEffect must be one of ${SIDE_EFFECT_CLASSES.join(', ')}`);
   }
   problems.push(...ceilingProblems(spec, ceilings), ...callbackProblems(spec));
   problems.push(...findSchemaProblems(spec.input).map((p) => `input schema ${p}`));
@@ -184,7 +184,10 @@ function callbackProblems(spec: ToolSpec<unknown>): string[] {
   const problems = CALLBACKS.filter(
     (key) => spec[key] !== undefined && typeof spec[key] !== 'function',
   ).map((key) => `${key} must be a function`);
-  const mayConfirm = spec.sideEffect === 'destructive' || spec.requiresConfirmation !== undefined;
+  const alwaysConfirmed =
+    isSideEffect(spec.sideEffect) &&
+    SIDE_EFFECT_DEFAULTS[spec.sideEffect].confirmation === 'always';
+  const mayConfirm = alwaysConfirmed || spec.requiresConfirmation !== undefined;
   if (mayConfirm && spec.card === undefined) {
     problems.push(
       'a confirmation can be needed, so a card builder is required to show the approver',

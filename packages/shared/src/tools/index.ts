@@ -9,5 +9,7 @@ export * from './export-tools.js';
 export * from './find-schema-problems.js';
 export * from './identity-fields.js';
 export * from './openai-strict.js';
+export * from './side-effect-defaults.js';
+export * from './side-effect-defaults-doc.js';
 export * from './tool-definition-error.js';
 export * from './tool-helpers.js';
