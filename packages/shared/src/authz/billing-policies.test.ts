@@ -339,6 +339,14 @@ describe('the billing example policies', () => {
     expect(refundOf(alice, 2 ** 53)).toMatchObject({ ok: false, code: 'policy_error' });
   });
 
+  it('refuse at load a rule on arguments that does not test they are there', () => {
+    const unguarded = {
+      name: 'refunds.cedar',
+      text: 'forbid (principal, action == Toolgate::Action::"refund_payment", resource)\nwhen { context.args.amount_cents > 100 };',
+    };
+    expect(() => loadPolicySet([...sources, unguarded])).toThrow(/refunds\.cedar:2:\d+: .*args/);
+  });
+
   it('refuse at load a policy that reads an attribute the schema does not declare', () => {
     const bad = {
       name: 'owner.cedar',

@@ -48,7 +48,7 @@ function valuesOfType(s: Schema, type: unknown, depth: number): fc.Arbitrary<unk
   switch (type) {
     case 'string':
       return typeof s['pattern'] === 'string'
-        ? fc.oneof(fc.stringMatching(new RegExp(s['pattern'])), strings)
+        ? fc.oneof({ arbitrary: fc.stringMatching(new RegExp(s['pattern'])), weight: 3 }, strings)
         : strings;
     case 'integer':
     case 'number':
@@ -68,11 +68,17 @@ function valuesOfType(s: Schema, type: unknown, depth: number): fc.Arbitrary<unk
 
 function objectsFor(s: Schema, depth: number): fc.Arbitrary<unknown> {
   const properties = (s['properties'] ?? {}) as Record<string, unknown>;
+  const required = Array.isArray(s['required']) ? (s['required'] as string[]) : [];
+  // Required members are always there (their values may still break the schema); others may be
+  // left out or, now and then, null.
   const declared = fc.record(
     Object.fromEntries(
-      Object.entries(properties).map(([k, v]) => [k, fc.option(valuesFor(v, depth + 1))]),
+      Object.entries(properties).map(([k, v]) => {
+        const values = valuesFor(v, depth + 1);
+        return [k, required.includes(k) ? values : fc.oneof(values, fc.constant(null))];
+      }),
     ),
-    { requiredKeys: [] },
+    { requiredKeys: required.filter((k) => k in properties) },
   );
   const extra = s['additionalProperties'];
   if (extra === false || extra === undefined) return declared;
