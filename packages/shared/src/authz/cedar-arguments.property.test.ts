@@ -18,20 +18,30 @@ const tool = { name: 'anything', sideEffect: 'write' } as const;
 /** A Cedar string literal of `text` (its escapes are JSON's, for the names used here). */
 const literal = (text: string) => JSON.stringify(text);
 
-/** Per key: everything is allowed unless the call has that argument. */
-const forbidIfPresent = new Map<string, PolicySet>(
-  PROPERTY_NAMES.map((key) => [
-    key,
-    loadPolicySet([
-      {
-        name: 'p.cedar',
-        text: `@id("all") permit (principal, action, resource);
-@id("present") forbid (principal, action, resource)
-  when { context has args && context.args has ${literal(key)} };`,
-      },
-    ]),
-  ]),
-);
+/** Everything is allowed unless `condition` holds. */
+const forbidWhen = (condition: string) =>
+  loadPolicySet([
+    {
+      name: 'p.cedar',
+      text: `@id("all") permit (principal, action, resource);
+@id("present") forbid (principal, action, resource) when { context has args && ${condition} };`,
+    },
+  ]);
+
+/**
+ * Per key, a set that forbids a call with that argument; and, under the key `undefined`, one that
+ * forbids a call with any argument by comparing the whole record (so every argument is sent).
+ */
+const forbidIfPresent = new Map<string | undefined, PolicySet>([
+  ...PROPERTY_NAMES.map((key) => [key, forbidWhen(`context.args has ${literal(key)}`)] as const),
+  [undefined, forbidWhen('context.args != {}')],
+]);
+
+/** Whether `values` has `key` (any member when undefined) with a value other than null. */
+function present(values: Record<string, unknown>, key: string | undefined): boolean {
+  const keys = key === undefined ? Object.keys(values) : [key];
+  return keys.some((k) => values[k] !== undefined && values[k] !== null);
+}
 
 const ajv = new Ajv2020({ ...VALIDATOR_OPTIONS, strict: false });
 
@@ -53,13 +63,13 @@ describe('arguments any schema allows, under a forbid on each one', () => {
           for (const [key, policies] of forbidIfPresent) {
             const request = { principal: alice, tool, objects: [], args: { values, schema } };
             const decision = authorizeCall(request, policies);
-            const present = values[key] !== undefined && values[key] !== null;
+            const has = present(values, key);
             if (decision.ok) {
-              expect(present).toBe(false);
+              expect(has).toBe(false);
               decided += 1;
             } else {
               // Absent, only a conversion failure elsewhere may refuse; present, the forbid may.
-              expect(present ? ['not_authorized', 'policy_error'] : ['policy_error']).toContain(
+              expect(has ? ['not_authorized', 'policy_error'] : ['policy_error']).toContain(
                 decision.code,
               );
               if (decision.code === 'policy_error') refused += 1;

@@ -107,7 +107,11 @@ describe('a call’s arguments in the Cedar context', () => {
   ])(
     'refuses as policy_error an argument Cedar cannot hold exactly: %s',
     (_what, values, detail) => {
-      expectCode(call('context.args has currency', values), 'policy_error', detail);
+      // A rule that names every argument, so each one is sent.
+      const rule = ['amount_cents', 'rate', 'currency', 'payee', 'tags']
+        .map((name) => `context.args has ${name}`)
+        .join(' || ');
+      expectCode(call(rule, values), 'policy_error', detail);
     },
   );
 
@@ -130,6 +134,14 @@ describe('a call’s arguments in the Cedar context', () => {
       args: { values: { rate: 1e-9 }, schema: SCHEMA },
     };
     expect(authorizeCall(request, policies).ok).toBe(true);
+  });
+
+  it('sends only the arguments policies name, unless one observes them whole', () => {
+    const unnamed = { currency: 'EUR', rate: 1e-9 };
+    expect(call('context.args.currency == "USD"', unnamed).ok).toBe(true);
+    expectCode(call('context.args == {currency: "EUR"}', unnamed), 'policy_error', /rate/);
+    expectCode(call('context.args == {currency: "EUR"}', { currency: 'EUR' }), 'not_authorized');
+    expect(call('context.args == {}', { currency: 'EUR' }).ok).toBe(true);
   });
 
   it('asks a tool list without arguments, so a guarded rule on them does not hide the tool', () => {

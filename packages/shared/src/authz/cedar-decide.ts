@@ -101,7 +101,7 @@ function decideOne(
   const prefix = `policy ${policies.version}, ${asked.action} ${tool.name} on ${target}`;
   const engine = engineOf(policies);
   if (engine === undefined) return { kind: 'error', detail: `${prefix}: not a loaded policy set` };
-  const built = cedarRequest(principal, tool, asked, object, engine.attributes);
+  const built = cedarRequest(principal, tool, asked, object, engine);
   if (!built.ok) return { kind: 'error', detail: `${prefix}: ${built.problem}` };
   const answer = ask(engine.id, built.request);
   switch (answer.kind) {

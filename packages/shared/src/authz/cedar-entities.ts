@@ -51,6 +51,14 @@ export const CALL: Asked = { action: 'call' };
 /** The context attribute that holds a call's arguments. */
 export const ARGS = 'args';
 
+/** What the loaded policies can read, so that nothing else need cross into the engine. */
+export interface Reads {
+  /** Every attribute name any policy names (of an object, the context or the arguments). */
+  readonly attributes: ReadonlySet<string>;
+  /** Some policy can observe `context.args` whole, so every argument must be sent. */
+  readonly wholeArguments: boolean;
+}
+
 /** One Cedar request without its policies: the four parts plus the entities it needs. */
 export interface CedarRequest {
   readonly principal: EntityUidJson;
@@ -74,16 +82,17 @@ const IDENTIFIER = /^[_a-zA-Z][_a-zA-Z0-9]*$/;
  * itself. Context: `{ tool, sideEffect }`; for a call with arguments `args`, the arguments as a
  * record (when some policy can read `args`); for an approval `requester`, the `User` who proposed
  * the call (an entity of the request, with its tenant and roles, so a policy can compare it with
- * the principal or read it). Of the object's attributes only those named in `readable` (what the
- * policies can read) are converted and sent.
+ * the principal or read it). Of the object's attributes and the arguments only those named in
+ * `reads` (what the policies can read) are converted and sent.
  */
 export function cedarRequest(
   principal: Principal,
   tool: ToolFacts,
   asked: Asked,
   object: ResolvedObject | undefined,
-  readable: ReadonlySet<string>,
+  reads: Reads,
 ): RequestOutcome {
+  const readable = reads.attributes;
   if ((RESERVED_ACTIONS as readonly string[]).includes(tool.name)) {
     return { ok: false, problem: `tool name ${tool.name} collides with a reserved action` };
   }
@@ -92,7 +101,7 @@ export function cedarRequest(
   const actionEntity = asked.action === 'approve' ? approveEntity() : toolActionEntity(tool);
   const context: Record<string, CedarValueJson> = { tool: tool.name, sideEffect: tool.sideEffect };
   if (asked.action === 'call' && asked.args !== undefined && readable.has(ARGS)) {
-    const args = argumentsRecord(asked.args);
+    const args = argumentsRecord(asked.args, reads);
     if (!args.ok) return args;
     context[ARGS] = args.value;
   }
@@ -168,9 +177,14 @@ function objectEntity(object: ResolvedObject, readable: ReadonlySet<string>): En
 /**
  * A call's arguments as one record, typed by the tool's schema: members the schema declares
  * `number` are `decimal`s, `integer` ones `Long`s; elsewhere whole numbers are `Long`s and
- * fractional ones `decimal`s. What cannot convert exactly refuses the request.
+ * fractional ones `decimal`s. What cannot convert exactly refuses the request. Unless a policy
+ * observes the record whole, only the arguments some policy names are sent: the others cannot
+ * change a decision, and leaving them out keeps free text out of the engine and the memo.
  */
-function argumentsRecord(args: CallArguments) {
+function argumentsRecord(args: CallArguments, reads: Reads) {
   const typing = { fractions: 'decimal', place: schemaPlace(args.schema) } as const;
-  return cedarRecord(args.values, `context.${ARGS}`, 0, typing);
+  const values = reads.wholeArguments
+    ? args.values
+    : Object.fromEntries(Object.entries(args.values).filter(([key]) => reads.attributes.has(key)));
+  return cedarRecord(values, `context.${ARGS}`, 0, typing);
 }
