@@ -214,7 +214,7 @@ export const REJECTION_CODES = {
     policy_error: spec(
       'deny',
       'This action is not allowed.',
-      'The policy engine could not evaluate (bad policy, missing attribute); the gate failed closed. Fix the policy set.',
+      'The policy engine could not evaluate (bad policy, missing attribute, an argument or attribute value Cedar cannot hold exactly); the gate failed closed. Fix the policy set, or guard the read with `has`.',
     ),
   },
   precondition: {

@@ -544,6 +544,43 @@ describe('the authorize stage behind the validate stage', () => {
       receivedAt: before!.value['receivedAt'],
     });
   });
+  it("refuses at authorization a call whose arguments break a policy's rule, and forwards it within the rule", async () => {
+    const bob = await h.session(USERS.bob);
+    const runId = 'run-args';
+    const lookup = (proposalId: string, limit: number) =>
+      openaiChat({ proposalId, runId }, 'lookup', { query: 'open tickets', limit });
+    // Policy "viewers-look-up-at-most-5" reads context.args.limit.
+    await h.send('proposals', runId, lookup('p-args-6', 6), sessionHeaders(bob));
+    await h.send('proposals', runId, lookup('p-args-5', 5), sessionHeaders(bob));
+
+    const [within] = await h.waitFor(
+      'authorized',
+      'the envelope of p-args-5',
+      (r) => r.value['proposalId'] === 'p-args-5',
+    );
+    expect(within!.value).toMatchObject({ tool: 'lookup', args: { limit: 5 } });
+    // Same partition, in order: had p-args-6 been forwarded, it would be seen before p-args-5.
+    const forwarded = h.seen('authorized').filter((r) => r.value['runId'] === runId);
+    expect(forwarded.map((r) => r.value['proposalId'])).toEqual(['p-args-5']);
+    const [refused] = await h.waitFor(
+      'observations',
+      'the observation of p-args-6',
+      (r) => r.value['proposalId'] === 'p-args-6',
+    );
+    expect(refused!.value).toMatchObject({
+      outcome: 'rejected',
+      stage: 'authorization',
+      code: 'not_authorized',
+      message: 'This action is not allowed.',
+    });
+    expectNoLeak(refused!.value, [...NEVER_PUBLIC, 'viewers-look-up']);
+    const [audit] = await h.waitFor(
+      'audit',
+      'the audit event of p-args-6',
+      (r) => r.value['proposalId'] === 'p-args-6',
+    );
+    expect(audit!.value['internalDetail']).toContain('denied by viewers-look-up-at-most-5');
+  });
 });
 
 /** `toolgate_store_seconds_count` of the stage by `"<op> <result>"`, from /metrics. */

@@ -24,6 +24,29 @@ const tool = (name: string, sideEffect: SideEffect) => ({ name, sideEffect });
 const approveInvoice = tool('approve_invoice', 'write');
 const refundPayment = tool('refund_payment', 'destructive');
 const search = tool('search', 'read');
+/** refund_payment's input schema, as examples/billing/tools.ts declares it. */
+const refundSchema = {
+  type: 'object',
+  properties: {
+    payment_id: { type: 'string' },
+    amount_cents: { type: 'integer' },
+  },
+  required: ['payment_id', 'amount_cents'],
+  additionalProperties: false,
+};
+const refundOf = (principal: Principal, amountCents: number) =>
+  authorizeCall(
+    {
+      principal,
+      tool: refundPayment,
+      objects: [acmePayment],
+      args: {
+        values: { payment_id: acmePayment.id, amount_cents: amountCents },
+        schema: refundSchema,
+      },
+    },
+    policies,
+  );
 
 const acmeInvoice: ResolvedObject = {
   type: 'Invoice',
@@ -292,6 +315,36 @@ describe('the billing example policies', () => {
     expect(approval).toMatchObject({ ok: false, code: 'approver_not_authorized' });
     if (!approval.ok) expect(approval.internalDetail).toMatch(/^error: /);
     expect(mayCallTool(alice, approveInvoice, withBadPolicy)).toBe(false);
+  });
+
+  it('let alice refund up to 500.00, and only finance more (a rule on the arguments)', () => {
+    expect(refundOf(alice, 50_000).ok).toBe(true);
+    const large = refundOf(alice, 50_001);
+    expect(large).toMatchObject({ ok: false, code: 'not_authorized' });
+    if (!large.ok) {
+      expect(large.internalDetail).toContain('denied by large-refunds-need-finance');
+      expectNothingLeaks(large.publicMessage);
+    }
+    const finance: Principal = { ...alice, roles: ['approver', 'finance'] };
+    expect(refundOf(finance, 50_001).ok).toBe(true);
+    // Finance alone does not let a viewer refund anything.
+    expect(refundOf({ ...bob, roles: ['viewer', 'finance'] }, 100).ok).toBe(false);
+  });
+
+  it('still list refund_payment to alice: a tool list asks without arguments', () => {
+    expect(mayCallTool(alice, refundPayment, policies)).toBe(true);
+  });
+
+  it('refuse as policy_error a refund amount Cedar cannot hold exactly', () => {
+    expect(refundOf(alice, 2 ** 53)).toMatchObject({ ok: false, code: 'policy_error' });
+  });
+
+  it('refuse at load a rule on arguments that does not test they are there', () => {
+    const unguarded = {
+      name: 'refunds.cedar',
+      text: 'forbid (principal, action == Toolgate::Action::"refund_payment", resource)\nwhen { context.args.amount_cents > 100 };',
+    };
+    expect(() => loadPolicySet([...sources, unguarded])).toThrow(/refunds\.cedar:2:\d+: .*args/);
   });
 
   it('refuse at load a policy that reads an attribute the schema does not declare', () => {

@@ -63,22 +63,31 @@ function ask(engineId: string, request: CedarRequest): Answer {
   const key = JSON.stringify(request);
   const known = memo.get(key);
   if (known !== undefined) return known;
-  const answer = cedar.statefulIsAuthorized({ ...request, preparsedPolicySetId: engineId });
-  const reduced: Answer =
-    answer.type === 'failure'
-      ? { kind: 'error', errors: answer.errors.map((e) => e.message) }
-      : answer.response.diagnostics.errors.length > 0
-        ? {
-            kind: 'error',
-            errors: answer.response.diagnostics.errors.map(
-              (e) => `${e.policyId}: ${e.error.message}`,
-            ),
-          }
-        : answer.response.decision === 'allow'
-          ? { kind: 'allow' }
-          : { kind: 'deny', reasons: answer.response.diagnostics.reason };
+  const reduced = reduce(engineId, request);
   memo.set(key, reduced);
   return reduced;
+}
+
+function reduce(engineId: string, request: CedarRequest): Answer {
+  let answer: cedar.AuthorizationAnswer;
+  try {
+    answer = cedar.statefulIsAuthorized({ ...request, preparsedPolicySetId: engineId });
+  } catch (error) {
+    // The engine throws on input its JSON reader refuses; that must refuse, not crash the stage.
+    return { kind: 'error', errors: [`the engine refused the request: ${String(error)}`] };
+  }
+  return answer.type === 'failure'
+    ? { kind: 'error', errors: answer.errors.map((e) => e.message) }
+    : answer.response.diagnostics.errors.length > 0
+      ? {
+          kind: 'error',
+          errors: answer.response.diagnostics.errors.map(
+            (e) => `${e.policyId}: ${e.error.message}`,
+          ),
+        }
+      : answer.response.decision === 'allow'
+        ? { kind: 'allow' }
+        : { kind: 'deny', reasons: answer.response.diagnostics.reason };
 }
 
 function decideOne(
@@ -92,7 +101,7 @@ function decideOne(
   const prefix = `policy ${policies.version}, ${asked.action} ${tool.name} on ${target}`;
   const engine = engineOf(policies);
   if (engine === undefined) return { kind: 'error', detail: `${prefix}: not a loaded policy set` };
-  const built = cedarRequest(principal, tool, asked, object, engine.attributes);
+  const built = cedarRequest(principal, tool, asked, object, engine);
   if (!built.ok) return { kind: 'error', detail: `${prefix}: ${built.problem}` };
   const answer = ask(engine.id, built.request);
   switch (answer.kind) {

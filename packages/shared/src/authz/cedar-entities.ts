@@ -9,7 +9,10 @@ import type {
   EntityUidJson,
   TypeAndId,
 } from '@cedar-policy/cedar-wasm/nodejs';
+import type { JsonSchema } from '../tool-spec.js';
 import type { Principal, ResolvedObject, SideEffect } from '../types.js';
+import { cedarRecord, UNKNOWN_PLACE } from './cedar-values.js';
+import { schemaPlace } from './schema-place.js';
 
 /** The namespace of every Toolgate entity type. */
 export const NAMESPACE = 'Toolgate';
@@ -20,24 +23,41 @@ export const RESERVED_ACTIONS = ['read', 'write', 'destructive', 'approve'] as c
 /** Entity types the model itself uses, so no resolved object may claim them. */
 export const RESERVED_TYPES = ['User', 'Role', 'Action', 'Tool'] as const;
 
-/** How deep a resolved object's attributes may nest before they are refused. */
-export const MAX_ATTRIBUTE_DEPTH = 32;
-
 /** A tool as authorization sees it: trusted configuration. */
 export interface ToolFacts {
   readonly name: string;
   readonly sideEffect: SideEffect;
 }
 
+/** A call's arguments as the schema rung accepted them, with the schema that typed them. */
+export interface CallArguments {
+  readonly values: Readonly<Record<string, unknown>>;
+  /** The tool's input schema: it decides which numbers are `decimal`s. */
+  readonly schema: JsonSchema;
+}
+
 /**
- * What a request asks: may the principal call the tool, or approve a call that `requester`
- * proposed (the requester as the pending confirmation recorded them, from their verified session).
+ * What a request asks: may the principal call the tool (with `args` when the call has them; a
+ * tool list asks without), or approve a call that `requester` proposed (the requester as the
+ * pending confirmation recorded them, from their verified session).
  */
 export type Asked =
-  { readonly action: 'call' } | { readonly action: 'approve'; readonly requester: Principal };
+  | { readonly action: 'call'; readonly args?: CallArguments }
+  | { readonly action: 'approve'; readonly requester: Principal };
 
-/** Asking to call the tool. */
+/** Asking to call the tool, whatever the arguments. */
 export const CALL: Asked = { action: 'call' };
+
+/** The context attribute that holds a call's arguments. */
+export const ARGS = 'args';
+
+/** What the loaded policies can read, so that nothing else need cross into the engine. */
+export interface Reads {
+  /** Every attribute name any policy names (of an object, the context or the arguments). */
+  readonly attributes: ReadonlySet<string>;
+  /** Some policy can observe `context.args` whole, so every argument must be sent. */
+  readonly wholeArguments: boolean;
+}
 
 /** One Cedar request without its policies: the four parts plus the entities it needs. */
 export interface CedarRequest {
@@ -59,18 +79,20 @@ const IDENTIFIER = /^[_a-zA-Z][_a-zA-Z0-9]*$/;
 /**
  * The request "may `principal` do `asked` to `resource`": the tool's own action (a member of its
  * side-effect group) or the `approve` action; `resource` an object or, when undefined, the tool
- * itself. Context: `{ tool, sideEffect }`, and for an approval `requester`, the `User` who proposed
+ * itself. Context: `{ tool, sideEffect }`; for a call with arguments `args`, the arguments as a
+ * record (when some policy can read `args`); for an approval `requester`, the `User` who proposed
  * the call (an entity of the request, with its tenant and roles, so a policy can compare it with
- * the principal or read it). Of the object's attributes only those named in `readable` (what the
- * policies can read) are converted and sent.
+ * the principal or read it). Of the object's attributes and the arguments only those named in
+ * `reads` (what the policies can read) are converted and sent.
  */
 export function cedarRequest(
   principal: Principal,
   tool: ToolFacts,
   asked: Asked,
   object: ResolvedObject | undefined,
-  readable: ReadonlySet<string>,
+  reads: Reads,
 ): RequestOutcome {
+  const readable = reads.attributes;
   if ((RESERVED_ACTIONS as readonly string[]).includes(tool.name)) {
     return { ok: false, problem: `tool name ${tool.name} collides with a reserved action` };
   }
@@ -78,6 +100,11 @@ export function cedarRequest(
   if (!resource.ok) return resource;
   const actionEntity = asked.action === 'approve' ? approveEntity() : toolActionEntity(tool);
   const context: Record<string, CedarValueJson> = { tool: tool.name, sideEffect: tool.sideEffect };
+  if (asked.action === 'call' && asked.args !== undefined && readable.has(ARGS)) {
+    const args = argumentsRecord(asked.args, reads);
+    if (!args.ok) return args;
+    context[ARGS] = args.value;
+  }
   const entities = [principalEntity(principal), actionEntity, resource.entity];
   if (asked.action === 'approve') {
     const { requester } = asked;
@@ -136,7 +163,8 @@ function objectEntity(object: ResolvedObject, readable: ReadonlySet<string>): En
     return { ok: false, problem: `object type ${object.type} collides with the entity model` };
   }
   const read = Object.entries(object.attributes).filter(([key]) => readable.has(key));
-  const attrs = cedarRecord(Object.fromEntries(read), `${object.type}/${object.id}`, 0);
+  const typing = { fractions: 'refuse', place: UNKNOWN_PLACE } as const;
+  const attrs = cedarRecord(Object.fromEntries(read), `${object.type}/${object.id}`, 0, typing);
   if (!attrs.ok) return attrs;
   const entity = {
     uid: uid(object.type, object.id),
@@ -146,62 +174,17 @@ function objectEntity(object: ResolvedObject, readable: ReadonlySet<string>): En
   return { ok: true, entity };
 }
 
-type ValueOutcome<T> =
-  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly problem: string };
-
 /**
- * JSON data as Cedar values. `null`/`undefined` members are left out (absent, as `has` sees them);
- * anything Cedar cannot hold exactly — a non-integer or unsafe number, a record key Cedar's JSON
- * format would read as an entity or extension escape, deeper nesting than allowed — refuses the
- * whole request, because dropping it silently could switch a `forbid` off.
+ * A call's arguments as one record, typed by the tool's schema: members the schema declares
+ * `number` are `decimal`s, `integer` ones `Long`s; elsewhere whole numbers are `Long`s and
+ * fractional ones `decimal`s. What cannot convert exactly refuses the request. Unless a policy
+ * observes the record whole, only the arguments some policy names are sent: the others cannot
+ * change a decision, and leaving them out keeps free text out of the engine and the memo.
  */
-function cedarRecord(
-  record: Readonly<Record<string, unknown>>,
-  path: string,
-  depth: number,
-): ValueOutcome<Record<string, CedarValueJson>> {
-  const out: Record<string, CedarValueJson> = {};
-  for (const [key, value] of Object.entries(record)) {
-    if (value === null || value === undefined) continue;
-    if (key === '__entity' || key === '__extn' || key === '__expr') {
-      return { ok: false, problem: `attribute ${path}.${key} uses a reserved Cedar JSON key` };
-    }
-    const converted = cedarValue(value, `${path}.${key}`, depth + 1);
-    if (!converted.ok) return converted;
-    out[key] = converted.value;
-  }
-  return { ok: true, value: out };
-}
-
-function cedarValue(value: unknown, path: string, depth: number): ValueOutcome<CedarValueJson> {
-  if (depth > MAX_ATTRIBUTE_DEPTH)
-    return { ok: false, problem: `attribute ${path} nests too deeply` };
-  if (typeof value === 'string' || typeof value === 'boolean') return { ok: true, value };
-  if (typeof value === 'number') {
-    return Number.isSafeInteger(value)
-      ? { ok: true, value }
-      : { ok: false, problem: `attribute ${path} is not a whole number Cedar can hold` };
-  }
-  if (Array.isArray(value)) return cedarSet(value, path, depth);
-  if (typeof value === 'object' && value !== null) {
-    return cedarRecord(value as Record<string, unknown>, path, depth);
-  }
-  return { ok: false, problem: `attribute ${path} has a ${typeof value} value` };
-}
-
-function cedarSet(
-  values: readonly unknown[],
-  path: string,
-  depth: number,
-): ValueOutcome<CedarValueJson> {
-  const out: CedarValueJson[] = [];
-  for (const [index, element] of values.entries()) {
-    if (element === null || element === undefined) {
-      return { ok: false, problem: `attribute ${path}[${index}] is null` };
-    }
-    const converted = cedarValue(element, `${path}[${index}]`, depth + 1);
-    if (!converted.ok) return converted;
-    out.push(converted.value);
-  }
-  return { ok: true, value: out };
+function argumentsRecord(args: CallArguments, reads: Reads) {
+  const typing = { fractions: 'decimal', place: schemaPlace(args.schema) } as const;
+  const values = reads.wholeArguments
+    ? args.values
+    : Object.fromEntries(Object.entries(args.values).filter(([key]) => reads.attributes.has(key)));
+  return cedarRecord(values, `context.${ARGS}`, 0, typing);
 }

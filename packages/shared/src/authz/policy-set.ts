@@ -8,7 +8,8 @@ import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
 import canonicalize from 'canonicalize';
 import { ConfigError } from '../auth/config-error.js';
 import { describeCedarErrors, lineOfIndex, splitStatements } from './cedar-source.js';
-import { referencedAttributes } from './referenced-attributes.js';
+import type { Reads } from './cedar-entities.js';
+import { observesWholeArguments, referencedAttributes } from './referenced-attributes.js';
 
 /** One policy or schema file as the shell read it. */
 export interface PolicySource {
@@ -33,12 +34,13 @@ export interface PolicySet {
   readonly warnings: readonly string[];
 }
 
-/** What the engine needs about a loaded set. */
-export interface Engine {
+/**
+ * What the engine needs about a loaded set: its id, and what its policies can read (other object
+ * attributes and arguments are not sent to Cedar).
+ */
+export interface Engine extends Reads {
   /** The id under which Cedar holds the pre-parsed set. */
   readonly id: string;
-  /** Every attribute name any policy can read; other object attributes are not sent to Cedar. */
-  readonly attributes: ReadonlySet<string>;
 }
 
 const engines = new WeakMap<PolicySet, Engine>();
@@ -78,6 +80,7 @@ interface ParsedPolicy {
   readonly id: string;
   readonly text: string;
   readonly attributes: ReadonlySet<string>;
+  readonly wholeArguments: boolean;
 }
 
 function preparse(
@@ -101,7 +104,8 @@ function preparse(
     warnings: Object.freeze([...warnings]),
   });
   const attributes = new Set(policies.flatMap((p) => [...p.attributes]));
-  engines.set(set, { id: engineId, attributes });
+  const wholeArguments = policies.some((p) => p.wholeArguments);
+  engines.set(set, { id: engineId, attributes, wholeArguments });
   return set;
 }
 
@@ -157,7 +161,12 @@ function parseFile(file: PolicySource): { policies: ParsedPolicy[]; problems: st
     }
     const line = lineOfIndex(file.text, index).line;
     const id = json.json.annotations?.['id'] ?? `${file.name}:${line}`;
-    policies.push({ id, text, attributes: referencedAttributes(json.json) });
+    policies.push({
+      id,
+      text,
+      attributes: referencedAttributes(json.json),
+      wholeArguments: observesWholeArguments(json.json),
+    });
   }
   return { policies, problems: [] };
 }

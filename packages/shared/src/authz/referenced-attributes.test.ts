@@ -1,6 +1,6 @@
 import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
 import { describe, expect, it } from 'vitest';
-import { referencedAttributes } from './referenced-attributes.js';
+import { observesWholeArguments, referencedAttributes } from './referenced-attributes.js';
 
 function namesIn(text: string): string[] {
   const answer = cedar.policyToJson(text);
@@ -29,5 +29,20 @@ describe('referencedAttributes', () => {
         'permit (principal in Toolgate::Role::"approver", action, resource is Toolgate::Tool);',
       ),
     ).toEqual([]);
+  });
+
+  it.each([
+    ['context.args.x == 1 && context.args has y && context.args["a-b"].z == 2', false],
+    ['context has args && context.tool == "t" && context has args.x', false],
+    ['context.args == {}', true],
+    ['[context.args].isEmpty()', true],
+    ['context == { tool: "t" }', true],
+    ['context.args.x == context.args', true],
+  ])('tells whether %s observes the arguments whole', (condition, whole) => {
+    const answer = cedar.policyToJson(
+      `permit (principal, action, resource) when { ${condition} };`,
+    );
+    if (answer.type === 'failure') throw new Error(answer.errors.map((e) => e.message).join('; '));
+    expect(observesWholeArguments(answer.json)).toBe(whole);
   });
 });

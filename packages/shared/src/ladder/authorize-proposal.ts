@@ -118,7 +118,12 @@ export function authorizeProposal(
     objects.push(found);
   }
   const allowed = authorizeCall(
-    { principal: v.context, tool: { name: tool.name, sideEffect: tool.spec.sideEffect }, objects },
+    {
+      principal: v.context,
+      tool: { name: tool.name, sideEffect: tool.spec.sideEffect },
+      objects,
+      args: { values: v.args, schema: tool.spec.input },
+    },
     facts.policies,
   );
   if (!allowed.ok) return refusal(allowed);
