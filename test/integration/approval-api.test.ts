@@ -107,6 +107,7 @@ describe('the approval API, page by page', () => {
 
     const pages = await allPages(api, await h.session(USERS.alice));
     const seen = idsOf(pages);
+    expect(seen).toContain(confirmationIdFor('p-newer'));
     expect(pages.length).toBeGreaterThan(1);
     expect(pages[0]!.confirmations).toHaveLength(50);
     expect(new Set(seen).size).toBe(seen.length);
