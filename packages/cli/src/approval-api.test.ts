@@ -50,6 +50,15 @@ describe('approvalApiOf', () => {
     );
     expect(() => approvalApiOf({ as: 't', url: 'ftp://x' }, {})).toThrow(/not an http\(s\) URL/);
     expect(() => approvalApiOf({ as: 't', url: 'nope' }, {})).toThrow(/not an http\(s\) URL/);
+    expect(() => approvalApiOf({ as: 't', ca: '/nowhere/ca.pem' }, {})).toThrow(
+      expect.objectContaining({
+        exitCode: EXIT.usage,
+        message: '--ca /nowhere/ca.pem cannot be read (ENOENT)',
+      }),
+    );
+    expect(() =>
+      approvalApiOf({ as: 't' }, { TOOLGATE_APPROVAL_CA_FILE: '/nowhere/ca.pem' }),
+    ).toThrow(/cannot be read \(ENOENT\)/);
   });
 });
 
