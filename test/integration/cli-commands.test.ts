@@ -13,7 +13,7 @@ import * as confirm from '@toolgate/confirm';
 import * as execute from '@toolgate/execute';
 import * as validate from '@toolgate/validate';
 import { startToolWorker, type ToolWorker } from '@toolgate/tool-worker';
-import { SILENT_LOGGER } from '@toolgate/platform';
+import { APPROVAL_PORT_NAME, SILENT_LOGGER } from '@toolgate/platform';
 import type { Proposal } from '@toolgate/shared';
 import { USERS } from '../../examples/billing/data.js';
 import { anthropic, mcp, openaiChat } from '../../examples/billing/fixtures/proposals.js';
@@ -60,7 +60,7 @@ beforeAll(async () => {
     TOOLGATE_TOPIC_PREFIX: `${h.ns.id}.`,
     TOOLGATE_GROUP_PREFIX: `${h.ns.id}.`,
   };
-  approvals = `http://127.0.0.1:${h.gate.ports['confirm']}`;
+  approvals = `http://127.0.0.1:${h.gate.ports[APPROVAL_PORT_NAME]}`;
 }, 180_000);
 
 afterAll(async () => {
@@ -204,7 +204,7 @@ describe('toolgate pending, approve and reject', () => {
     expect(approved).toMatchObject({ code: 0, err: '' });
     expect(await terminal('c-refund')).toMatchObject({ outcome: 'result' });
     const rejected = await cli(['reject', idOf('c-email')], {
-      TOOLGATE_CONFIRMATION_URL: approvals,
+      TOOLGATE_APPROVAL_URL: approvals,
       TOOLGATE_SESSION_TOKEN: tokens['alice']!,
     });
     expect(rejected).toMatchObject({ code: 0, err: '' });

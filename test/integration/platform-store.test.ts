@@ -22,6 +22,7 @@ import {
   type IdempotencyRecords,
   type PendingCommand,
   type PendingCommands,
+  type PendingPosition,
   type RedisConnection,
   type RedisConnectionOptions,
 } from '@toolgate/platform';
@@ -605,6 +606,11 @@ describe('pending confirmations', () => {
   const NOW = Date.parse('2030-01-01T00:00:00Z');
   const TTL = 30 * 60 * 1000;
   const PARKER = 'authorized@1:7';
+  // The waiting confirmations of a window from the start, expired ones included.
+  const waitingIn = async (tenant: string, size: number) =>
+    (await store.listPending(tenant, { expiredUpToMs: 0, size })).entries.flatMap((e) =>
+      e.pending === undefined ? [] : [e.pending],
+    );
   const pending = (id: string, tenant = 'acme', expiresInMs = TTL): PendingConfirmation => ({
     confirmationId: id,
     proposalId: `p-${id}`,
@@ -710,7 +716,7 @@ describe('pending confirmations', () => {
     await store.parkConfirmation(pending(id), TTL, PARKER);
     expect(await store.readConfirmation('globex', id)).toBeUndefined();
     expect(await store.takeConfirmation('globex', id, 'approval')).toBeUndefined();
-    expect(await store.listPending('globex', 100)).not.toContainEqual(pending(id));
+    expect(await waitingIn('globex', 100)).not.toContainEqual(pending(id));
     expect(await store.takeConfirmation('acme', id, 'approval')).toEqual(pending(id));
   });
 
@@ -721,10 +727,41 @@ describe('pending confirmations', () => {
     await store.parkConfirmation(pending(soon, tenant, 1000), 1000, PARKER);
     await store.parkConfirmation(pending(gone, tenant, 2000), 2000, PARKER);
     await store.takeConfirmation(tenant, gone, 'approval');
-    const listed = await store.listPending(tenant, 100);
+    const listed = await waitingIn(tenant, 100);
     expect(listed.map((p) => p.confirmationId)).toEqual([soon, late]);
-    expect(await store.listPending(tenant, 1)).toEqual([pending(soon, tenant, 1000)]);
-    expect(await store.listPending(`t-${uid()}`, 10)).toEqual([]);
+    expect(await waitingIn(tenant, 1)).toEqual([pending(soon, tenant, 1000)]);
+    expect(await store.listPending(`t-${uid()}`, { expiredUpToMs: 0, size: 10 })).toEqual({
+      entries: [],
+      more: false,
+    });
+  });
+
+  it('pages through confirmations that share an expiry, from a position that was taken meanwhile, none repeated or skipped', async () => {
+    const tenant = `t-${uid()}`;
+    // Twelve share one expiry (parked in the same millisecond), two expire later, one has expired.
+    const tied = Array.from({ length: 12 }, (_, i) => `conf-${String(i).padStart(2, '0')}-${uid()}`);
+    for (const id of tied) await store.parkConfirmation(pending(id, tenant, 5000), TTL, PARKER);
+    const later = [`conf-a-${uid()}`, `conf-b-${uid()}`];
+    for (const id of later) await store.parkConfirmation(pending(id, tenant, 9000), TTL, PARKER);
+    const expired = `conf-x-${uid()}`;
+    await store.parkConfirmation(pending(expired, tenant, -1), TTL, PARKER);
+
+    const seen: string[] = [];
+    let after: PendingPosition | undefined;
+    for (let pages = 0; pages < 20; pages += 1) {
+      const window = await store.listPending(tenant, {
+        ...(after === undefined ? {} : { after }),
+        expiredUpToMs: NOW,
+        size: 5,
+      });
+      seen.push(...window.entries.map((e) => e.position.confirmationId));
+      after = window.entries.at(-1)?.position ?? after;
+      // The last entry of the first window is decided before the next window is asked for.
+      if (pages === 0) await store.takeConfirmation(tenant, after!.confirmationId, 'approval');
+      if (!window.more) break;
+    }
+    expect(seen).toEqual([...[...tied].sort(), ...later]);
+    expect(seen).not.toContain(expired);
   });
 
   it("lists the rest of a tenant's waiting confirmations when one of them cannot be read", async () => {
@@ -733,7 +770,7 @@ describe('pending confirmations', () => {
     await store.parkConfirmation(pending(bad, tenant, 1000), 1000, PARKER);
     await store.parkConfirmation(pending(good, tenant), TTL, PARKER);
     await admin.hset(store.keys.confirmation(tenant, bad), 'json', 'not json at all');
-    expect((await store.listPending(tenant, 10)).map((p) => p.confirmationId)).toEqual([good]);
+    expect((await waitingIn(tenant, 10)).map((p) => p.confirmationId)).toEqual([good]);
   });
 
   it('sweeps only expired confirmations, which no approval can take any more', async () => {
@@ -744,7 +781,7 @@ describe('pending confirmations', () => {
     expect(claimed).toContainEqual(pending(expired, 'acme', -1));
     expect(claimed.map((p) => p.confirmationId)).not.toContain(waiting);
     expect(await store.takeConfirmation('acme', expired, 'approval')).toBeUndefined();
-    expect((await store.listPending('acme', 1000)).map((p) => p.confirmationId)).not.toContain(
+    expect((await waitingIn('acme', 1000)).map((p) => p.confirmationId)).not.toContain(
       expired,
     );
   });
@@ -790,7 +827,7 @@ describe('pending confirmations', () => {
     const claim = await store.claimExpiredConfirmations(NOW, 1000, 1000);
     expect(claim.claimed.map((p) => p.confirmationId)).not.toContain(lost);
     expect(await admin.zscore(store.keys.confirmationsByTenant(tenant), lost)).toBeNull();
-    expect((await store.listPending(tenant, 1)).map((p) => p.confirmationId)).toEqual([live]);
+    expect((await waitingIn(tenant, 1)).map((p) => p.confirmationId)).toEqual([live]);
   });
 
   it('lets either the approval or the sweeper have an expired confirmation, never both', async () => {

@@ -142,6 +142,7 @@ export function gateEnv(
     TOOLGATE_OBSERVATION_KEY: keys.observationKey,
     TOOLGATE_COMMAND_KEY: keys.commandKey,
     TOOLGATE_HTTP_PORT: '0',
+    TOOLGATE_APPROVAL_PORT: '0',
     TOOLGATE_LOG_LEVEL: 'warn',
     TOOLGATE_INSTANCE_ID: `${ns.id}-i1`,
     ...extra,

@@ -28,7 +28,7 @@ export interface ApprovalApi {
   ): Promise<number>;
 }
 
-/** A client of the approval API at `baseUrl` (e.g. `http://127.0.0.1:9103`). */
+/** A client of the approval API at `baseUrl` (e.g. `http://127.0.0.1:9110`). */
 export function approvalApi(baseUrl: string): ApprovalApi {
   return {
     async waiting(token, confirmationId, timeoutMs = 10_000) {

@@ -32,7 +32,7 @@ describe('demoSettings', () => {
       execute: 9104,
       worker: 9105,
     });
-    expect(s.approvalUrl).toBe('http://127.0.0.1:9103');
+    expect(s.approvalUrl).toBe('http://127.0.0.1:9110');
     expect(s.urlOf('worker')).toBe('http://127.0.0.1:9105');
     expect(s.runTag).toMatch(/^[a-z0-9]{1,24}$/);
   });
@@ -76,11 +76,20 @@ describe('demoSettings', () => {
     expect(() => s.envOf('nobody')).toThrow(/no principal nobody/);
   });
 
+  it('moves the approval API past the worker with a base port, unless its own port is given', () => {
+    expect(demoSettings([], { ...stack, TOOLGATE_HTTP_PORT: '20000' }).approvalUrl).toBe(
+      'http://127.0.0.1:20005',
+    );
+    expect(() => demoSettings([], { ...stack, TOOLGATE_APPROVAL_PORT: '0' })).toThrow(
+      /TOOLGATE_APPROVAL_PORT=0/,
+    );
+  });
+
   it('follows a base port, a separate approval port and a namespace', () => {
     const s = demoSettings(['--once'], {
       ...stack,
       TOOLGATE_HTTP_PORT: '20000',
-      TOOLGATE_CONFIRMATION_HTTP_PORT: '20100',
+      TOOLGATE_APPROVAL_PORT: '20100',
       TOOLGATE_TOPIC_PREFIX: 'ns-1.',
     });
     expect(s.once).toBe(true);
@@ -95,6 +104,7 @@ describe('demoSettings', () => {
     expect(s.approvalUrl).toBe('http://127.0.0.1:20100');
     expect(s.logDir).toMatch(/\.demo\/logs\/ns-1$/);
     expect(s.envOf('toolgate-confirm')['TOOLGATE_HTTP_PORT']).toBeUndefined();
+    expect(s.envOf('toolgate-confirm')['TOOLGATE_APPROVAL_PORT']).toBeUndefined();
     expect(demoSettings([], { ...stack, TOOLGATE_REDIS_PREFIX: 'ns-1:' }).namespaced).toBe(true);
   });
 

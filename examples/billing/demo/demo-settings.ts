@@ -65,6 +65,7 @@ const PRINCIPAL_VARIABLES: readonly string[] = [
   'TENANT',
   'OBSERVATION_PUBLIC_KEYS',
   'HTTP_PORT',
+  'APPROVAL_PORT',
 ].map((name) => `TOOLGATE_${name}`);
 
 /** Settings of one demo run. */
@@ -86,6 +87,8 @@ export interface DemoSettings {
   readonly sessionSecret: string;
   /** HTTP port of each stage and of the tool worker. */
   readonly ports: Readonly<Record<DemoProcess, number>>;
+  /** The confirm stage's approval API port (apart from its /metrics). */
+  readonly approvalPort: number;
   /** Base URL of the confirm stage's approval API. */
   readonly approvalUrl: string;
   /** Where child processes write their logs. */
@@ -127,15 +130,28 @@ export function demoSettings(argv: readonly string[], env: Env): DemoSettings {
   const config = loadConfig({
     ...envOf(stagePrincipal('execute')),
     TOOLGATE_HTTP_PORT: env['TOOLGATE_HTTP_PORT'],
+    TOOLGATE_APPROVAL_PORT: env['TOOLGATE_APPROVAL_PORT'],
   });
-  if (config.httpPort === 0) {
-    throw new ConfigError('npm start', [
-      'TOOLGATE_HTTP_PORT=0 picks ports the demo cannot know; give a base port or leave it unset',
-    ]);
+  for (const [variable, port] of [
+    ['TOOLGATE_HTTP_PORT', config.httpPort],
+    ['TOOLGATE_APPROVAL_PORT', config.approvalPort],
+  ] as const) {
+    if (port === 0) {
+      throw new ConfigError('npm start', [
+        `${variable}=0 picks ports the demo cannot know; give a base port or leave it unset`,
+      ]);
+    }
   }
   const ports = portsOf(config.httpPort);
   const host = config.httpHost === '0.0.0.0' ? '127.0.0.1' : config.httpHost;
   const urlOf = (process: DemoProcess) => `http://${host}:${ports[process]}`;
+  // After the worker's port when a base is given, so that one base moves every port of the demo.
+  const approvalPort =
+    nonEmpty(env['TOOLGATE_APPROVAL_PORT']) === undefined && config.httpPort !== undefined
+      ? config.httpPort + DEMO_STAGES.length + 1
+      : config.approvalPort;
+  const approvalHost = config.approvalHost === '0.0.0.0' ? '127.0.0.1' : config.approvalHost;
+  const scheme = config.approvalTlsCertFile === undefined ? 'http' : 'https';
   return {
     once: argv.includes('--once'),
     runTag: `${Date.now().toString(36)}${randomBytes(2).toString('hex')}`,
@@ -144,7 +160,8 @@ export function demoSettings(argv: readonly string[], env: Env): DemoSettings {
     namespaced: isNamespaced(config),
     sessionSecret: nonEmpty(env['TOOLGATE_SESSION_SECRET']) ?? EXAMPLE_SESSION_SECRET,
     ports,
-    approvalUrl: `http://${host}:${config.confirmationHttpPort ?? ports.confirm}`,
+    approvalPort,
+    approvalUrl: `${scheme}://${approvalHost}:${approvalPort}`,
     logDir: logDirOf(config.topicPrefix),
     deploymentFile: path.join(REPO_ROOT, 'examples/billing/demo/toolgate.demo.config.ts'),
     addressExports: exportsOf(stack.addresses, env),

@@ -105,11 +105,15 @@ async function startOnce(
   return system;
 }
 
-/** `toolgate start <stage>` as `toolgate-<stage>`, on the stage's own HTTP port. */
+/**
+ * `toolgate start <stage>` as `toolgate-<stage>`, on the stage's own HTTP port (and confirm's
+ * approval API on its own).
+ */
 function startStage(settings: DemoSettings, stage: DemoStage): DemoChild {
   const env: Env = {
     ...settings.envOf(stagePrincipal(stage)),
     TOOLGATE_HTTP_PORT: String(settings.ports[stage]),
+    ...(stage === 'confirm' ? { TOOLGATE_APPROVAL_PORT: String(settings.approvalPort) } : {}),
   };
   return startChild({
     name: stage,

@@ -11,6 +11,7 @@
  * `stack:up` first).
  */
 import path from 'node:path';
+import { DEFAULT_APPROVAL_PORT } from '@toolgate/platform';
 import { ConfigError } from '@toolgate/shared';
 import { demoSettings, REPO_ROOT, type DemoSettings } from './demo-settings.js';
 import { deathNotice, startDemoSystem, type DemoSystem } from './demo-system.js';
@@ -110,6 +111,9 @@ function explore(settings: DemoSettings): void {
       '',
       'The gate and the tool worker keep running. From another terminal:',
       ...settings.addressExports.map((line) => `  ${line}`),
+      ...(settings.approvalUrl === `http://127.0.0.1:${DEFAULT_APPROVAL_PORT}`
+        ? []
+        : [`  export TOOLGATE_APPROVAL_URL=${settings.approvalUrl}`]),
       '  npx toolgate --help                       every command',
       '  npx toolgate stack env --list             the principals of the stack',
       `  npx toolgate token --config ${config} --sub alice --tenant acme --roles approver`,

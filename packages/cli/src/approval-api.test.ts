@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { EXIT } from './cli-error.js';
 import { runCaptured } from './run-cli.test-support.js';
-import { approvalApiOf, DEFAULT_CONFIRMATION_URL, httpFailure } from './approval-api.js';
+import { approvalApiOf, DEFAULT_APPROVAL_URL, httpFailure } from './approval-api.js';
 
 describe('httpFailure', () => {
   it('maps statuses to exit codes scripts can rely on, quoting the API', () => {
@@ -29,14 +29,14 @@ describe('httpFailure', () => {
 
 describe('approvalApiOf', () => {
   it('takes options first, then the environment, then the default URL', () => {
-    expect(approvalApiOf({ as: 't1' }, {})).toEqual({ url: DEFAULT_CONFIRMATION_URL, token: 't1' });
+    expect(approvalApiOf({ as: 't1' }, {})).toEqual({ url: DEFAULT_APPROVAL_URL, token: 't1' });
     expect(
-      approvalApiOf({}, { TOOLGATE_CONFIRMATION_URL: 'http://h:1/', TOOLGATE_SESSION_TOKEN: 't2' }),
+      approvalApiOf({}, { TOOLGATE_APPROVAL_URL: 'http://h:1/', TOOLGATE_SESSION_TOKEN: 't2' }),
     ).toEqual({ url: 'http://h:1', token: 't2' });
     expect(
       approvalApiOf(
         { url: 'https://x', as: 't3' },
-        { TOOLGATE_CONFIRMATION_URL: 'http://h:1', TOOLGATE_SESSION_TOKEN: 't2' },
+        { TOOLGATE_APPROVAL_URL: 'http://h:1', TOOLGATE_SESSION_TOKEN: 't2' },
       ),
     ).toEqual({ url: 'https://x', token: 't3' });
   });
@@ -50,6 +50,15 @@ describe('approvalApiOf', () => {
     );
     expect(() => approvalApiOf({ as: 't', url: 'ftp://x' }, {})).toThrow(/not an http\(s\) URL/);
     expect(() => approvalApiOf({ as: 't', url: 'nope' }, {})).toThrow(/not an http\(s\) URL/);
+    expect(() => approvalApiOf({ as: 't', ca: '/nowhere/ca.pem' }, {})).toThrow(
+      expect.objectContaining({
+        exitCode: EXIT.usage,
+        message: '--ca /nowhere/ca.pem cannot be read (ENOENT)',
+      }),
+    );
+    expect(() =>
+      approvalApiOf({ as: 't' }, { TOOLGATE_APPROVAL_CA_FILE: '/nowhere/ca.pem' }),
+    ).toThrow(/cannot be read \(ENOENT\)/);
   });
 });
 

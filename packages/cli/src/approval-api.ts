@@ -1,15 +1,21 @@
 /**
  * A client of the confirm stage's approval API (services/confirm/src/approval-routes.ts):
- * `GET /pending`, `POST /confirmations/:id/approve|reject` with `{digest}`, the caller's session
- * token in the `toolgate-session` header. Every failure becomes a one-line {@link CliError} with
- * an exit code scripts can tell apart.
+ * `GET /pending` (followed page by page), `POST /confirmations/:id/approve|reject` with
+ * `{digest}`, the caller's session token in the `toolgate-session` header, over HTTP or HTTPS
+ * (trusting a CA given with `--ca`). Every failure becomes a one-line {@link CliError} with an
+ * exit code scripts can tell apart.
  */
+import { readFileSync } from 'node:fs';
 import { SESSION_HEADER, type ConfirmationRequest } from '@toolgate/shared';
+import { sendRequest, TransportError } from './approval-http.js';
 import { CliError, EXIT, type ExitCode } from './cli-error.js';
 import { optionalString, type CommandIo, type OptionValues } from './command.js';
 
-/** The approval API when neither `--url` nor TOOLGATE_CONFIRMATION_URL says otherwise. */
-export const DEFAULT_CONFIRMATION_URL = 'http://127.0.0.1:9103';
+/** The approval API when neither `--url` nor TOOLGATE_APPROVAL_URL says otherwise. */
+export const DEFAULT_APPROVAL_URL = 'http://127.0.0.1:9110';
+
+/** Most pages of `GET /pending` followed: a bound against an API that never ends its list. */
+export const MAX_PAGES = 1000;
 
 /** How long one request may take, in ms. */
 export const APPROVAL_TIMEOUT_MS = 10_000;
@@ -20,13 +26,20 @@ export interface ApprovalApi {
   readonly url: string;
   /** The caller's session token (compact JWS). */
   readonly token: string;
+  /** PEM of the CA certificates to trust for an https URL, besides the system's. */
+  readonly ca?: Buffer;
 }
 
 /** Options every approval command takes. */
 export const APPROVAL_OPTIONS = {
   url: {
     type: 'string',
-    description: `the confirm stage's approval API (default TOOLGATE_CONFIRMATION_URL, else ${DEFAULT_CONFIRMATION_URL})`,
+    description: `the confirm stage's approval API (default TOOLGATE_APPROVAL_URL, else ${DEFAULT_APPROVAL_URL})`,
+  },
+  ca: {
+    type: 'string',
+    description:
+      "PEM file of the CA that signed an https approval API's certificate (default TOOLGATE_APPROVAL_CA_FILE)",
   },
   as: {
     type: 'string',
@@ -35,13 +48,15 @@ export const APPROVAL_OPTIONS = {
 } as const;
 
 /**
- * The API and token from `--url`/`--as`, else TOOLGATE_CONFIRMATION_URL/TOOLGATE_SESSION_TOKEN.
+ * The API, token and CA from `--url`/`--as`/`--ca`, else TOOLGATE_APPROVAL_URL,
+ * TOOLGATE_SESSION_TOKEN and TOOLGATE_APPROVAL_CA_FILE.
  *
- * @throws CliError (usage) when there is no token or the URL is not http(s).
+ * @throws CliError (usage) when there is no token, the URL is not http(s) or the CA file cannot
+ *   be read.
  */
 export function approvalApiOf(values: OptionValues, env: CommandIo['env']): ApprovalApi {
   const url =
-    optionalString(values, 'url') ?? env['TOOLGATE_CONFIRMATION_URL'] ?? DEFAULT_CONFIRMATION_URL;
+    optionalString(values, 'url') ?? nonEmpty(env['TOOLGATE_APPROVAL_URL']) ?? DEFAULT_APPROVAL_URL;
   if (!URL.canParse(url) || !['http:', 'https:'].includes(new URL(url).protocol)) {
     throw new CliError(`--url ${JSON.stringify(url)} is not an http(s) URL`, EXIT.usage);
   }
@@ -52,22 +67,69 @@ export function approvalApiOf(values: OptionValues, env: CommandIo['env']): Appr
       EXIT.usage,
     );
   }
-  return { url: url.replace(/\/+$/, ''), token: token.trim() };
+  const caFile = optionalString(values, 'ca') ?? nonEmpty(env['TOOLGATE_APPROVAL_CA_FILE']);
+  const ca = caFile === undefined ? undefined : readCa(caFile);
+  return { url: url.replace(/\/+$/, ''), token: token.trim(), ...(ca === undefined ? {} : { ca }) };
 }
 
-/** `GET /pending`: the caller's tenant's waiting confirmations, soonest to expire first. */
-export async function listPending(
-  api: ApprovalApi,
-): Promise<{ readonly tenant: string; readonly confirmations: ConfirmationRequest[] }> {
-  const body = await call(api, 'GET', '/pending', 'list pending confirmations');
-  const { tenant, confirmations } = body as { tenant?: unknown; confirmations?: unknown };
-  if (typeof tenant !== 'string' || !Array.isArray(confirmations)) {
+function readCa(file: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
     throw new CliError(
-      `${api.url}/pending answered something that is not a pending list`,
-      EXIT.failed,
+      `--ca ${file} cannot be read (${typeof code === 'string' ? code : String(error)})`,
+      EXIT.usage,
     );
   }
-  return { tenant, confirmations: confirmations as ConfirmationRequest[] };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** Every pending confirmation the caller may see, and their tenant. */
+export interface PendingList {
+  readonly tenant: string;
+  readonly confirmations: ConfirmationRequest[];
+}
+
+/**
+ * `GET /pending`, every page: the caller's tenant's waiting confirmations that they may see,
+ * soonest to expire first. `until` stops early once a page holds what it looks for.
+ */
+export async function listPending(
+  api: ApprovalApi,
+  until?: (c: ConfirmationRequest) => boolean,
+): Promise<PendingList> {
+  const confirmations: ConfirmationRequest[] = [];
+  let tenant = '';
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page += 1) {
+    const query = cursor === undefined ? '' : `?cursor=${encodeURIComponent(cursor)}`;
+    const body = await call(api, 'GET', `/pending${query}`, 'list pending confirmations');
+    const answer = body as { tenant?: unknown; confirmations?: unknown; next?: unknown };
+    if (
+      typeof answer.tenant !== 'string' ||
+      !Array.isArray(answer.confirmations) ||
+      (answer.next !== undefined && typeof answer.next !== 'string')
+    ) {
+      throw new CliError(
+        `${api.url}/pending answered something that is not a pending list`,
+        EXIT.failed,
+      );
+    }
+    tenant = answer.tenant;
+    confirmations.push(...(answer.confirmations as ConfirmationRequest[]));
+    if (answer.next === undefined || (until !== undefined && confirmations.some(until))) {
+      return { tenant, confirmations };
+    }
+    cursor = answer.next;
+  }
+  throw new CliError(
+    `${api.url}/pending did not end its list within ${MAX_PAGES} pages`,
+    EXIT.failed,
+  );
 }
 
 /** A decision, as the API names it. */
@@ -99,8 +161,9 @@ export async function sendDecision(
  * @throws CliError (not found) when the caller's tenant has no such pending confirmation.
  */
 export async function digestOf(api: ApprovalApi, confirmationId: string): Promise<string> {
-  const { tenant, confirmations } = await listPending(api);
-  const found = confirmations.find((c) => c.confirmationId === confirmationId);
+  const named = (c: ConfirmationRequest) => c.confirmationId === confirmationId;
+  const { tenant, confirmations } = await listPending(api, named);
+  const found = confirmations.find(named);
   if (found === undefined) {
     throw new CliError(
       `no pending confirmation ${confirmationId} for tenant ${tenant}: it was decided, expired, or is not yours to see`,
@@ -117,9 +180,10 @@ async function call(
   what: string,
   body?: unknown,
 ): Promise<unknown> {
-  let response: Response;
+  let answer: { status: number; text: string };
   try {
-    response = await fetch(`${api.url}${path}`, {
+    answer = await sendRequest({
+      url: `${api.url}${path}`,
       method,
       headers: {
         [SESSION_HEADER]: api.token,
@@ -127,31 +191,34 @@ async function call(
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      signal: AbortSignal.timeout(APPROVAL_TIMEOUT_MS),
+      ...(api.ca === undefined ? {} : { ca: api.ca }),
+      timeoutMs: APPROVAL_TIMEOUT_MS,
     });
   } catch (cause) {
-    throw new CliError(
-      `${what}: cannot reach the approval API at ${api.url} (${reasonOf(cause)}); is the confirm stage running? (--url, TOOLGATE_CONFIRMATION_URL)`,
-      EXIT.unavailable,
-      { cause },
-    );
+    throw transportFailure(what, api, cause);
   }
-  const parsed = parseBody(await bodyOf(response, what, api));
-  if (response.status >= 200 && response.status < 300) return parsed;
-  throw httpFailure(what, response.status, parsed);
+  const parsed = parseBody(answer.text);
+  if (answer.status >= 200 && answer.status < 300) return parsed;
+  throw httpFailure(what, answer.status, parsed);
 }
 
-/** The answer's body; an answer cut off (connection lost, the timeout) is as good as none. */
-async function bodyOf(response: Response, what: string, api: ApprovalApi): Promise<string> {
-  try {
-    return await response.text();
-  } catch (cause) {
-    throw new CliError(
-      `${what}: the approval API at ${api.url} broke off its answer (${reasonOf(cause)})`,
+function transportFailure(what: string, api: ApprovalApi, cause: unknown): CliError {
+  const e = cause instanceof TransportError ? cause : new TransportError(String(cause), false);
+  if (e.brokenOff) {
+    return new CliError(
+      `${what}: the approval API at ${api.url} broke off its answer (${e.reason})`,
       EXIT.unavailable,
       { cause },
     );
   }
+  const untrusted = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY/.test(e.reason)
+    ? '; trust the CA that signed its certificate with --ca or TOOLGATE_APPROVAL_CA_FILE'
+    : '; is the confirm stage running? (--url, TOOLGATE_APPROVAL_URL)';
+  return new CliError(
+    `${what}: cannot reach the approval API at ${api.url} (${e.reason})${untrusted}`,
+    EXIT.unavailable,
+    { cause },
+  );
 }
 
 function parseBody(text: string): unknown {
@@ -160,13 +227,6 @@ function parseBody(text: string): unknown {
   } catch {
     return text;
   }
-}
-
-function reasonOf(cause: unknown): string {
-  const e = cause as { name?: unknown; message?: unknown; cause?: { code?: unknown } };
-  if (e.name === 'TimeoutError') return `no answer within ${APPROVAL_TIMEOUT_MS} ms`;
-  if (typeof e.cause?.code === 'string') return e.cause.code;
-  return typeof e.message === 'string' ? e.message : String(cause);
 }
 
 const STATUS_EXITS: Readonly<Record<number, readonly [ExitCode, string]>> = {

@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { ConfigError } from '@toolgate/shared';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { CONFIG_VARIABLES } from './config.js';
@@ -50,6 +52,8 @@ describe('loadConfig', () => {
       groupPrefix: '',
       integrityKey: KEY,
       httpHost: '127.0.0.1',
+      approvalHost: '127.0.0.1',
+      approvalPort: 9110,
       executeInputs: 'both',
       fetchMaxWaitMs: 25,
       fetchMinBytes: 32_768,
@@ -279,6 +283,40 @@ describe('unknownVariables', () => {
       PATH: '/bin',
     };
     expect(unknownVariables(env)).toEqual(['TOOLGATE_REDIS_URLL']);
+  });
+});
+
+describe("the approval API's TLS files", () => {
+  it('go together, must be readable, and must be a certificate and its own key', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'toolgate-config-'));
+    try {
+      const junk = path.join(dir, 'junk.pem');
+      writeFileSync(junk, 'not a certificate\n');
+      expect(problemsOf({ ...MINIMAL, TOOLGATE_APPROVAL_TLS_KEY_FILE: junk })).toEqual([
+        'TOOLGATE_APPROVAL_TLS_CERT_FILE and TOOLGATE_APPROVAL_TLS_KEY_FILE go together (HTTPS for the approval API): give both or neither',
+      ]);
+      const missing = path.join(dir, 'missing.pem');
+      expect(
+        problemsOf({
+          ...MINIMAL,
+          TOOLGATE_APPROVAL_TLS_CERT_FILE: missing,
+          TOOLGATE_APPROVAL_TLS_KEY_FILE: junk,
+        }),
+      ).toEqual([
+        `TOOLGATE_APPROVAL_TLS_CERT_FILE names ${missing}, which cannot be read (ENOENT)`,
+      ]);
+      const [problem, ...rest] = problemsOf({
+        ...MINIMAL,
+        TOOLGATE_APPROVAL_TLS_CERT_FILE: junk,
+        TOOLGATE_APPROVAL_TLS_KEY_FILE: junk,
+      });
+      expect(rest).toEqual([]);
+      expect(problem).toMatch(
+        /^TOOLGATE_APPROVAL_TLS_CERT_FILE and TOOLGATE_APPROVAL_TLS_KEY_FILE are not a PEM certificate and its own PEM private key \(.+\)$/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -6,13 +6,14 @@
  *
  * By concern: how a variable is declared (`variable-spec.ts`); where the infrastructure is
  * (`connection-variables.ts`, the Kafka identity in `kafka-security.ts`); the keys
- * (`key-variables.ts`); HTTP (`http-variables.ts`); the process (`process-variables.ts`); the
+ * (`key-variables.ts`); HTTP (`http-variables.ts`, the approval API's in `approval-variables.ts`); the process (`process-variables.ts`); the
  * stage loop's fetch (`fetch-settings.ts`); all of them in order (`variables.ts`); loading
  * (`load-config.ts`, `validate-variables.ts`); and the page (`configuration-doc.ts`).
  */
 export * from './config/variable-spec.js';
 export { isHostPort } from './config/connection-variables.js';
 export * from './config/http-variables.js';
+export { DEFAULT_APPROVAL_PORT } from './config/approval-variables.js';
 export { EXECUTE_INPUTS, STOP_SHARE, type ExecuteInputs } from './config/process-variables.js';
 export * from './config/fetch-settings.js';
 export * from './config/variables.js';

@@ -1,6 +1,7 @@
 /**
- * The process's HTTP server (node:http): `/healthz`, `/readyz`, `/metrics`, plus the routes a
- * service adds (the confirm stage's approval API). Request bodies are JSON, bounded (64 KiB) and
+ * The process's HTTP server (node:http, or node:https given a certificate): `/healthz`, `/readyz`,
+ * `/metrics`, plus the routes a service adds (the confirm stage's approval API, on a server of its
+ * own). Request bodies are JSON, bounded (64 KiB) and
  * decoded with the core's strict parser; every error answer is JSON `{error: {code, message}}`
  * and says nothing about internals.
  */
@@ -11,6 +12,7 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { parseJsonBounded } from '@toolgate/shared';
 import { Fault } from './fault.js';
@@ -79,6 +81,8 @@ export interface HttpServerOptions {
   readonly routes?: readonly Route[];
   /** Handler failures are logged here (the answer itself says nothing). */
   readonly logger?: { error(fields: object, message: string): void };
+  /** Serve HTTPS only, with this certificate (PEM, its chain after it) and private key (PEM). */
+  readonly tls?: { readonly cert: Buffer | string; readonly key: Buffer | string };
 }
 
 /** A listening server. */
@@ -104,7 +108,17 @@ class HttpError extends Error {
 /** Starts listening; rejects when the port cannot be bound. */
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
   const routes = [...builtInRoutes(options), ...(options.routes ?? [])].map(compile);
-  const server = createServer((req, res) => void serve(req, res, routes, options));
+  const handler = (req: IncomingMessage, res: ServerResponse) =>
+    void serve(req, res, routes, options);
+  const { tls } = options;
+  // An https.Server is an http.Server as far as listening, timeouts and closing go.
+  const server =
+    tls === undefined
+      ? createServer(handler)
+      : (createTlsServer(
+          { cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' },
+          handler,
+        ) as unknown as Server);
   server.requestTimeout = 10_000;
   server.headersTimeout = 5_000;
   server.keepAliveTimeout = 5_000;

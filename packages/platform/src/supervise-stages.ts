@@ -7,6 +7,7 @@
 import { ConfigError, type Deployment } from '@toolgate/shared';
 import type { DestinationStream } from 'pino';
 import { httpPortFor, loadConfig, type Config, type Env, type ServiceStage } from './config.js';
+import { startApprovalServer } from './approval-server.js';
 import { startHttpServer, type Route } from './http.js';
 import { createLifecycle, type Lifecycle, type ProcessEvents } from './lifecycle.js';
 import { createLogger, type Logger } from './logger.js';
@@ -16,12 +17,18 @@ import type { RunningStage, StageDeps } from './stage-deps.js';
 import { stopBound } from './stage-options.js';
 import type { RedisConnectionOptions } from './redis/redis-connection.js';
 
+/** The key of the approval API's port in {@link SupervisedStages.ports}. */
+export const APPROVAL_PORT_NAME = 'approval';
+
 /** What a stage service module exports. */
 export interface StageModule {
   readonly STAGE: ServiceStage;
   /** Starts the stage on `deps`; resolves once it consumes. */
   start(deps: StageDeps): Promise<RunningStage>;
-  /** HTTP routes the stage serves besides health and metrics (the confirm stage's approval API). */
+  /**
+   * HTTP routes the stage serves on a server of their own, apart from health and metrics (the
+   * confirm stage's approval API, at TOOLGATE_APPROVAL_HOST and _PORT).
+   */
   routes?(deps: StageDeps): readonly Route[];
 }
 
@@ -55,8 +62,8 @@ export interface SupervisedStages {
   readonly runtime: GateRuntime;
   readonly stages: readonly RunningStage[];
   /**
-   * The HTTP port of each stage, by stage name; `<stage>.routes` is the port of a stage's own
-   * routes when TOOLGATE_CONFIRMATION_HTTP_PORT serves them apart (`confirm.routes`).
+   * The HTTP port (health, metrics) of each stage, by stage name, and the approval API's port
+   * under {@link APPROVAL_PORT_NAME} when the confirm stage runs here.
    */
   readonly ports: Readonly<Record<string, number>>;
   readonly lifecycle: Lifecycle;
@@ -128,33 +135,37 @@ export async function superviseStages(options: SuperviseOptions): Promise<Superv
         options.modules.length > 1 && config.httpPort !== undefined && config.httpPort !== 0
           ? config.httpPort + i
           : httpPortFor(config, module.STAGE);
+      // A stage's own routes (the approval API) never share the port of /metrics: they are for
+      // approvers, who may be given them across the network, and metrics are the operator's.
+      // They listen first, so that whoever waits for /readyz finds them answering.
       const routes = module.routes?.(deps) ?? [];
-      // TOOLGATE_CONFIRMATION_HTTP_PORT moves the stage's own routes (the approval API) to a
-      // server of their own, e.g. to expose them to an approval UI but not /metrics.
-      const apart = routes.length > 0 && config.confirmationHttpPort !== undefined;
+      const api =
+        routes.length === 0
+          ? undefined
+          : await startApprovalServer({
+              config,
+              routes,
+              ready: () => running.ready(),
+              logger: deps.logger,
+            });
+      if (api !== undefined) {
+        lifecycle.onStop(`${module.STAGE} approval http`, () => api.close());
+        ports[APPROVAL_PORT_NAME] = api.port;
+      }
       const http = await startHttpServer({
         port,
         host: config.httpHost,
         metrics: deps.metrics,
         ready: () => running.ready(),
-        routes: apart ? [] : routes,
         logger: deps.logger,
       });
       lifecycle.onStop(`${module.STAGE} http`, () => http.close());
       ports[module.STAGE] = http.port;
-      if (apart) {
-        const api = await startHttpServer({
-          port: config.confirmationHttpPort ?? 0,
-          host: config.httpHost,
-          ready: () => running.ready(),
-          routes,
-          logger: deps.logger,
-        });
-        lifecycle.onStop(`${module.STAGE} routes http`, () => api.close());
-        ports[`${module.STAGE}.routes`] = api.port;
-      }
       deps.logger.info(
-        { port: http.port, ...(apart ? { routesPort: ports[`${module.STAGE}.routes`] } : {}) },
+        {
+          port: http.port,
+          ...(api === undefined ? {} : { approvalPort: api.port, approvalTls: api.tls }),
+        },
         `${module.STAGE} started`,
       );
     }

@@ -1,6 +1,7 @@
 /**
- * The approval API on the confirm stage's HTTP port: `GET /pending` lists the waiting
- * confirmations of the caller's tenant that the caller may approve or asked for;
+ * The approval API, served apart from the confirm stage's health and metrics: `GET /pending` lists
+ * the waiting confirmations of the caller's tenant that the caller may approve or asked for, a
+ * page at a time (`limit`, `cursor`; the answer's `next` is the following page's cursor);
  * `POST /confirmations/:id/approve` and `/reject` with `{digest}` publish an Approval to the
  * approvals topic, with the caller's session token as its header, and answer 202.
  * The approvals consumer makes every decision; these routes only authenticate the caller, so an
@@ -15,7 +16,6 @@ import {
   type StageDepsWith,
 } from '@toolgate/platform';
 import {
-  confirmationRequest,
   parseApproval,
   SESSION_HEADER,
   type ApprovalDecision,
@@ -23,9 +23,7 @@ import {
   type Principal,
 } from '@toolgate/shared';
 import { approverFacts } from './approver-facts.js';
-
-/** Most confirmations `GET /pending` lists: the soonest to expire. */
-export const MAX_LISTED = 100;
+import { pageQueryOf, pendingPage } from './pending-pages.js';
 
 /** The approval API; `produce` writes in one Kafka transaction (the stage loop's). */
 export function approvalRoutes(
@@ -65,7 +63,7 @@ export function approvalRoutes(
     route('GET', '/pending', async (request) => {
       const caller = await signedIn(request.headers);
       if ('status' in caller) return caller;
-      return listPending(deps, caller.principal, request.query.get('tenant'));
+      return listPending(deps, caller.principal, request.query);
     }),
     decide('approve'),
     decide('reject'),
@@ -75,17 +73,21 @@ export function approvalRoutes(
 async function listPending(
   deps: StageDepsWith<'confirmations'>,
   caller: Principal,
-  asked: string | null,
+  query: URLSearchParams,
 ): Promise<HttpResponse> {
+  const asked = query.get('tenant');
   if (asked !== null && asked !== caller.tenant) {
     return failure(403, 'forbidden', "Only your own tenant's confirmations can be listed.");
   }
-  const now = deps.now().getTime();
-  const waiting = await deps.confirmations.listPending(caller.tenant, MAX_LISTED);
-  const live = waiting.filter((p) => Date.parse(p.expiresAt) > now);
-  const shown = await Promise.all(live.map((p) => mayBeShown(deps, p, caller)));
-  const confirmations = live.filter((_, i) => shown[i]).map((p) => confirmationRequest(p));
-  return { status: 200, body: { tenant: caller.tenant, confirmations } };
+  const page = pageQueryOf(query);
+  if (!page.ok) return failure(400, page.code, page.message);
+  const { confirmations, next } = await pendingPage(deps, caller, page, (p) =>
+    mayBeShown(deps, p, caller),
+  );
+  return {
+    status: 200,
+    body: { tenant: caller.tenant, confirmations, ...(next === undefined ? {} : { next }) },
+  };
 }
 
 /**

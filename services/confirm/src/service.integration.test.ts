@@ -1,15 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  authorizedEnvelope,
-  authorizeProposal,
   confirmationIdFor,
   createMessageChecker,
   createSessionVerifier,
   INTEGRITY_HEADER,
   integrityTag,
-  referencesOf,
-  toolOf,
-  validateProposal,
   verifyIntegrity,
   type Approval,
   type AuthorizedEnvelope,
@@ -18,6 +13,7 @@ import {
   type Proposal,
 } from '@toolgate/shared';
 import {
+  APPROVAL_PORT_NAME,
   createLogger,
   createMetrics,
   type Incoming,
@@ -34,12 +30,12 @@ import {
 } from '../../../test/support/gate-harness.js';
 import { expectNoLeak as expectNothingIn } from '../../../test/support/no-leak.js';
 import { mcp, openaiChat } from '../../../test/support/proposals.js';
+import { authorizedFor, sendAuthorized } from '../../../test/support/authorized-envelopes.js';
 import { createApprovalHandler } from './handle-approval.js';
 import { createAuthorizedHandler } from './handle-authorized.js';
 import * as confirm from './service.js';
 
-// The authorize stage is built in parallel; until it is merged, the tests play it: they authorize
-// proposals with the core functions and write tagged `authorized` envelopes, as it would.
+// The tests play the authorize stage (test/support/authorized-envelopes.ts).
 const TAP = ['observations', 'audit', 'cleared', 'confirmations', 'approvals'];
 const NO_DIGEST = '0'.repeat(64);
 
@@ -48,48 +44,24 @@ function expectNoLeak(observation: Tapped): void {
   expectNothingIn(observation.value, [...NEVER_PUBLIC, 'attacker']);
 }
 
-/** The `authorized` envelope the authorize stage would write for `who`'s `proposal`, now. */
-async function authorizedFor(
-  h: GateHarness,
-  who: Principal,
-  proposal: Proposal,
-): Promise<AuthorizedEnvelope> {
-  const g = h.gate.runtime.gate;
-  const limits = { maxBytes: g.ceilings.argumentBytes, maxDepth: g.ceilings.maxDepth };
-  const facts = { registry: g.registry, limits, repairBudget: g.ceilings.repairAttempts };
-  const v = validateProposal(proposal, who, facts);
-  if (!v.ok) throw new Error(`${proposal.proposalId} did not validate`);
-  const tool = toolOf(v.value, g.registry);
-  if (!tool.ok) throw new Error(`${proposal.proposalId}: no tool`);
-  const refs = referencesOf(v.value, tool.value);
-  const loaded = await Promise.all(refs.map((r) => g.objects.load(who.tenant, r)));
-  const counts = { callsInRun: 1, tenantCallsThisSecond: 1 };
-  const a = authorizeProposal(v.value, tool.value, loaded, { ...g, counts });
-  if (!a.ok) throw new Error(`${proposal.proposalId} was not authorized`);
-  return authorizedEnvelope(a.value, new Date().toISOString());
-}
-
 /** The confirm stage alone on Kafka, with what it writes tapped. */
 const confirmHarness = (options: Omit<Parameters<typeof startGateHarness>[0], 'modules' | 'tap'>) =>
   startGateHarness({ modules: [confirm], tap: TAP, ...options });
 
-/** `path` on the approval API, served on the confirm stage's own port unless configured apart. */
+/** `path` on the approval API, served apart from the confirm stage's health and metrics. */
 const approvalApi = (h: GateHarness, path: string) =>
-  `http://127.0.0.1:${h.gate.ports['confirm']}${path}`;
+  `http://127.0.0.1:${h.gate.ports[APPROVAL_PORT_NAME]}${path}`;
+
+/** The waiting confirmations of `tenant` in the store, expired ones included. */
+const waitingOf = async (h: GateHarness, tenant: string) =>
+  (
+    await h.gate.runtime.store.confirmations.listPending(tenant, { expiredUpToMs: 0, size: 1000 })
+  ).entries.flatMap((e) => (e.pending === undefined ? [] : [e.pending]));
 
 /** `who`'s session as the approval API takes it. */
 const bearerOf = async (h: GateHarness, who: Principal) => ({
   authorization: `Bearer ${await h.session(who)}`,
 });
-
-/** Writes `env` to the authorized topic in the wire format, tagged as the gate tags it. */
-async function sendAuthorized(h: GateHarness, env: AuthorizedEnvelope, tag?: string) {
-  const topic = h.topic('authorized');
-  const stamped = { ...env, issuedAt: env.issuedAt ?? new Date().toISOString() };
-  const bytes = await h.gate.runtime.codec.encode(`${topic}-value`, stamped);
-  const integrity = tag ?? integrityTag(h.gate.config.integrityKey, topic, bytes);
-  await h.send('authorized', env.runId, bytes, { [INTEGRITY_HEADER]: integrity });
-}
 
 /** Proposes a call that needs a person and waits for its confirmation request. */
 async function parked(h: GateHarness, proposal: Proposal, who: Principal = USERS.alice) {
@@ -420,7 +392,7 @@ describe('the confirm stage on Kafka', () => {
     await h.waitFor('confirmations', 'the request of p-twice', ofTwice);
     expect(h.seen('confirmations').filter(ofTwice)).toHaveLength(1);
     expect(observationsOf(h, 'p-twice')).toHaveLength(1);
-    const listed = await h.gate.runtime.store.confirmations.listPending('acme', 1000);
+    const listed = await waitingOf(h, 'acme');
     expect(listed.filter((p) => p.proposalId === 'p-twice')).toHaveLength(1);
   });
 
@@ -458,7 +430,7 @@ describe('the confirm stage on Kafka', () => {
     const requests = h.seen('confirmations').filter((r) => r.value['proposalId'] === 'p-reused');
     expect(requests).toHaveLength(1);
     expect(clearedOf(h, 'p-reused')).toEqual([]);
-    const listed = await h.gate.runtime.store.confirmations.listPending('acme', 1000);
+    const listed = await waitingOf(h, 'acme');
     const waiting = listed.filter((p) => p.proposalId === 'p-reused');
     expect(waiting.map((p) => p.args)).toEqual([{ payment_id: 'pay_1', amount: 500 }]);
   });
@@ -802,21 +774,9 @@ describe('the confirm stage when nobody answers', () => {
     h = await confirmHarness({
       label: 'confirm-expiry',
       deployment: { ...deployment, confirmationTtlSeconds: 2 },
-      env: { TOOLGATE_CONFIRMATION_HTTP_PORT: '0' },
     });
   });
   afterAll(() => h?.close());
-
-  it('serves the approval API apart from health and metrics when TOOLGATE_CONFIRMATION_HTTP_PORT is set', async () => {
-    const main = h.gate.ports['confirm'];
-    const api = h.gate.ports['confirm.routes'];
-    expect(api).toEqual(expect.any(Number));
-    expect(api).not.toBe(main);
-    expect((await fetch(`http://127.0.0.1:${api}/pending`)).status).toBe(401);
-    expect((await fetch(`http://127.0.0.1:${main}/pending`)).status).toBe(404);
-    expect((await fetch(`http://127.0.0.1:${main}/metrics`)).status).toBe(200);
-    expect((await fetch(`http://127.0.0.1:${api}/metrics`)).status).toBe(404);
-  });
 
   it('ends an unanswered confirmation with a terminal expired observation, once', async () => {
     const { request, id } = await parked(h, refund('p-expire', 'run-expire'));

@@ -9,14 +9,18 @@ export const pendingCommand: Command = {
   summary: 'List the confirmations waiting for a person that you may approve, or asked for.',
   usage: 'toolgate pending [--as <token>] [--url <approval API>] [--json]',
   details: [
-    "Asks the confirm stage's approval API (GET /pending) as the holder of the session token:",
-    "it lists your tenant's waiting calls that policy lets you approve, and your own.",
+    "Asks the confirm stage's approval API (GET /pending, every page) as the holder of the session",
+    "token: it lists your tenant's waiting calls that policy lets you approve, and your own.",
+    'An https API whose certificate comes from a private CA is trusted with --ca <PEM file>.',
     'One line per confirmation: id, tool, requester, expiry, then the card (action, target, effect).',
     'Exit codes: 4 when the session is refused, 3 when the API cannot be reached.',
   ],
   options: {
     ...APPROVAL_OPTIONS,
-    json: { type: 'boolean', description: 'print {tenant, confirmations} as the API answers it' },
+    json: {
+      type: 'boolean',
+      description: 'print {tenant, confirmations}, every page of the API together',
+    },
   },
   async run({ values, io }) {
     const pending = await listPending(approvalApiOf(values, io.env));

@@ -1,12 +1,12 @@
 /**
- * Where a stage serves /healthz, /readyz and /metrics (and the confirm stage its approval API),
- * and each stage's default port.
+ * Where a stage serves /healthz, /readyz and /metrics, and each stage's default port. The confirm
+ * stage's approval API has an address of its own (`approval-variables.ts`).
  */
 import type { VariableTable } from './variable-spec.js';
 
 const PORT = { minimum: 0, maximum: 65_535 } as const;
 
-/** TOOLGATE_HTTP_HOST, TOOLGATE_HTTP_PORT and TOOLGATE_CONFIRMATION_HTTP_PORT. */
+/** TOOLGATE_HTTP_HOST and TOOLGATE_HTTP_PORT. */
 export const HTTP_VARIABLES = {
   HTTP_HOST: {
     key: 'httpHost',
@@ -22,13 +22,6 @@ export const HTTP_VARIABLES = {
     schema: PORT,
     description:
       'Port of /healthz, /readyz and /metrics; 0 picks a free one. Unset: the stage default (validate 9101, authorize 9102, confirm 9103, execute 9104).',
-  },
-  CONFIRMATION_HTTP_PORT: {
-    key: 'confirmationHttpPort',
-    kind: 'integer',
-    schema: PORT,
-    description:
-      "Port of the confirm stage's approval API (/pending, /confirmations/:id/approve|reject); 0 picks a free one. Unset: served on the confirm stage's HTTP_PORT.",
   },
 } as const satisfies VariableTable;
 

@@ -5,6 +5,7 @@
  */
 import { ConfigError, observationKeyProblems } from '@toolgate/shared';
 import { kafkaIdentityFromEnv, resolveKafkaSecurity } from '../kafka/index.js';
+import { approvalTlsProblems } from './approval-variables.js';
 import { problemsOf, validatorFor } from './validate-variables.js';
 import {
   CONFIG_VARIABLES,
@@ -54,6 +55,7 @@ export function loadVariables<T extends VariableTable>(env: Env, table: T): Read
   if ('KAFKA_SASL_MECHANISM' in table) {
     problems.push(...kafkaSecurityProblems(input));
   }
+  if ('APPROVAL_TLS_CERT_FILE' in table) problems.push(...approvalTlsProblems(input));
   const observationKey = input[`${ENV_PREFIX}OBSERVATION_KEY`];
   if ('OBSERVATION_KEY' in table && typeof observationKey === 'string') {
     problems.push(

@@ -10,6 +10,7 @@ import {
   REDIS_VARIABLES,
   REGISTRY_VARIABLES,
 } from './connection-variables.js';
+import { APPROVAL_VARIABLES } from './approval-variables.js';
 import { FETCH_VARIABLES } from './fetch-settings.js';
 import { HTTP_VARIABLES } from './http-variables.js';
 import { KEY_VARIABLES } from './key-variables.js';
@@ -30,6 +31,7 @@ export const CONFIG_VARIABLES = {
   ...KEY_VARIABLES,
   ...DEPLOYMENT_FILE_VARIABLES,
   ...HTTP_VARIABLES,
+  ...APPROVAL_VARIABLES,
   ...EXECUTE_VARIABLES,
   ...FETCH_VARIABLES,
   ...PROCESS_VARIABLES,
@@ -58,8 +60,10 @@ export const OTHER_VARIABLES: Readonly<Record<string, string>> = {
     'Agent clients: the tenant the agent works for; it reads `toolgate.observations.<tenant>` and asks for refusals its session cannot place to go there.',
   OBSERVATION_PUBLIC_KEYS:
     "Agent clients: the gate's observation public keys (base64 SPKI DER, comma-separated; several during a rotation): an observation that does not verify with one of them is dropped.",
-  CONFIRMATION_URL:
-    "CLI (`pending`, `approve`, `reject`): the confirm stage's approval API; default `http://127.0.0.1:9103`.",
+  APPROVAL_URL:
+    "CLI (`pending`, `approve`, `reject`): the confirm stage's approval API (`TOOLGATE_APPROVAL_HOST`/`_PORT`); default `http://127.0.0.1:9110`.",
+  APPROVAL_CA_FILE:
+    "CLI (`pending`, `approve`, `reject`): PEM file of the CA that signed an HTTPS approval API's certificate, trusted besides the system's.",
   SESSION_TOKEN:
     'CLI (`pending`, `approve`, `reject`): the session token to act as, when `--as` is not given.',
   STACK_DIR:
@@ -111,8 +115,14 @@ export interface Config extends KafkaIdentitySettings {
   readonly httpHost: string;
   /** TOOLGATE_HTTP_PORT: health/metrics port; unset = the stage default ({@link httpPortFor}). */
   readonly httpPort?: number;
-  /** TOOLGATE_CONFIRMATION_HTTP_PORT: approval API port; unset = the confirm stage's HTTP port. */
-  readonly confirmationHttpPort?: number;
+  /** TOOLGATE_APPROVAL_HOST: the address the approval API binds to; default `127.0.0.1`. */
+  readonly approvalHost: string;
+  /** TOOLGATE_APPROVAL_PORT: the approval API's port, never /metrics'; default 9110. */
+  readonly approvalPort: number;
+  /** TOOLGATE_APPROVAL_TLS_CERT_FILE: the approval API's certificate (PEM); with the key: HTTPS. */
+  readonly approvalTlsCertFile?: string;
+  /** TOOLGATE_APPROVAL_TLS_KEY_FILE: the approval API's private key (PEM). */
+  readonly approvalTlsKeyFile?: string;
   /** TOOLGATE_EXECUTE_INPUTS: what an execute process consumes, one of {@link EXECUTE_INPUTS}. */
   readonly executeInputs: string;
   /** TOOLGATE_FETCH_MAX_WAIT_MS: a busy stage's fetch wait in ms; default 25. */

@@ -19,7 +19,39 @@ const SCRIPTS = {
   take: loadScript('take-confirmation'),
   claimExpired: loadScript('claim-expired-confirmations'),
   finishExpired: loadScript('finish-expired-confirmation'),
+  page: loadScript('page-pending-confirmations'),
 };
+
+/** A place in a tenant's list of waiting confirmations: an entry's expiry (ms) and id. */
+export interface PendingPosition {
+  readonly expiresAtMs: number;
+  readonly confirmationId: string;
+}
+
+/** One entry of a {@link PendingWindow}. */
+export interface PendingEntry {
+  readonly position: PendingPosition;
+  /** Undefined when it no longer waits (decided meanwhile) or its JSON cannot be read. */
+  readonly pending?: PendingConfirmation;
+}
+
+/** A window of a tenant's waiting confirmations, as {@link Confirmations.listPending} reads it. */
+export interface PendingWindow {
+  /** In list order: soonest expiry first, then by id. */
+  readonly entries: readonly PendingEntry[];
+  /** True when the list holds entries past the last one of this window. */
+  readonly more: boolean;
+}
+
+/** Where a {@link Confirmations.listPending} window starts, and its size. */
+export interface PendingWindowOptions {
+  /** Start right after this position (which need not be listed any more); default the start. */
+  readonly after?: PendingPosition;
+  /** Skip the entries that expire at or before this time (ms): they wait for the sweeper. */
+  readonly expiredUpToMs: number;
+  /** Most entries in the window, 1 to {@link MAX_BATCH}. */
+  readonly size: number;
+}
 
 /** Where a parked confirmation stands: see {@link Confirmations.parkConfirmation} and the takes. */
 export const CONFIRMATION_STATES = ['waiting', 'taken', 'swept', 'finished'] as const;
@@ -77,10 +109,12 @@ export interface Confirmations {
     takerToken: string,
   ): Promise<PendingConfirmation | undefined>;
   /**
-   * Up to `limit` of the tenant's waiting confirmations, soonest expiry first; one whose JSON
-   * cannot be read is left out.
+   * A window of the tenant's waiting confirmations, soonest expiry first (then by id), after a
+   * position: page through them all by passing each window's last position on. Every entry is
+   * listed with its position, so a caller that filters still moves on; one that no longer waits or
+   * whose JSON cannot be read comes without `pending`.
    */
-  listPending(tenant: string, limit: number): Promise<PendingConfirmation[]>;
+  listPending(tenant: string, options: PendingWindowOptions): Promise<PendingWindow>;
   /**
    * Up to `limit` confirmations past their expiry (or past an earlier claim's lease), each
    * re-leased until `nowMs + leaseMs`: finish them before the lease ends or they are claimed
@@ -157,12 +191,36 @@ export function createConfirmations(
       const reply = await conn.script(SCRIPTS.take, keysOf(tenant, id), args);
       return read(reply, keys.confirmation(tenant, id));
     },
-    async listPending(tenant, limit) {
-      checkCount('limit', limit, 1, MAX_BATCH);
+    async listPending(tenant, { after, expiredUpToMs, size }) {
+      checkCount('window size', size, 1, MAX_BATCH);
+      checkCount('expiredUpToMs', expiredUpToMs, 0);
+      if (after !== undefined) checkCount('after.expiresAtMs', after.expiresAtMs, 0);
       const index = keys.confirmationsByTenant(tenant);
-      const ids = await conn.run('list_pending', (r) => r.zrange(index, 0, limit - 1));
-      const found = await Promise.all(ids.map((id) => listed(keys.confirmation(tenant, id))));
-      return found.filter((p): p is PendingConfirmation => p !== undefined);
+      const args = [
+        after === undefined ? '' : String(after.expiresAtMs),
+        after?.confirmationId ?? '',
+        String(expiredUpToMs),
+        String(size),
+      ];
+      const reply = await conn.script(SCRIPTS.page, [index], args);
+      const [more, ...flat] = Array.isArray(reply) ? (reply as unknown[]) : [];
+      if (more !== 0 && more !== 1) throw corrupt('pending window', index);
+      const positions: PendingPosition[] = [];
+      for (let i = 0; i + 1 < flat.length; i += 2) {
+        const [id, score] = [flat[i], Number(flat[i + 1])];
+        if (typeof id !== 'string' || !Number.isSafeInteger(score)) {
+          throw corrupt('pending index', index);
+        }
+        positions.push({ expiresAtMs: score, confirmationId: id });
+      }
+      const found = await Promise.all(
+        positions.map((p) => listed(keys.confirmation(tenant, p.confirmationId))),
+      );
+      const entries = positions.map((position, i) => {
+        const pending = found[i];
+        return pending === undefined ? { position } : { position, pending };
+      });
+      return { entries, more: more === 1 };
     },
     async claimExpiredConfirmations(nowMs, leaseMs, limit) {
       const args = claimArgs(nowMs, leaseMs, limit, keys.prefix);

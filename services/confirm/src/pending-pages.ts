@@ -1,0 +1,145 @@
+/**
+ * `GET /pending`, a page at a time: the caller's tenant's waiting confirmations in expiry order,
+ * each shown only to whom it may be shown, and a cursor to the next page. A page walks the tenant's
+ * index from the cursor on, judging each entry for this caller as it goes, so whatever one
+ * requester parks cannot hide another's confirmations: an approver who follows `next` sees every
+ * one they may see. The work of one request is bounded ({@link MAX_EXAMINED} entries judged): a
+ * stretch of entries the caller may not see yields a short (even empty) page with a `next` that
+ * starts after it.
+ */
+import type { PendingPosition, StageDepsWith } from '@toolgate/platform';
+import {
+  confirmationRequest,
+  type ConfirmationRequest,
+  type PendingConfirmation,
+  type Principal,
+} from '@toolgate/shared';
+
+/** Confirmations on a page unless `limit` says fewer. */
+export const DEFAULT_PAGE_SIZE = 50;
+
+/** Most confirmations a page may hold (`limit`). */
+export const MAX_PAGE_SIZE = 100;
+
+/** Most entries one request judges, shown or not: the bound of its work. */
+export const MAX_EXAMINED = 200;
+
+/** Longest confirmation id a cursor may name. */
+const MAX_CURSOR_ID = 256;
+
+/** One page, and the cursor to the next when entries remain. */
+export interface PendingPage {
+  readonly confirmations: readonly ConfirmationRequest[];
+  readonly next?: string;
+}
+
+/** What the query asked for, or why it cannot be answered. */
+export type PageQuery =
+  | { readonly ok: true; readonly limit: number; readonly after?: PendingPosition }
+  | { readonly ok: false; readonly code: string; readonly message: string };
+
+/** Reads `limit` and `cursor` of a `GET /pending` query. */
+export function pageQueryOf(query: URLSearchParams): PageQuery {
+  const limitText = query.get('limit');
+  const limit = limitText === null ? DEFAULT_PAGE_SIZE : Number(limitText);
+  if (
+    limitText !== null &&
+    (!/^[0-9]{1,3}$/.test(limitText) || limit < 1 || limit > MAX_PAGE_SIZE)
+  ) {
+    return {
+      ok: false,
+      code: 'invalid_limit',
+      message: `limit must be a whole number from 1 to ${MAX_PAGE_SIZE}.`,
+    };
+  }
+  const cursor = query.get('cursor');
+  if (cursor === null) return { ok: true, limit };
+  const after = decodeCursor(cursor);
+  if (after === undefined) {
+    return {
+      ok: false,
+      code: 'invalid_cursor',
+      message: 'The cursor is not one this API gave out; start again without it.',
+    };
+  }
+  return { ok: true, limit, after };
+}
+
+/**
+ * A page of the confirmations `caller` may see, from `after` on; `mayBeShown` judges each one.
+ * Stops at `limit` shown, or at {@link MAX_EXAMINED} judged, or at the end of the list.
+ */
+export async function pendingPage(
+  deps: StageDepsWith<'confirmations'>,
+  caller: Principal,
+  query: { readonly limit: number; readonly after?: PendingPosition },
+  mayBeShown: (pending: PendingConfirmation) => Promise<boolean>,
+): Promise<PendingPage> {
+  const nowMs = deps.now().getTime();
+  const shown: ConfirmationRequest[] = [];
+  let after = query.after;
+  let examined = 0;
+  let more = true;
+  while (more && shown.length < query.limit && examined < MAX_EXAMINED) {
+    const size = Math.min(query.limit - shown.length, MAX_EXAMINED - examined);
+    const window = await deps.confirmations.listPending(caller.tenant, {
+      ...(after === undefined ? {} : { after }),
+      expiredUpToMs: nowMs,
+      size,
+    });
+    const verdicts = await Promise.all(
+      window.entries.map((e) =>
+        e.pending !== undefined && Date.parse(e.pending.expiresAt) > nowMs
+          ? mayBeShown(e.pending)
+          : Promise.resolve(false),
+      ),
+    );
+    for (const [i, entry] of window.entries.entries()) {
+      if (verdicts[i] === true && entry.pending !== undefined) {
+        shown.push(confirmationRequest(entry.pending));
+      }
+      after = entry.position;
+    }
+    examined += window.entries.length;
+    more = window.more && window.entries.length > 0;
+  }
+  return more && after !== undefined
+    ? { confirmations: shown, next: encodeCursor(after) }
+    : { confirmations: shown };
+}
+
+/** A position as an opaque cursor: base64url of `[expiresAtMs, confirmationId]`. */
+export function encodeCursor(position: PendingPosition): string {
+  return Buffer.from(JSON.stringify([position.expiresAtMs, position.confirmationId])).toString(
+    'base64url',
+  );
+}
+
+/**
+ * The position a cursor names, or undefined when it is not one {@link encodeCursor} could have
+ * made. A cursor only says where to resume within the caller's own tenant's list (the tenant
+ * comes from the session), so a forged one can move nothing but the caller's own place.
+ */
+export function decodeCursor(cursor: string): PendingPosition | undefined {
+  if (cursor.length > 2 * MAX_CURSOR_ID || !/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(value) || value.length !== 2) return undefined;
+  const [expiresAtMs, confirmationId] = value as unknown[];
+  if (typeof expiresAtMs !== 'number' || !Number.isSafeInteger(expiresAtMs) || expiresAtMs < 0) {
+    return undefined;
+  }
+  if (
+    typeof confirmationId !== 'string' ||
+    confirmationId === '' ||
+    confirmationId.length > MAX_CURSOR_ID
+  ) {
+    return undefined;
+  }
+  const position = { expiresAtMs, confirmationId };
+  return encodeCursor(position) === cursor ? position : undefined;
+}
