@@ -184,6 +184,8 @@ function gateStage(o: StartOptions, gate: GateStage, port: number): Starter {
         env: {
           ...envAs(o, stagePrincipal(gate.stage), o.gate, gate.name),
           TOOLGATE_HTTP_PORT: String(port),
+          // The bench approves through the approvals topic; the approval API takes any free port.
+          TOOLGATE_APPROVAL_PORT: '0',
           ...gate.env,
         },
       });

@@ -23,7 +23,7 @@ async function problems(file: string, code: string): Promise<string[]> {
     .map((m) => `${m.ruleId}: ${m.message}`);
 }
 
-describe('who may import kafkajs and the registry client', () => {
+describe('who may import kafkajs and the registry client', { timeout: 60_000 }, () => {
   const kafkajs = "import kafkajs from 'kafkajs';\nexport const k = kafkajs;\n";
   const registry =
     "import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';\nexport const r = SchemaRegistry;\n";
@@ -57,7 +57,7 @@ describe('who may import kafkajs and the registry client', () => {
   });
 });
 
-describe('who may import ioredis', () => {
+describe('who may import ioredis', { timeout: 60_000 }, () => {
   const ioredis = "import { Redis } from 'ioredis';\nexport const r = Redis;\n";
 
   it('refuses ioredis outside the platform’s redis folder', async () => {
@@ -79,7 +79,7 @@ describe('who may import ioredis', () => {
   });
 });
 
-describe('who may import a service', () => {
+describe('who may import a service', { timeout: 60_000 }, () => {
   const byName = "import * as validate from '@toolgate/validate';\nexport const v = validate;\n";
   const byPath =
     "import * as validate from '../../../services/validate/src/service.js';\nexport const v = validate;\n";
@@ -107,7 +107,7 @@ describe('who may import a service', () => {
   });
 });
 
-describe('what the SDKs import of the platform', () => {
+describe('what the SDKs import of the platform', { timeout: 60_000 }, () => {
   it('refuses the platform barrel', async () => {
     const barrel = "import { createBus } from '@toolgate/platform';\nexport const b = createBus;\n";
     for (const file of [
@@ -127,7 +127,7 @@ describe('what the SDKs import of the platform', () => {
   });
 });
 
-describe('import cycles', () => {
+describe('import cycles', { timeout: 60_000 }, () => {
   const dir = mkdtempSync(path.join(root, 'boundaries-planted-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -154,7 +154,7 @@ describe('import cycles', () => {
   });
 });
 
-describe('the repository', () => {
+describe('the repository', { timeout: 60_000 }, () => {
   it('breaks none of the import rules', { timeout: 300_000 }, async () => {
     const results = await eslint.lintFiles(['.']);
     const broken = results.flatMap((r) =>
