@@ -101,7 +101,9 @@ function wholeIn(name: string, value: unknown, min: number, max: number): string
   if (value === undefined) return [];
   return Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= max
     ? []
-    : [`${name} must be a whole number from ${min} to ${max} (got ${String(value)})`];
+    : [
+        `${name} must be a whole number from ${min} to ${max} (got ${JSON.stringify(value) ?? 'nothing'})`,
+      ];
 }
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -109,8 +111,9 @@ const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 function jwksUrlProblems(url: unknown): string[] {
   if (url === undefined) return [];
   let parsed: URL;
+  if (typeof url !== 'string') return ['jwksUrl must be a string'];
   try {
-    parsed = new URL(String(url));
+    parsed = new URL(url);
   } catch {
     return [`jwksUrl ${JSON.stringify(url)} is not a URL`];
   }

@@ -483,7 +483,7 @@ describe('createSessionVerifier with a JWKS source', () => {
 
   /** A source whose keys the test swaps, as a rotated file or a fetched URL would. */
   function swappable(keys: Record<string, unknown>[]) {
-    let set = staticJwksSource({ keys: keys as never });
+    let set = staticJwksSource({ keys: keys });
     let generation = 0;
     let down = false;
     const source: JwksSource = {
@@ -496,7 +496,7 @@ describe('createSessionVerifier with a JWKS source', () => {
     return {
       source,
       swap(next: Record<string, unknown>[]) {
-        set = staticJwksSource({ keys: next as never });
+        set = staticJwksSource({ keys: next });
         generation += 1;
       },
       setDown(value: boolean) {
