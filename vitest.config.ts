@@ -20,6 +20,13 @@ const execArgv = ['--no-turbo-inline-js-wasm-calls'];
 const INTEGRATION = ['test/integration/**/*.test.ts', '**/*.integration.test.ts'];
 const NEVER = ['**/node_modules/**', '**/dist/**', '.stack/**', '.demo/**'];
 
+/**
+ * The example deployment refuses to start without session keys unless told it is a demo; its own
+ * tests (and the CLI's, which load it) run it as the demo it is. A test that starts it without
+ * this gives its child process an environment of its own.
+ */
+const env = { TOOLGATE_DEMO_SESSIONS: '1' };
+
 export default defineConfig({
   test: {
     projects: [
@@ -30,6 +37,7 @@ export default defineConfig({
           exclude: [...NEVER, ...INTEGRATION],
           environment: 'node',
           execArgv,
+          env,
         },
       },
       {
@@ -40,6 +48,7 @@ export default defineConfig({
           environment: 'node',
           globalSetup: ['test/global-setup.ts'],
           execArgv,
+          env,
           testTimeout: 60_000,
           hookTimeout: 180_000,
         },

@@ -3,7 +3,13 @@
  * minted once, so the verifier's cache is exercised exactly as in a run) and the clock of a pass.
  */
 import { createGate, mintSession, type Gate } from '@toolgate/shared';
-import deployment from '../../examples/billing/toolgate.config.js';
+import {
+  billingDeployment,
+  EXAMPLE_SESSION_ISSUER,
+} from '../../examples/billing/toolgate.config.js';
+
+/** The example as a demo (the published secret) unless TOOLGATE_SESSION_SECRET names another. */
+const deployment = billingDeployment({ ...process.env, TOOLGATE_DEMO_SESSIONS: '1' });
 import { USERS } from '../../examples/billing/data.js';
 import type { MixEntry, UserName } from './build-mix.js';
 
@@ -23,7 +29,11 @@ export async function createBillingBench(): Promise<BillingBench> {
   const secret = deployment.sessions.secret;
   if (secret === undefined) throw new Error('the billing example must use an HS256 secret');
   const mint = (user: UserName) =>
-    mintSession(USERS[user], secret, { now: PASS_START, ttlSeconds: 3600 });
+    mintSession(USERS[user], secret, {
+      now: PASS_START,
+      ttlSeconds: 3600,
+      issuer: EXAMPLE_SESSION_ISSUER,
+    });
   const [alice, bob, carol] = await Promise.all([mint('alice'), mint('bob'), mint('carol')]);
   return { gate: createGate(deployment), secret, tokens: { alice, bob, carol } };
 }

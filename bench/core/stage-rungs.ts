@@ -33,6 +33,7 @@ import {
 } from '@toolgate/shared';
 import type { MixEntry } from './build-mix.js';
 import { arrivalsOf, type BillingBench } from './create-billing-bench.js';
+import { EXAMPLE_SESSION_ISSUER } from '../../examples/billing/toolgate.config.js';
 
 /** What each rung receives over one pass of the mix. */
 export interface RungInputs {
@@ -198,7 +199,10 @@ export function rungsOf(inputs: RungInputs, gate: Gate): Rung[] {
 
 /** Session verification without the cache: what every proposal would pay if nothing were kept. */
 export function uncachedVerifyRung(inputs: RungInputs, bench: BillingBench): Rung {
-  const verifier = createSessionVerifier({ secret: bench.secret }, { cacheSize: 0 });
+  const verifier = createSessionVerifier(
+    { secret: bench.secret, issuer: EXAMPLE_SESSION_ISSUER },
+    { cacheSize: 0 },
+  );
   return verifyRung('verify (uncached HS256)', inputs, { ...bench.gate, verifier });
 }
 

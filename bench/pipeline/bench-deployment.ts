@@ -5,7 +5,13 @@
  * measurement of `limits/rate_limited`. The counter is still kept in Redis on every call.
  */
 import { defineDeployment } from '@toolgate/shared';
-import example from '../../examples/billing/toolgate.config.js';
+import { billingDeployment } from '../../examples/billing/toolgate.config.js';
+
+/**
+ * The benchmark runs the example as a demo: its published secret, unless TOOLGATE_SESSION_SECRET
+ * names another (the benchmark's processes all load this file, so they agree on it).
+ */
+const example = billingDeployment({ ...process.env, TOOLGATE_DEMO_SESSIONS: '1' });
 
 export default defineDeployment({
   ...example,

@@ -19,6 +19,7 @@ import {
 } from '@toolgate/platform';
 import { mintSession } from '@toolgate/shared';
 import { USERS } from '../../examples/billing/data.js';
+import { EXAMPLE_SESSION_ISSUER } from '../../examples/billing/toolgate.config.js';
 import { loadStackConfig, type StackConfig } from '../../infra/stack-config.js';
 import { STACK_ADMIN } from '../../infra/stack-principals.js';
 import { buildMix, type MixEntry, type UserName } from '../core/build-mix.js';
@@ -139,7 +140,11 @@ async function calibrated(progress: (line: string) => void): Promise<MachineCali
 /** Session tokens of the example's three users, minted with the deployment's secret. */
 export async function tokensFor(secret: string): Promise<Record<UserName, string>> {
   const mint = (u: UserName) =>
-    mintSession(USERS[u], secret, { now: new Date(), ttlSeconds: 4 * 3600 });
+    mintSession(USERS[u], secret, {
+      now: new Date(),
+      ttlSeconds: 4 * 3600,
+      issuer: EXAMPLE_SESSION_ISSUER,
+    });
   return { alice: await mint('alice'), bob: await mint('bob'), carol: await mint('carol') };
 }
 

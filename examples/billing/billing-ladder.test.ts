@@ -23,7 +23,7 @@ import {
   type Gate,
   type Principal,
 } from '@toolgate/shared';
-import deployment, { EXAMPLE_SESSION_SECRET } from './toolgate.config.js';
+import deployment, { EXAMPLE_SESSION_ISSUER, EXAMPLE_SESSION_SECRET } from './toolgate.config.js';
 import { SEED_OBJECTS, USERS } from './data.js';
 import {
   actionJson,
@@ -41,15 +41,21 @@ let state: EvaluationState;
 
 beforeAll(async () => {
   for (const [name, user] of Object.entries(USERS)) {
-    tokens[name] = await mintSession(user, EXAMPLE_SESSION_SECRET, { now: NOW, ttlSeconds: 3600 });
+    tokens[name] = await mintSession(user, EXAMPLE_SESSION_SECRET, {
+      now: NOW,
+      ttlSeconds: 3600,
+      issuer: EXAMPLE_SESSION_ISSUER,
+    });
   }
   tokens['expired'] = await mintSession(USERS.alice, EXAMPLE_SESSION_SECRET, {
     now: new Date(NOW.getTime() - 7_200_000),
     ttlSeconds: 60,
+    issuer: EXAMPLE_SESSION_ISSUER,
   });
   tokens['forged'] = await mintSession(USERS.alice, 'an-attacker-secret-that-is-long-enough-0000', {
     now: NOW,
     ttlSeconds: 3600,
+    issuer: EXAMPLE_SESSION_ISSUER,
   });
 });
 

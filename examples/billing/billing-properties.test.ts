@@ -14,7 +14,7 @@ import {
   type Gate,
   type Proposal,
 } from '@toolgate/shared';
-import deployment, { EXAMPLE_SESSION_SECRET } from './toolgate.config.js';
+import deployment, { EXAMPLE_SESSION_ISSUER, EXAMPLE_SESSION_SECRET } from './toolgate.config.js';
 import { USERS } from './data.js';
 import { TOOLS } from './tools.js';
 import { actionJson, anthropic, mcp, openaiChat, openaiResponses } from './fixtures/proposals.js';
@@ -48,6 +48,7 @@ beforeAll(async () => {
     sessions[name] = await mintSession(user, EXAMPLE_SESSION_SECRET, {
       now: NOW,
       ttlSeconds: 3600,
+      issuer: EXAMPLE_SESSION_ISSUER,
     });
 });
 

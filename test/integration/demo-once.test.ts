@@ -143,7 +143,11 @@ describe('npm start -- --once', () => {
       TOOLGATE_REDIS_PREFIX: ns.redisPrefix,
       TOOLGATE_HTTP_PORT: String(randomInt(20_000, 40_000)),
       TOOLGATE_LOG_LEVEL: 'warn',
+      // Neither a secret of the caller's nor the example's published one: the demo makes its own.
+      TOOLGATE_SESSION_SECRET: '',
+      TOOLGATE_DEMO_SESSIONS: '',
     });
+    expect(out).toMatch(/sessions: a random HS256 secret generated for this demo run/);
     expect(out).toContain('all 43 proposals ended as the script expected');
     expect(out).toContain('all 12 walk-around attempts were stopped');
     expect(code, out).toBe(0);

@@ -15,6 +15,7 @@ import {
   type SupervisedStages,
 } from '@toolgate/platform';
 import {
+  mintingIssuer,
   mintSession,
   REPLY_TENANT_HEADER,
   SESSION_HEADER,
@@ -221,7 +222,11 @@ export async function startGateHarness(options: HarnessOptions): Promise<GateHar
     topic,
     observationTopics,
     session: (who, ttlSeconds = 3600) =>
-      mintSession(who, sessionSecret(used), { now: new Date(), ttlSeconds }),
+      mintSession(who, sessionSecret(used), {
+        now: new Date(),
+        ttlSeconds,
+        issuer: mintingIssuer(used.sessions),
+      }),
     async send(short, key, value, headers = {}) {
       const bytes = Buffer.isBuffer(value) ? value : Buffer.from(JSON.stringify(value));
       await producer.send({ topic: topic(short), messages: [{ key, value: bytes, headers }] });

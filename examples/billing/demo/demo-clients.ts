@@ -16,6 +16,7 @@ import {
   type RedisObjectStore,
 } from '@toolgate/platform';
 import { mintSession } from '@toolgate/shared';
+import { EXAMPLE_SESSION_ISSUER } from '../toolgate.config.js';
 import { USERS } from '../data.js';
 import { connectAgents, type DemoAgents } from './demo-agents.js';
 import { adminRedisUrl, busAs, demoCodec } from './demo-connections.js';
@@ -66,7 +67,7 @@ async function mintSessions(secret: string): Promise<DemoSessions> {
   const now = new Date();
   const ttlSeconds = 8 * 3600;
   const mint = (user: (typeof USERS)[keyof typeof USERS], at = now, ttl = ttlSeconds) =>
-    mintSession(user, secret, { now: at, ttlSeconds: ttl });
+    mintSession(user, secret, { now: at, ttlSeconds: ttl, issuer: EXAMPLE_SESSION_ISSUER });
   return {
     alice: await mint(USERS.alice),
     bob: await mint(USERS.bob),
@@ -75,6 +76,7 @@ async function mintSessions(secret: string): Promise<DemoSessions> {
     forged: await mintSession(USERS.alice, 'not-the-gate-secret-but-long-enough-000000', {
       now,
       ttlSeconds,
+      issuer: EXAMPLE_SESSION_ISSUER,
     }),
   };
 }

@@ -30,7 +30,6 @@ import {
 } from '../../../infra/stack-config.js';
 import { stackEnv } from '../../../infra/stack-env.js';
 import { StackError } from '../../../infra/stack-error.js';
-import { EXAMPLE_SESSION_SECRET } from '../toolgate.config.js';
 
 /** The gate's stages, each started as a process of its own, in the order of their ports. */
 export const DEMO_STAGES = GATE_STAGE_NAMES;
@@ -83,8 +82,13 @@ export interface DemoSettings {
    * demo then provisions that namespace first, as the stack's admin.
    */
   readonly namespaced: boolean;
-  /** The HMAC secret of session tokens (the deployment file reads the same variable). */
+  /**
+   * The HS256 secret of session tokens: TOOLGATE_SESSION_SECRET, or 32 random bytes made for this
+   * run (never the example's published one); every stage is given it as TOOLGATE_SESSION_SECRET.
+   */
   readonly sessionSecret: string;
+  /** True when {@link sessionSecret} was made for this run. */
+  readonly sessionSecretGenerated: boolean;
   /** HTTP port of each stage and of the tool worker. */
   readonly ports: Readonly<Record<DemoProcess, number>>;
   /** The confirm stage's approval API port (apart from its /metrics). */
@@ -126,7 +130,8 @@ export function demoSettings(argv: readonly string[], env: Env): DemoSettings {
     ]);
   }
   const stack = stackConfigOf(env);
-  const envOf = principalEnvs(stack, env);
+  const sessions = sessionSecretOf(env);
+  const envOf = principalEnvs(stack, { ...env, TOOLGATE_SESSION_SECRET: sessions.sessionSecret });
   const config = loadConfig({
     ...envOf(stagePrincipal('execute')),
     TOOLGATE_HTTP_PORT: env['TOOLGATE_HTTP_PORT'],
@@ -158,7 +163,7 @@ export function demoSettings(argv: readonly string[], env: Env): DemoSettings {
     stack,
     config,
     namespaced: isNamespaced(config),
-    sessionSecret: nonEmpty(env['TOOLGATE_SESSION_SECRET']) ?? EXAMPLE_SESSION_SECRET,
+    ...sessions,
     ports,
     approvalPort,
     approvalUrl: `${scheme}://${approvalHost}:${approvalPort}`,
@@ -240,6 +245,14 @@ function portsOf(base: number | undefined): Record<DemoProcess, number> {
 function logDirOf(topicPrefix: string): string {
   const namespace = topicPrefix.replace(/[^A-Za-z0-9_-]+/g, '');
   return path.join(REPO_ROOT, '.demo', 'logs', ...(namespace === '' ? [] : [namespace]));
+}
+
+/** TOOLGATE_SESSION_SECRET, or a random secret made for this run. */
+function sessionSecretOf(env: Env): Pick<DemoSettings, 'sessionSecret' | 'sessionSecretGenerated'> {
+  const given = nonEmpty(env['TOOLGATE_SESSION_SECRET']);
+  return given === undefined
+    ? { sessionSecret: randomBytes(32).toString('base64url'), sessionSecretGenerated: true }
+    : { sessionSecret: given, sessionSecretGenerated: false };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -33,6 +33,11 @@ async function main(): Promise<number> {
     return 2;
   }
   say(
+    settings.sessionSecretGenerated
+      ? "sessions: a random HS256 secret generated for this demo run (never the example's published one); set TOOLGATE_SESSION_SECRET to choose it"
+      : 'sessions: the HS256 secret of TOOLGATE_SESSION_SECRET',
+  );
+  say(
     `run ${settings.runTag}: starting the gate (validate, authorize, confirm, execute) and the tool worker, each as its own principal`,
   );
   const interrupt = new AbortController();
@@ -116,7 +121,7 @@ function explore(settings: DemoSettings): void {
         : [`  export TOOLGATE_APPROVAL_URL=${settings.approvalUrl}`]),
       '  npx toolgate --help                       every command',
       '  npx toolgate stack env --list             the principals of the stack',
-      `  npx toolgate token --config ${config} --sub alice --tenant acme --roles approver`,
+      `  TOOLGATE_SESSION_SECRET=${settings.sessionSecret} npx toolgate token --config ${config} --sub alice --tenant acme --roles approver`,
       '  npx toolgate pending                      confirmations waiting for a person',
       '  eval "$(npx toolgate stack env toolgate-analytics)"   then, as analytics:',
       '  npx toolgate tail audit                   decisions as they happen',

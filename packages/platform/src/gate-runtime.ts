@@ -5,7 +5,7 @@
  * deployment's objects, and the ladder's facts. `close()` releases them in reverse order.
  */
 import {
-  createGate,
+  type createGate,
   createObservationSigner,
   MESSAGE_SCHEMAS,
   type Deployment,
@@ -39,6 +39,7 @@ import {
   type KafkaSecurity,
 } from './kafka/index.js';
 import { retryWhileRetriable } from './retry-backoff.js';
+import { createGateWithSessionKeys } from './session-keys/index.js';
 import { TOPIC_NAMES, type TopicShortName } from './topics.js';
 
 /** The namespace of the deployment's objects in the shared store. */
@@ -131,7 +132,11 @@ export async function openGateRuntime(
     // refused deployment is told as every problem it has, not as the first name that could not
     // become a topic, nor leaves topics behind. A deployment with a store of its own resolves from
     // it; otherwise from the shared store.
-    const gate = createGate(deployment, deployment.objects === undefined ? { objects } : {});
+    const gate = createGateWithSessionKeys(
+      deployment,
+      deployment.objects === undefined ? { objects } : {},
+      logger,
+    );
     await redis.ping();
     const tools = gate.registry.list().map((t) => t.name);
     const topics = gateTopics(config.topicPrefix);

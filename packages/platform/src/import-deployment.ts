@@ -41,7 +41,7 @@ function shapeProblems(d: unknown): string[] {
   if (!Array.isArray(o['tools'])) problems.push('`tools` must be an array of tool definitions');
   if (!Array.isArray(o['policies'])) problems.push('`policies` must be an array of {name, text}');
   if (typeof o['sessions'] !== 'object' || o['sessions'] === null)
-    problems.push('`sessions` must name a secret or a JWKS');
+    problems.push('`sessions` must name its keys (a JWKS URL or file, or a secret) and issuer');
   if (o['objects'] !== undefined && typeof o['objects'] !== 'function') {
     problems.push('`objects`, when given, must be a function returning an object store');
   }

@@ -27,3 +27,4 @@ export * from './forged-outputs.js';
 export * from './read-topic.js';
 export * from './acls.js';
 export * from './gate-keys.js';
+export * from './session-keys/index.js';

@@ -127,6 +127,9 @@ const SESSION_TOKENS = (retention: string) => [
   'no other component. Tokens travel only on `toolgate.proposals` and `toolgate.approvals`, which',
   `keep records ${retention} and which only validate and confirm (and the \`admin\` super user)`,
   'can read.',
+  'Each token must carry the issuer, audience, `iat` and `exp` the deployment requires, within',
+  'its longest lifetime (24 h by default); the secret published with the example is accepted only',
+  'by a deployment that says it is a demo ([sessions.md](sessions.md)).',
   '',
 ];
 
@@ -250,7 +253,10 @@ const ROTATION = [
   '### Session keys',
   '',
   'Publish the new key in the JWKS beside the old one, switch the issuer to it, and remove the old',
-  'key once the longest token lifetime has passed. The JWKS is reloaded without restarts.',
+  'key once the longest token lifetime has passed. The JWKS file is read again when it changes,',
+  'and the JWKS URL fetched again when its cache ends or a token names a new key: no restart.',
+  'Removing a key refuses every token it signed. How a deployment plugs in its identity provider:',
+  '[sessions.md](sessions.md).',
   '',
   '### Integrity key',
   '',

@@ -101,9 +101,10 @@ measure(
 
 const secret = 'a-development-secret-of-32-bytes!';
 const now = new Date('2025-03-01T12:00:00Z');
-const token = await mintSession(request.principal, secret, { now, ttlSeconds: 3600 });
-const cached = createSessionVerifier({ secret });
-const uncached = createSessionVerifier({ secret }, { cacheSize: 0 });
+const issuer = 'https://id.example.test';
+const token = await mintSession(request.principal, secret, { now, ttlSeconds: 3600, issuer });
+const cached = createSessionVerifier({ secret, issuer });
+const uncached = createSessionVerifier({ secret, issuer }, { cacheSize: 0 });
 await measureAsync('session verify, cached', () => cached.verify(token, now), 20_000);
 await measureAsync('session verify, uncached HS256', () => uncached.verify(token, now), 5_000);
 

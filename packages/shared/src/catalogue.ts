@@ -133,6 +133,11 @@ export const REJECTION_CODES = {
       'The gate refused a message it wrote too long ago.',
       'An internal envelope older than TOOLGATE_ENVELOPE_MAX_AGE_MS: a recorded envelope published again (check who can write internal topics), or a stage that lagged longer than the bound (check consumer lag).',
     ),
+    session_keys_unavailable: spec(
+      'retry',
+      'The session cannot be checked right now. Wait and try again.',
+      "The identity provider's keys could not be had (its JWKS URL did not answer within the bounded wait, or answered with an error; or the JWKS file was never readable): nothing was accepted. Check the URL's reachability and the logged fetch error; it clears by itself once the keys are fetched.",
+    ),
     unknown_tenant: spec(
       'deny',
       'This session cannot be used here. Sign in again.',

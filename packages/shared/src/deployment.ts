@@ -39,7 +39,10 @@ export interface Deployment {
   readonly workers?: readonly DeploymentWorker[];
   /** Cedar policies; their hash is the policy version recorded with every decision. */
   readonly policies: readonly PolicySource[];
-  /** How session tokens are verified: an HS256 secret (development) or a JWKS (production). */
+  /**
+   * How session tokens are verified: the identity provider's JWKS (URL or file, production) or an
+   * HS256 secret (development), and the claims required (issuer, audience, lifetime).
+   */
   readonly sessions: SessionKeys;
   /**
    * The objects this deployment starts with (the example's invoices, drafts, payments). The

@@ -20,7 +20,11 @@ import {
   type Outgoing,
   type StageDeps,
 } from '@toolgate/platform';
-import deployment, { NEVER_PUBLIC, USERS } from '../../../test/support/deployment/index.js';
+import deployment, {
+  NEVER_PUBLIC,
+  TEST_SESSION_ISSUER,
+  USERS,
+} from '../../../test/support/deployment/index.js';
 import { refund as refundTool } from '../../../test/support/deployment/tools.js';
 import {
   sessionHeaders,
@@ -553,7 +557,10 @@ describe('the confirm stage on Kafka', () => {
 
     it('clears the call after the session keys rotated meanwhile', async () => {
       const { msg } = await takenBy('p-resume-rotated', '7011');
-      const rotated = createSessionVerifier({ secret: 'a-rotated-secret-that-signed-nothing-yet' });
+      const rotated = createSessionVerifier({
+        secret: 'a-rotated-secret-that-signed-nothing-yet',
+        issuer: TEST_SESSION_ISSUER,
+      });
       const deps = stageDeps(h, { gate: { ...h.gate.runtime.gate, verifier: rotated } });
       const again = await createApprovalHandler(deps)(msg);
       expect(again.map((o) => o.topic)).toEqual([h.topic('cleared'), h.topic('audit')]);

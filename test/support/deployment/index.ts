@@ -16,6 +16,9 @@ export { TOOLS } from './tools.js';
 /** The tests' session secret (HS256). Published here, so it is fit for tests only. */
 export const TEST_SESSION_SECRET = 'toolgate-test-deployment-secret-never-deploy-01';
 
+/** The issuer the test deployment requires of every session token. */
+export const TEST_SESSION_ISSUER = 'toolgate-tests';
+
 const policyDir = new URL('./policies/', import.meta.url);
 
 /** This deployment's Cedar policies and schema (policies are validated against it at load). */
@@ -35,7 +38,7 @@ export const TEST_DEPLOYMENT = defineDeployment({
   // tests' namespaces grant (test/support/namespace.ts).
   workers: [{ ...EXAMPLE_WORKER, tools: TOOLS.map((t) => t.name) }],
   policies: policies(),
-  sessions: { secret: TEST_SESSION_SECRET },
+  sessions: { secret: TEST_SESSION_SECRET, issuer: TEST_SESSION_ISSUER },
   seed: SEED_OBJECTS,
   confirmationTtlSeconds: 30 * 60,
 });

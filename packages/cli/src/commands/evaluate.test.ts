@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { mintSession } from '@toolgate/shared';
-import { EXAMPLE_SESSION_SECRET } from '../../../../examples/billing/toolgate.config.js';
+import {
+  EXAMPLE_SESSION_ISSUER,
+  EXAMPLE_SESSION_SECRET,
+} from '../../../../examples/billing/toolgate.config.js';
 import { USERS } from '../../../../examples/billing/data.js';
 import { anthropic, openaiChat } from '../../../../examples/billing/fixtures/proposals.js';
 import { runCaptured } from '../run-cli.test-support.js';
@@ -20,10 +23,12 @@ describe('toolgate evaluate', () => {
     const alice = await mintSession(USERS.alice, EXAMPLE_SESSION_SECRET, {
       now: new Date(),
       ttlSeconds: 600,
+      issuer: EXAMPLE_SESSION_ISSUER,
     });
     const bob = await mintSession(USERS.bob, EXAMPLE_SESSION_SECRET, {
       now: new Date(),
       ttlSeconds: 600,
+      issuer: EXAMPLE_SESSION_ISSUER,
     });
     const write = (proposalId: string, status: string) =>
       openaiChat({ proposalId, requestId: 'req-1', callId: 'call_1' }, 'approve_invoice', {

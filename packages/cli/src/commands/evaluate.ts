@@ -4,7 +4,6 @@
  */
 import {
   createEvaluationState,
-  createGate,
   evaluate,
   parseJsonBounded,
   rejecterFor,
@@ -14,7 +13,7 @@ import {
   type Gate,
 } from '@toolgate/shared';
 import { requiredString, type Command } from '../command.js';
-import { loadDeployment } from '../load-deployment.js';
+import { gateOf, loadDeployment } from '../load-deployment.js';
 import { readLines } from '../read-lines.js';
 
 /** An input line may be larger than one call's arguments: it carries the envelope and a token. */
@@ -37,7 +36,7 @@ export const evaluateCommand: Command = {
     config: { type: 'string', description: 'the deployment configuration file (required)' },
   },
   async run({ values, io }) {
-    const gate = createGate(await loadDeployment(requiredString(values, 'config')));
+    const gate = gateOf(await loadDeployment(requiredString(values, 'config')), io.stderr);
     const state = createEvaluationState();
     for await (const line of readLines(io.stdin)) {
       io.stdout.write(`${JSON.stringify(await evaluateLine(line, gate, state))}\n`);

@@ -2,7 +2,7 @@
  * `toolgate token`: mints a development session token with the deployment's HS256 secret, so the
  * example can be tried by hand. Production tokens come from the deployer's auth service.
  */
-import { mintSession } from '@toolgate/shared';
+import { mintingIssuer, mintSession } from '@toolgate/shared';
 import { CliError, EXIT } from '../cli-error.js';
 import { optionalString, requiredString, type Command } from '../command.js';
 import { loadDeployment } from '../load-deployment.js';
@@ -28,6 +28,8 @@ export const tokenCommand: Command = {
         'this deployment verifies sessions with a JWKS; mint tokens with its auth service',
         EXIT.usage,
       );
+    if (deployment.sessions.issuer === undefined)
+      throw new CliError('the deployment names no session issuer (`sessions.issuer`)', EXIT.usage);
     const ttl = Number(optionalString(values, 'ttl') ?? '3600');
     if (!Number.isInteger(ttl) || ttl <= 0)
       throw new CliError('--ttl must be a positive whole number of seconds', EXIT.usage);
@@ -38,7 +40,7 @@ export const tokenCommand: Command = {
     const token = await mintSession(
       { subject: requiredString(values, 'sub'), tenant: requiredString(values, 'tenant'), roles },
       secret,
-      { now: new Date(), ttlSeconds: ttl },
+      { now: new Date(), ttlSeconds: ttl, issuer: mintingIssuer(deployment.sessions) },
     );
     io.stdout.write(`${token}\n`);
     return 0;

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { mintSession } from '@toolgate/shared';
-import { EXAMPLE_SESSION_SECRET } from '../../../../examples/billing/toolgate.config.js';
+import {
+  EXAMPLE_SESSION_ISSUER,
+  EXAMPLE_SESSION_SECRET,
+} from '../../../../examples/billing/toolgate.config.js';
 import { USERS } from '../../../../examples/billing/data.js';
 import { runCaptured } from '../run-cli.test-support.js';
 
@@ -10,7 +13,11 @@ const ALL = ['search', 'calculate', 'final', 'approve_invoice', 'send_email', 'r
 const cli = (args: string[], env: Record<string, string> = {}) => runCaptured(args, { env });
 
 const token = (who: keyof typeof USERS, ttlSeconds = 600, now = new Date()) =>
-  mintSession(USERS[who], EXAMPLE_SESSION_SECRET, { now, ttlSeconds });
+  mintSession(USERS[who], EXAMPLE_SESSION_SECRET, {
+    now,
+    ttlSeconds,
+    issuer: EXAMPLE_SESSION_ISSUER,
+  });
 
 const names = (out: string) =>
   (JSON.parse(out) as { name?: string; function?: { name: string } }[]).map(
@@ -62,6 +69,7 @@ describe('toolgate tools export', { timeout: 30_000 }, () => {
     const forged = await mintSession(USERS.alice, 'x'.repeat(48), {
       now: new Date(),
       ttlSeconds: 60,
+      issuer: EXAMPLE_SESSION_ISSUER,
     });
     expect(await cli([...args, forged])).toMatchObject({ code: 4, out: '' });
     expect(await cli([...args, 'not-a-token'])).toMatchObject({ code: 4, out: '' });

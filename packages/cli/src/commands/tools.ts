@@ -2,8 +2,8 @@
  * `toolgate tools export`: the deployment's tool list in a provider's shape, for an agent to hand
  * to its model; with `--as <token>`, only the tools that principal may call per the policies.
  */
+import type { Writable } from 'node:stream';
 import {
-  createSessionVerifier,
   createToolRegistry,
   exportTools,
   loadPolicySet,
@@ -16,7 +16,7 @@ import {
 } from '@toolgate/shared';
 import { CliError, EXIT } from '../cli-error.js';
 import { optionalString, requiredString, type Command } from '../command.js';
-import { loadDeployment } from '../load-deployment.js';
+import { gateOf, loadDeployment } from '../load-deployment.js';
 
 /** `toolgate tools export --format openai|anthropic|mcp [--as <token>] [--config <file>]`. */
 export const toolsCommand: Command = {
@@ -47,7 +47,8 @@ export const toolsCommand: Command = {
       resolveCeilings(deployment.ceilings ?? {}),
     );
     const token = optionalString(values, 'as');
-    const mayCall = token === undefined ? undefined : await callableBy(token, deployment);
+    const mayCall =
+      token === undefined ? undefined : await callableBy(token, deployment, io.stderr);
     io.stdout.write(`${JSON.stringify(exportTools(registry, format, mayCall), null, 2)}\n`);
     return 0;
   },
@@ -62,8 +63,12 @@ function formatOf(text: string): ToolListFormat {
 }
 
 /** "May the holder of `token` call this tool at all?", or a denied error for a refused token. */
-async function callableBy(token: string, deployment: Deployment): Promise<(tool: Tool) => boolean> {
-  const verified = await createSessionVerifier(deployment.sessions).verify(token, new Date());
+async function callableBy(
+  token: string,
+  deployment: Deployment,
+  stderr: Writable,
+): Promise<(tool: Tool) => boolean> {
+  const verified = await gateOf(deployment, stderr).verifier.verify(token, new Date());
   if (!verified.ok) {
     throw new CliError(
       `--as: session refused (${verified.code}): ${verified.publicMessage}`,

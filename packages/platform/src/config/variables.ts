@@ -42,9 +42,16 @@ export const CONFIG_VARIABLES = {
  * and not reported as unknown.
  */
 export const DEPLOYMENT_VARIABLES: Readonly<Record<string, string>> = {
-  SESSION_SECRET: 'HS256 secret for session tokens (development); read by the example deployment.',
+  SESSION_SECRET:
+    'HS256 secret for session tokens (development, at least 32 random bytes); read by the example deployment (`sessions.secret`).',
   SESSION_JWKS_FILE:
-    'JWKS file for EdDSA/RS256 session tokens (production); read by the deployment.',
+    "JWKS file of the identity provider's public EdDSA/RS256 keys (production), read again when it changes (no restart); read by the example deployment (`sessions.jwksFile`). See docs/sessions.md.",
+  SESSION_JWKS_URL:
+    'JWKS URL of the identity provider (its `jwks_uri`; https, or http on a loopback host), cached and fetched again with a bounded wait; tokens are refused while it cannot be had. Read by the example deployment (`sessions.jwksUrl`).',
+  SESSION_ISSUER:
+    "The `iss` every session token must carry (the identity provider's issuer); required with a JWKS, default `toolgate-example` with a secret. Read by the example deployment (`sessions.issuer`).",
+  DEMO_SESSIONS:
+    '`1`: the example deployment is a demo and may verify with the HS256 secret published in the repository when no key is given; otherwise it refuses to start without one.',
 };
 
 /**

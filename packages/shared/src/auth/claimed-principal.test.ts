@@ -11,7 +11,11 @@ const segment = (value: unknown) => Buffer.from(JSON.stringify(value)).toString(
 describe('claimedPrincipal', () => {
   it('reads the claims of a token whatever its signature and expiry', async () => {
     const long = new Date('2020-01-01T00:00:00Z');
-    const expired = await mintSession(alice, SECRET, { now: long, ttlSeconds: 60 });
+    const expired = await mintSession(alice, SECRET, {
+      now: long,
+      ttlSeconds: 60,
+      issuer: 'https://id.example.test',
+    });
     expect(claimedPrincipal(expired)).toEqual(alice);
   });
 

@@ -3,16 +3,55 @@
  * key that could never verify a token is refused here rather than failing every request later.
  */
 import { createPublicKey, type JsonWebKey } from 'node:crypto';
-import { createLocalJWKSet, type JSONWebKeySet, type JWSAlgorithm, type LocalJWKSet } from 'jose';
+import type { JSONWebKeySet, JWSAlgorithm } from 'jose';
 import { ConfigError } from './config-error.js';
+import { staticJwksSource, type JwksSource } from './jwks-source.js';
 
-/** The keys a deployment trusts for session tokens. At least one must be given. */
+/**
+ * How a deployment verifies session tokens: the keys it trusts and the claims it requires. At
+ * least one key source is given: an HS256 `secret` (development) and/or one JWKS (`jwks`,
+ * `jwksFile` or `jwksUrl`: the identity provider's public keys, production).
+ */
 export interface SessionKeys {
   /** HS256 shared secret (development; at least {@link MIN_SECRET_BYTES} UTF-8 bytes). */
   readonly secret?: string;
-  /** A JWKS object of public EdDSA (Ed25519) or RS256 (RSA ≥ 2048 bits) keys (production). */
+  /** A JWKS object of public EdDSA (Ed25519) or RS256 (RSA ≥ 2048 bits) keys, fixed at start. */
   readonly jwks?: { readonly keys: readonly Record<string, unknown>[] };
+  /**
+   * A JWKS file, read at start (every problem refuses the start) and read again when it changes,
+   * without a restart: a key added is trusted, a key removed is refused. A change that cannot be
+   * read or holds a bad key is logged and the last good keys stay in force.
+   */
+  readonly jwksFile?: string;
+  /**
+   * The identity provider's JWKS URL (`jwks_uri` of its OpenID configuration): `https:`, or
+   * `http:` on a loopback host only. Cached ({@link jwksCacheSeconds}), fetched again for an
+   * unknown `kid`, each fetch bounded by {@link jwksTimeoutMs}; when the keys cannot be had, tokens
+   * are refused (`session_keys_unavailable`), never accepted. Keys of a shape the gate does not
+   * trust are left out of the set.
+   */
+  readonly jwksUrl?: string;
+  /** How long fetched keys are used before they are fetched again, in seconds. Default 600. */
+  readonly jwksCacheSeconds?: number;
+  /** The longest wait for the JWKS URL, in ms, from 1 to 60000. Default 5000. */
+  readonly jwksTimeoutMs?: number;
+  /** Required `iss`: the issuer, or every issuer accepted. Required. */
+  readonly issuer?: string | readonly string[];
+  /** Required `aud`. Default {@link SESSION_AUDIENCE}. */
+  readonly audience?: string;
+  /** Required `typ` header (e.g. `JWT`, `at+jwt`), compared as RFC 8725 says; default none. */
+  readonly typ?: string;
+  /** Longest lifetime `exp - iat` accepted, in seconds. Default {@link DEFAULT_MAX_LIFETIME_SECONDS}. */
+  readonly maxLifetimeSeconds?: number;
+  /** Clock skew allowed for `exp`, `nbf` and `iat`, in seconds, 0 to 300. Default 0. */
+  readonly clockSkewSeconds?: number;
 }
+
+/** The audience every session token must name unless the deployment says otherwise (DESIGN §3). */
+export const SESSION_AUDIENCE = 'toolgate';
+
+/** Default longest session lifetime (`exp - iat`): 24 hours, in seconds. */
+export const DEFAULT_MAX_LIFETIME_SECONDS = 24 * 60 * 60;
 
 /** Shortest HS256 secret accepted, in bytes: the HMAC-SHA-256 output size (RFC 7518 §3.2). */
 export const MIN_SECRET_BYTES = 32;
@@ -29,29 +68,38 @@ export const JWKS_ALGORITHMS: readonly JWSAlgorithm[] = ['EdDSA', 'RS256'];
 /** Keys in the form the verifier uses, with the algorithms they pin. */
 export interface PreparedKeys {
   readonly secret?: Uint8Array;
-  readonly jwks?: LocalJWKSet;
+  readonly jwks?: JwksSource;
   readonly algorithms: readonly JWSAlgorithm[];
 }
 
-/** Every problem with `keys`, one sentence each (never the secret itself); empty when usable. */
+/** Every problem with the keys of `keys`, one sentence each (never the secret itself). */
 export function sessionKeyProblems(keys: SessionKeys): string[] {
   const problems = [...secretProblems(keys.secret), ...jwksProblems(keys.jwks)];
-  if (keys.secret === undefined && keys.jwks === undefined) {
-    problems.push('neither a secret nor a JWKS is given');
+  const sources = (['jwks', 'jwksFile', 'jwksUrl'] as const).filter((k) => keys[k] !== undefined);
+  if (keys.secret === undefined && sources.length === 0) {
+    problems.push(
+      "no key to verify session tokens with: give the identity provider's JWKS (`sessions.jwksUrl` or `sessions.jwksFile`; TOOLGATE_SESSION_JWKS_URL or TOOLGATE_SESSION_JWKS_FILE in the example) or an HS256 secret of at least 32 random bytes (`sessions.secret`; TOOLGATE_SESSION_SECRET)",
+    );
   }
+  if (sources.length > 1) problems.push(`give one JWKS, not ${sources.join(' and ')}`);
   return problems;
 }
 
-/** Validates `keys` and prepares them; throws a {@link ConfigError} listing every problem. */
-export function prepareSessionKeys(keys: SessionKeys): PreparedKeys {
+/**
+ * Validates `keys` and prepares them; throws a {@link ConfigError} listing every problem. A JWKS
+ * file or URL is read by the shell, which hands its keys in as `source`.
+ */
+export function prepareSessionKeys(keys: SessionKeys, source?: JwksSource): PreparedKeys {
   const problems = sessionKeyProblems(keys);
   if (problems.length > 0) throw new ConfigError('session keys', problems);
+  const jwks =
+    keys.jwks === undefined ? source : staticJwksSource(keys.jwks as unknown as JSONWebKeySet);
   return {
     ...(keys.secret === undefined ? {} : { secret: secretBytes(keys.secret) }),
-    ...(keys.jwks === undefined ? {} : { jwks: createLocalJWKSet(keys.jwks as JSONWebKeySet) }),
+    ...(jwks === undefined ? {} : { jwks }),
     algorithms: [
       ...(keys.secret === undefined ? [] : SECRET_ALGORITHMS),
-      ...(keys.jwks === undefined ? [] : JWKS_ALGORITHMS),
+      ...(jwks === undefined ? [] : JWKS_ALGORITHMS),
     ],
   };
 }
@@ -72,16 +120,20 @@ function secretProblems(secret: unknown): string[] {
     : [];
 }
 
-function jwksProblems(jwks: SessionKeys['jwks']): string[] {
+/**
+ * Every problem with a JWKS: not a set, no keys, or a key the gate does not trust (a private key,
+ * a key type, curve or size it does not allow, a key not for verifying signatures).
+ */
+export function jwksProblems(jwks: unknown): string[] {
   if (jwks === undefined) return [];
-  if (typeof jwks !== 'object' || jwks === null || !Array.isArray(jwks.keys)) {
-    return ['the JWKS has no "keys" array'];
-  }
-  if (jwks.keys.length === 0) return ['the JWKS has no keys'];
-  return jwks.keys.flatMap((key, index) => keyProblems(key, index));
+  const keys = typeof jwks === 'object' && jwks !== null ? (jwks as { keys?: unknown }).keys : null;
+  if (!Array.isArray(keys)) return ['the JWKS has no "keys" array'];
+  if (keys.length === 0) return ['the JWKS has no keys'];
+  return keys.flatMap((key: unknown, index) => jwkProblems(key, index));
 }
 
-function keyProblems(jwk: unknown, index: number): string[] {
+/** Every problem with one key of a JWKS (`index` names it); empty when the gate trusts it. */
+export function jwkProblems(jwk: unknown, index: number): string[] {
   const where = `JWKS key ${index}`;
   if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) {
     return [`${where} is not an object`];

@@ -5,17 +5,19 @@ import { REJECTION_CODES } from '../catalogue.js';
 import type { Decision } from '../decision.js';
 import type { Principal } from '../types.js';
 import { ConfigError } from './config-error.js';
+import { SessionKeysUnavailable, staticJwksSource, type JwksSource } from './jwks-source.js';
 import { mintSession } from './mint-session.js';
 import { createSessionVerifier, MAX_SESSION_TOKEN_CHARS } from './session-verifier.js';
 
 const SECRET = 'a-development-secret-of-32-bytes!';
+const ISSUER = 'https://id.example.test';
 const alice: Principal = { subject: 'alice', tenant: 'acme', roles: ['approver'] };
 const T0 = new Date('2025-03-01T12:00:00.000Z');
 const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
 const epoch = (date: Date) => Math.floor(date.getTime() / 1000);
 
 const mint = (claims: Principal = alice, ttlSeconds = 600) =>
-  mintSession(claims, SECRET, { now: T0, ttlSeconds });
+  mintSession(claims, SECRET, { now: T0, ttlSeconds, issuer: ISSUER });
 
 /** Signs arbitrary claims, for tokens the minting helper would never produce. */
 const signHs256 = (payload: JWTPayload, secret = SECRET) =>
@@ -25,6 +27,7 @@ const validClaims = (): JWTPayload => ({
   sub: 'alice',
   tenant: 'acme',
   roles: ['approver'],
+  iss: ISSUER,
   aud: 'toolgate',
   iat: epoch(T0),
   exp: epoch(T0) + 600,
@@ -34,14 +37,15 @@ function expectRefusal(
   decision: Decision<Principal, 'authentication'>,
   code: keyof (typeof REJECTION_CODES)['authentication'],
 ): string {
-  expect(decision).toMatchObject({ ok: false, stage: 'authentication', code, disposition: 'deny' });
+  const { disposition } = REJECTION_CODES.authentication[code];
+  expect(decision).toMatchObject({ ok: false, stage: 'authentication', code, disposition });
   if (decision.ok) throw new Error('unreachable');
   expect(decision.publicMessage).toBe(REJECTION_CODES.authentication[code].publicMessage);
   return decision.internalDetail;
 }
 
 describe('createSessionVerifier with an HS256 secret', () => {
-  const verifier = createSessionVerifier({ secret: SECRET });
+  const verifier = createSessionVerifier({ secret: SECRET, issuer: ISSUER });
 
   it('accepts a minted session and returns the principal of its claims', async () => {
     const decision = await verifier.verify(await mint(), at(1));
@@ -57,7 +61,7 @@ describe('createSessionVerifier with an HS256 secret', () => {
     const token = await mint(alice, 60);
     expect((await verifier.verify(token, at(59))).ok).toBe(true);
     expectRefusal(
-      await createSessionVerifier({ secret: SECRET }).verify(token, at(60)),
+      await createSessionVerifier({ secret: SECRET, issuer: ISSUER }).verify(token, at(60)),
       'expired_session',
     );
   });
@@ -137,7 +141,11 @@ describe('createSessionVerifier with an HS256 secret', () => {
   });
 
   it('accepts an expired token within the configured clock tolerance', async () => {
-    const tolerant = createSessionVerifier({ secret: SECRET }, { clockToleranceSeconds: 30 });
+    const tolerant = createSessionVerifier({
+      secret: SECRET,
+      issuer: ISSUER,
+      clockSkewSeconds: 30,
+    });
     const token = await mint(alice, 60);
     expect((await tolerant.verify(token, at(89))).ok).toBe(true);
     expectRefusal(await tolerant.verify(token, at(90)), 'expired_session');
@@ -161,7 +169,7 @@ describe('createSessionVerifier with an HS256 secret', () => {
 
 describe('SessionVerifier cache', () => {
   it('answers a repeated token from the cache', async () => {
-    const verifier = createSessionVerifier({ secret: SECRET });
+    const verifier = createSessionVerifier({ secret: SECRET, issuer: ISSUER });
     const token = await mint();
     const first = await verifier.verify(token, T0);
     const second = await verifier.verify(token, at(10));
@@ -170,7 +178,7 @@ describe('SessionVerifier cache', () => {
   });
 
   it('treats a cached entry past its exp as expired', async () => {
-    const verifier = createSessionVerifier({ secret: SECRET });
+    const verifier = createSessionVerifier({ secret: SECRET, issuer: ISSUER });
     const token = await mint(alice, 60);
     expect((await verifier.verify(token, T0)).ok).toBe(true);
     expectRefusal(await verifier.verify(token, at(60)), 'expired_session');
@@ -178,7 +186,7 @@ describe('SessionVerifier cache', () => {
   });
 
   it('does not serve a cached token before its nbf', async () => {
-    const verifier = createSessionVerifier({ secret: SECRET });
+    const verifier = createSessionVerifier({ secret: SECRET, issuer: ISSUER });
     const token = await signHs256({ ...validClaims(), nbf: epoch(T0) + 100 });
     expectRefusal(await verifier.verify(token, T0), 'invalid_session');
     expect((await verifier.verify(token, at(100))).ok).toBe(true);
@@ -186,7 +194,7 @@ describe('SessionVerifier cache', () => {
   });
 
   it('re-verifies a token the bounded cache evicted', async () => {
-    const verifier = createSessionVerifier({ secret: SECRET }, { cacheSize: 1 });
+    const verifier = createSessionVerifier({ secret: SECRET, issuer: ISSUER }, { cacheSize: 1 });
     const [a, b] = [await mint(alice), await mint({ ...alice, subject: 'bob' })];
     const first = await verifier.verify(a, T0);
     await verifier.verify(b, T0);
@@ -199,7 +207,7 @@ describe('SessionVerifier cache', () => {
   });
 
   it('keeps nothing when the cache size is 0', async () => {
-    const verifier = createSessionVerifier({ secret: SECRET }, { cacheSize: 0 });
+    const verifier = createSessionVerifier({ secret: SECRET, issuer: ISSUER }, { cacheSize: 0 });
     const token = await mint();
     const [first, second] = [await verifier.verify(token, T0), await verifier.verify(token, T0)];
     if (!first.ok || !second.ok) throw new Error('expected both to verify');
@@ -230,7 +238,7 @@ describe('createSessionVerifier with a JWKS', () => {
       .sign(key);
 
   it('accepts EdDSA and RS256 tokens signed by a listed key', async () => {
-    const verifier = createSessionVerifier({ jwks: { keys: [ed.jwk, rsa.jwk] } });
+    const verifier = createSessionVerifier({ issuer: ISSUER, jwks: { keys: [ed.jwk, rsa.jwk] } });
     expect(await verifier.verify(await sign('EdDSA', ed.privateKey, 'ed-1'), T0)).toEqual({
       ok: true,
       value: alice,
@@ -242,7 +250,7 @@ describe('createSessionVerifier with a JWKS', () => {
   });
 
   it('refuses a token signed by a key that is not listed', async () => {
-    const verifier = createSessionVerifier({ jwks: { keys: [ed.jwk] } });
+    const verifier = createSessionVerifier({ issuer: ISSUER, jwks: { keys: [ed.jwk] } });
     const other = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
     expectRefusal(
       await verifier.verify(await sign('EdDSA', other.privateKey), T0),
@@ -251,17 +259,21 @@ describe('createSessionVerifier with a JWKS', () => {
   });
 
   it('refuses HS256 signed with the public key bytes (algorithm confusion)', async () => {
-    const jwksOnly = createSessionVerifier({ jwks: { keys: [rsa.jwk] } });
+    const jwksOnly = createSessionVerifier({ issuer: ISSUER, jwks: { keys: [rsa.jwk] } });
     const publicBytes = new TextEncoder().encode(JSON.stringify(rsa.jwk));
     const confused = await sign('HS256', publicBytes, 'rsa-1');
     const detail = expectRefusal(await jwksOnly.verify(confused, T0), 'invalid_session');
     expect(detail).toMatch(/alg/i);
-    const both = createSessionVerifier({ secret: SECRET, jwks: { keys: [rsa.jwk] } });
+    const both = createSessionVerifier({
+      secret: SECRET,
+      issuer: ISSUER,
+      jwks: { keys: [rsa.jwk] },
+    });
     expectRefusal(await both.verify(confused, T0), 'invalid_session');
   });
 
   it('refuses an RS256 token when only a secret is configured', async () => {
-    const secretOnly = createSessionVerifier({ secret: SECRET });
+    const secretOnly = createSessionVerifier({ secret: SECRET, issuer: ISSUER });
     expectRefusal(
       await secretOnly.verify(await sign('RS256', rsa.privateKey), T0),
       'invalid_session',
@@ -269,7 +281,11 @@ describe('createSessionVerifier with a JWKS', () => {
   });
 
   it('accepts tokens from either key when a secret and a JWKS are both configured', async () => {
-    const both = createSessionVerifier({ secret: SECRET, jwks: { keys: [ed.jwk] } });
+    const both = createSessionVerifier({
+      secret: SECRET,
+      issuer: ISSUER,
+      jwks: { keys: [ed.jwk] },
+    });
     expect((await both.verify(await mint(), T0)).ok).toBe(true);
     expect((await both.verify(await sign('EdDSA', ed.privateKey), T0)).ok).toBe(true);
   });
@@ -289,16 +305,18 @@ describe('createSessionVerifier configuration', () => {
     generateKeyPairSync('rsa', { modulusLength: bits }).publicKey.export({ format: 'jwk' });
 
   it('refuses when neither key is given', () => {
-    expect(problemsOf(() => createSessionVerifier({}))).toEqual([
-      'neither a secret nor a JWKS is given',
+    expect(problemsOf(() => createSessionVerifier({ issuer: ISSUER }))).toEqual([
+      expect.stringMatching(
+        /^no key to verify session tokens with: give .*jwksUrl.*TOOLGATE_SESSION_SECRET/,
+      ),
     ]);
   });
 
   it('refuses a secret shorter than 32 bytes, counting UTF-8 bytes', () => {
-    expect(problemsOf(() => createSessionVerifier({ secret: 'x'.repeat(31) }))[0]).toMatch(
-      /31 bytes/,
-    );
-    expect(() => createSessionVerifier({ secret: 'é'.repeat(16) })).not.toThrow();
+    expect(
+      problemsOf(() => createSessionVerifier({ secret: 'x'.repeat(31), issuer: ISSUER }))[0],
+    ).toMatch(/31 bytes/);
+    expect(() => createSessionVerifier({ secret: 'é'.repeat(16), issuer: ISSUER })).not.toThrow();
   });
 
   it('lists every problem at once and never the secret', () => {
@@ -306,8 +324,8 @@ describe('createSessionVerifier configuration', () => {
     const error = (() => {
       try {
         createSessionVerifier(
-          { secret: short, jwks: { keys: [] } },
-          { cacheSize: -1, clockToleranceSeconds: Number.NaN, audience: '' },
+          { secret: short, jwks: { keys: [] }, clockSkewSeconds: Number.NaN, audience: '' },
+          { cacheSize: -1 },
         );
       } catch (e) {
         return e as ConfigError;
@@ -316,7 +334,7 @@ describe('createSessionVerifier configuration', () => {
     })();
     expect(error).toBeInstanceOf(ConfigError);
     expect(error).toMatchObject({ code: 'config_error', retriable: false });
-    expect(error.problems).toHaveLength(5);
+    expect(error.problems).toHaveLength(6);
     expect(error.message).not.toContain(short);
   });
 
@@ -349,23 +367,184 @@ describe('createSessionVerifier configuration', () => {
       /cannot be imported/,
     ],
   ])('refuses a JWKS holding %s', (_name, key, pattern) => {
-    const problems = problemsOf(() => createSessionVerifier({ jwks: { keys: [key()] } }));
+    const problems = problemsOf(() =>
+      createSessionVerifier({ issuer: ISSUER, jwks: { keys: [key()] } }),
+    );
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(pattern);
   });
 
   it('refuses a JWKS without keys', () => {
-    expect(problemsOf(() => createSessionVerifier({ jwks: { keys: [] } }))).toEqual([
-      'the JWKS has no keys',
+    expect(problemsOf(() => createSessionVerifier({ issuer: ISSUER, jwks: { keys: [] } }))).toEqual(
+      ['the JWKS has no keys'],
+    );
+  });
+});
+
+describe('createSessionVerifier claims', () => {
+  const verifier = createSessionVerifier({
+    secret: SECRET,
+    issuer: [ISSUER, 'https://other.test'],
+  });
+  const without = (claim: string): JWTPayload => {
+    const claims: JWTPayload = validClaims();
+    delete claims[claim];
+    return claims;
+  };
+
+  it('accepts every issuer of the configured list, and no other', async () => {
+    const other = await signHs256({ ...validClaims(), iss: 'https://other.test' });
+    expect((await verifier.verify(other, T0)).ok).toBe(true);
+    const wrong = await signHs256({ ...validClaims(), iss: 'https://evil.test' });
+    expect(expectRefusal(await verifier.verify(wrong, T0), 'invalid_session')).toMatch(/"iss"/);
+    const none = await signHs256(without('iss'));
+    expect(expectRefusal(await verifier.verify(none, T0), 'invalid_session')).toMatch(/"iss"/);
+  });
+
+  it('refuses a token without iat, saying which claim', async () => {
+    const detail = expectRefusal(
+      await verifier.verify(await signHs256(without('iat')), T0),
+      'invalid_session',
+    );
+    expect(detail).toMatch(/claim "iat" missing/);
+  });
+
+  it('refuses a token valid for ten years, and accepts one of exactly the longest lifetime', async () => {
+    const decade = await signHs256({ ...validClaims(), exp: epoch(T0) + 10 * 365 * 24 * 3600 });
+    expect(expectRefusal(await verifier.verify(decade, at(1)), 'invalid_session')).toMatch(
+      /lifetime exp - iat of 315360000 s exceeds the deployment's longest, 86400 s/,
+    );
+    const day = await signHs256({ ...validClaims(), exp: epoch(T0) + 86_400 });
+    expect((await verifier.verify(day, at(1))).ok).toBe(true);
+    const short = createSessionVerifier({ secret: SECRET, issuer: ISSUER, maxLifetimeSeconds: 60 });
+    expectRefusal(await short.verify(await mint(alice, 61), T0), 'invalid_session');
+  });
+
+  it('refuses a token issued in the future beyond the clock skew', async () => {
+    const ahead = await signHs256({ ...validClaims(), iat: epoch(T0) + 20, exp: epoch(T0) + 600 });
+    expect(expectRefusal(await verifier.verify(ahead, T0), 'invalid_session')).toMatch(/"iat"/);
+    const skewed = createSessionVerifier({ secret: SECRET, issuer: ISSUER, clockSkewSeconds: 30 });
+    expect((await skewed.verify(ahead, T0)).ok).toBe(true);
+  });
+
+  it('checks typ when the deployment names one', async () => {
+    const typed = createSessionVerifier({ secret: SECRET, issuer: ISSUER, typ: 'at+jwt' });
+    const sign = (typ: string | undefined) =>
+      new SignJWT(validClaims())
+        .setProtectedHeader(typ === undefined ? { alg: 'HS256' } : { alg: 'HS256', typ })
+        .sign(new TextEncoder().encode(SECRET));
+    expect((await typed.verify(await sign('application/at+jwt'), T0)).ok).toBe(true);
+    expect(expectRefusal(await typed.verify(await sign('JWT'), T0), 'invalid_session')).toMatch(
+      /typ/,
+    );
+    expectRefusal(await typed.verify(await sign(undefined), T0), 'invalid_session');
+  });
+
+  it('checks the configured audience', async () => {
+    const own = createSessionVerifier({ secret: SECRET, issuer: ISSUER, audience: 'billing-api' });
+    const token = await signHs256({ ...validClaims(), aud: 'billing-api' });
+    expect((await own.verify(token, T0)).ok).toBe(true);
+    expectRefusal(await own.verify(await mint(), T0), 'invalid_session');
+  });
+
+  it('refuses at start a deployment without an issuer, or with bad claim rules', () => {
+    const problems = (() => {
+      try {
+        createSessionVerifier({
+          secret: SECRET,
+          issuer: [],
+          maxLifetimeSeconds: 0,
+          clockSkewSeconds: 3600,
+          jwksUrl: 'http://idp.example.test/jwks',
+        });
+      } catch (error) {
+        if (error instanceof ConfigError) return error.problems;
+      }
+      return [];
+    })();
+    expect(problems).toEqual([
+      expect.stringMatching(/issuer must be a non-empty string .*TOOLGATE_SESSION_ISSUER/),
+      expect.stringMatching(/maxLifetimeSeconds/),
+      expect.stringMatching(/clockSkewSeconds/),
+      expect.stringMatching(/jwksUrl must be https:/),
+      expect.stringMatching(/read by the gate's runtime/),
     ]);
   });
 });
+
+describe('createSessionVerifier with a JWKS source', () => {
+  let ed: { privateKey: CryptoKey; jwk: Record<string, unknown> };
+  beforeAll(async () => {
+    const pair = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
+    ed = { privateKey: pair.privateKey, jwk: { ...(await exportJWK(pair.publicKey)), kid: 'k1' } };
+  });
+  const signEd = () =>
+    new SignJWT(validClaims()).setProtectedHeader({ alg: 'EdDSA', kid: 'k1' }).sign(ed.privateKey);
+
+  /** A source whose keys the test swaps, as a rotated file or a fetched URL would. */
+  function swappable(keys: Record<string, unknown>[]) {
+    let set = staticJwksSource({ keys: keys });
+    let generation = 0;
+    let down = false;
+    const source: JwksSource = {
+      getKey: (header, token) =>
+        down
+          ? Promise.reject(new SessionKeysUnavailable('the JWKS at http://idp did not answer'))
+          : set.getKey(header, token),
+      generation: () => Promise.resolve(down ? Number.NaN : generation),
+    };
+    return {
+      source,
+      swap(next: Record<string, unknown>[]) {
+        set = staticJwksSource({ keys: next });
+        generation += 1;
+      },
+      setDown(value: boolean) {
+        down = value;
+      },
+    };
+  }
+
+  it('refuses a cached token once its key is removed from the set', async () => {
+    const keys = swappable([ed.jwk]);
+    const verifier = createSessionVerifier(
+      { issuer: ISSUER, jwksFile: '/etc/toolgate/jwks.json' },
+      { jwksSource: keys.source },
+    );
+    const token = await signEd();
+    expect((await verifier.verify(token, T0)).ok).toBe(true);
+    keys.swap([{ ...ed.jwk, kid: 'k2', x: rsaFreeX() }]);
+    expectRefusal(await verifier.verify(token, T0), 'invalid_session');
+  });
+
+  it('refuses as session_keys_unavailable, not as a bad token, when the keys cannot be had', async () => {
+    const keys = swappable([ed.jwk]);
+    const verifier = createSessionVerifier(
+      { issuer: ISSUER, jwksUrl: 'https://idp.example.test/jwks' },
+      { jwksSource: keys.source },
+    );
+    const token = await signEd();
+    expect((await verifier.verify(token, T0)).ok).toBe(true);
+    keys.setDown(true);
+    const detail = expectRefusal(await verifier.verify(token, T0), 'session_keys_unavailable');
+    expect(detail).toMatch(/did not answer/);
+    keys.setDown(false);
+    expect((await verifier.verify(token, T0)).ok).toBe(true);
+  });
+});
+
+/** The public half of another Ed25519 key, for a set that no longer holds the signing key. */
+function rsaFreeX(): string {
+  const jwk = generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' });
+  return String(jwk.x);
+}
 
 describe('mintSession', () => {
   it('sets iat to now and exp to now plus the lifetime, in whole seconds', async () => {
     const token = await mintSession(alice, SECRET, {
       now: new Date(T0.getTime() + 999),
       ttlSeconds: 90,
+      issuer: ISSUER,
     });
     const payload = JSON.parse(
       Buffer.from(token.split('.')[1] ?? '', 'base64url').toString(),
@@ -374,6 +553,7 @@ describe('mintSession', () => {
       sub: 'alice',
       tenant: 'acme',
       roles: ['approver'],
+      iss: ISSUER,
       aud: 'toolgate',
       iat: epoch(T0),
       exp: epoch(T0) + 90,
@@ -381,11 +561,11 @@ describe('mintSession', () => {
   });
 
   it('refuses a short secret and a non-positive lifetime', async () => {
-    await expect(mintSession(alice, 'short', { now: T0, ttlSeconds: 60 })).rejects.toBeInstanceOf(
-      ConfigError,
-    );
-    await expect(mintSession(alice, SECRET, { now: T0, ttlSeconds: 0 })).rejects.toBeInstanceOf(
-      ConfigError,
-    );
+    await expect(
+      mintSession(alice, 'short', { now: T0, ttlSeconds: 60, issuer: ISSUER }),
+    ).rejects.toBeInstanceOf(ConfigError);
+    await expect(
+      mintSession(alice, SECRET, { now: T0, ttlSeconds: 0, issuer: ISSUER }),
+    ).rejects.toBeInstanceOf(ConfigError);
   });
 });

@@ -7,9 +7,17 @@ import { accept, rejecterFor, type Decision } from '../decision.js';
 import type { Principal } from '../types.js';
 import { ConfigError } from './config-error.js';
 import { LruCache } from './lru-cache.js';
+import { SessionKeysUnavailable, type JwksSource } from './jwks-source.js';
 import { principalFromClaims } from './principal-from-claims.js';
 import {
+  claimRuleProblems,
+  claimRulesOf,
+  lifetimeProblem,
+  type ClaimRules,
+} from './session-claims.js';
+import {
   prepareSessionKeys,
+  SESSION_AUDIENCE,
   sessionKeyProblems,
   type PreparedKeys,
   type SessionKeys,
@@ -17,8 +25,7 @@ import {
 
 const reject = rejecterFor('authentication');
 
-/** The audience every session token must name (DESIGN §3). */
-export const SESSION_AUDIENCE = 'toolgate';
+export { SESSION_AUDIENCE };
 
 /** Default number of verified tokens remembered per verifier. */
 export const DEFAULT_SESSION_CACHE_SIZE = 10_000;
@@ -31,20 +38,24 @@ export const MAX_SESSION_TOKEN_CHARS = 8192;
 
 /** Tuning for {@link createSessionVerifier}. */
 export interface SessionVerifierOptions {
-  /** Required `aud`. Default {@link SESSION_AUDIENCE}. */
-  readonly audience?: string;
   /** Verified tokens remembered until their `exp` (LRU). Default {@link DEFAULT_SESSION_CACHE_SIZE}; 0 disables. */
   readonly cacheSize?: number;
-  /** Allowed clock skew for `exp`/`nbf`, in seconds. Default 0: raise it only for measured issuer drift. */
-  readonly clockToleranceSeconds?: number;
+  /**
+   * The keys of `jwksFile` or `jwksUrl`, kept current by the shell (`openSessionKeySource` of the
+   * platform); required when the deployment names either, refused otherwise.
+   */
+  readonly jwksSource?: JwksSource;
 }
 
 /** Verifies session tokens. */
 export interface SessionVerifier {
   /**
    * missing_session (undefined/empty) | expired_session | invalid_session (bad signature, alg not
-   * allowed, `aud` ≠ the audience, missing or ill-typed `sub`, `tenant` (non-empty strings),
-   * `roles` (array of non-empty strings), `exp`). Verified tokens are cached until their `exp`
+   * allowed, `iss` not an accepted issuer, `aud` ≠ the audience, `typ` not the one required,
+   * missing `iat` or `exp`, `iat` in the future, a lifetime above the longest, missing or
+   * ill-typed `sub`, `tenant` (non-empty strings), `roles` (array of non-empty strings)) |
+   * session_keys_unavailable (the JWKS cannot be had now). The audit detail names the claim.
+   * Verified tokens are cached until their `exp`
    * (bounded LRU) so repeated calls of a run do not re-verify; a cached entry outside its validity
    * window at `now` is verified afresh, so it is refused exactly as an uncached token would be.
    */
@@ -57,6 +68,8 @@ interface Verified {
   readonly exp: number;
   /** Seconds since the epoch, when the token carries `nbf`. */
   readonly nbf?: number;
+  /** The JWKS generation it was verified under; undefined for an HS256 token. */
+  readonly generation?: number;
 }
 
 /**
@@ -69,12 +82,15 @@ export function createSessionVerifier(
   keys: SessionKeys,
   options: SessionVerifierOptions = {},
 ): SessionVerifier {
-  const problems = [...sessionKeyProblems(keys), ...optionProblems(options)];
+  const problems = [
+    ...sessionKeyProblems(keys),
+    ...claimRuleProblems(keys),
+    ...optionProblems(keys, options),
+  ];
   if (problems.length > 0) throw new ConfigError('session verifier configuration', problems);
-  const settings = {
-    keys: prepareSessionKeys(keys),
-    audience: options.audience ?? SESSION_AUDIENCE,
-    tolerance: options.clockToleranceSeconds ?? 0,
+  const settings: Settings = {
+    keys: prepareSessionKeys(keys, options.jwksSource),
+    rules: claimRulesOf(keys),
   };
   const cache = new LruCache<string, Verified>(options.cacheSize ?? DEFAULT_SESSION_CACHE_SIZE);
   return {
@@ -90,12 +106,15 @@ export function createSessionVerifier(
         );
       }
       const cacheKey = createHash('sha256').update(token).digest('base64');
+      // Taken before verifying: a rotation meanwhile leaves the entry older than the keys, never newer.
+      const jwks = settings.keys.jwks;
+      const generation = jwks === undefined ? undefined : await jwks.generation();
       const cached = cache.get(cacheKey);
-      if (cached !== undefined && isWithinWindow(cached, now, settings.tolerance)) {
+      if (cached !== undefined && isCurrent(cached, now, settings.rules, generation)) {
         return accept(cached.principal);
       }
       cache.delete(cacheKey);
-      const outcome = await verifyToken(token, now, settings);
+      const outcome = await verifyToken(token, now, settings, generation);
       if (outcome.ok) cache.set(cacheKey, outcome.value);
       return outcome.ok ? accept(outcome.value.principal) : outcome;
     },
@@ -104,32 +123,45 @@ export function createSessionVerifier(
 
 interface Settings {
   readonly keys: PreparedKeys;
-  readonly audience: string;
-  readonly tolerance: number;
+  readonly rules: ClaimRules;
 }
 
 async function verifyToken(
   token: string,
   now: Date,
   settings: Settings,
+  keysGeneration: number | undefined,
 ): Promise<Decision<Verified, 'authentication'>> {
+  const { keys, rules } = settings;
   let payload: JWTPayload;
+  let generation: number | undefined;
   try {
-    ({ payload } = await jwtVerify(token, keyResolver(settings.keys), {
-      algorithms: [...settings.keys.algorithms],
-      audience: settings.audience,
+    const verified = await jwtVerify(token, keyResolver(keys), {
+      algorithms: [...keys.algorithms],
+      issuer: [...rules.issuers],
+      audience: rules.audience,
+      ...(rules.typ === undefined ? {} : { typ: rules.typ }),
       currentDate: now,
-      clockTolerance: settings.tolerance,
-      requiredClaims: ['exp', 'sub'],
-    }));
+      clockTolerance: rules.clockSkewSeconds,
+      requiredClaims: ['iss', 'iat', 'exp', 'sub'],
+    });
+    payload = verified.payload;
+    if (verified.protectedHeader.alg !== 'HS256') generation = keysGeneration;
   } catch (error) {
     return refusalFor(error);
   }
+  // jose has checked that iat and exp are present and numeric (requiredClaims).
+  const times = { iat: payload.iat ?? 0, exp: payload.exp ?? 0 };
+  const tooLong = lifetimeProblem(times, now, rules);
+  if (tooLong !== undefined) return reject('invalid_session', undefined, tooLong);
   const claims = principalFromClaims(payload);
   if (!claims.ok) return reject('invalid_session', undefined, claims.problem);
-  // jose has checked that exp is present and numeric (requiredClaims).
-  const verified = { principal: claims.principal, exp: payload.exp ?? 0 };
-  return accept(payload.nbf === undefined ? verified : { ...verified, nbf: payload.nbf });
+  return accept({
+    principal: claims.principal,
+    exp: times.exp,
+    ...(payload.nbf === undefined ? {} : { nbf: payload.nbf }),
+    ...(generation === undefined ? {} : { generation }),
+  });
 }
 
 /**
@@ -139,15 +171,22 @@ async function verifyToken(
 function keyResolver(keys: PreparedKeys): JWTVerifyGetKey {
   return async (header, input) => {
     if (header.alg === 'HS256' && keys.secret !== undefined) return keys.secret;
-    if (keys.jwks !== undefined && header.alg !== 'HS256') return keys.jwks(header, input);
+    if (keys.jwks !== undefined && header.alg !== 'HS256') return keys.jwks.getKey(header, input);
     throw new errors.JOSEAlgNotAllowed(`no key is configured for alg ${String(header.alg)}`);
   };
 }
 
 /** Public text stays the catalogue's; only the audit detail says why the signature or claims failed. */
 function refusalFor(error: unknown): Decision<never, 'authentication'> {
+  if (error instanceof SessionKeysUnavailable) {
+    return reject('session_keys_unavailable', undefined, error.message);
+  }
   if (error instanceof errors.JWTExpired) {
     return reject('expired_session', undefined, `${error.code}: ${error.message}`);
+  }
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    const detail = `${error.code}: claim "${error.claim}" ${error.reason}: ${error.message}`;
+    return reject('invalid_session', undefined, detail);
   }
   if (error instanceof errors.JOSEError) {
     return reject('invalid_session', undefined, `${error.code}: ${error.message}`);
@@ -156,25 +195,38 @@ function refusalFor(error: unknown): Decision<never, 'authentication'> {
   return reject('invalid_session', undefined, `unexpected verification failure (${detail})`);
 }
 
-/** Mirrors jose's own window (whole seconds, `exp` exclusive) so a cache hit never outlives a fresh check. */
-function isWithinWindow(entry: Verified, now: Date, tolerance: number): boolean {
+/**
+ * Mirrors jose's own window (whole seconds, `exp` exclusive) so a cache hit never outlives a fresh
+ * check; a token verified under JWKS keys since changed (or due to be fetched again) is verified
+ * afresh, so a key removed from the set stops its tokens at once.
+ */
+function isCurrent(
+  entry: Verified,
+  now: Date,
+  rules: ClaimRules,
+  generation: number | undefined,
+): boolean {
+  if (entry.generation !== undefined && entry.generation !== generation) return false;
+  const tolerance = rules.clockSkewSeconds;
   const seconds = Math.floor(now.getTime() / 1000);
   if (entry.nbf !== undefined && entry.nbf > seconds + tolerance) return false;
   return entry.exp > seconds - tolerance;
 }
 
-function optionProblems(options: SessionVerifierOptions): string[] {
+function optionProblems(keys: SessionKeys, options: SessionVerifierOptions): string[] {
   const problems: string[] = [];
-  const { audience, cacheSize, clockToleranceSeconds } = options;
-  if (audience !== undefined && (typeof audience !== 'string' || audience === '')) {
-    problems.push('audience must be a non-empty string');
-  }
+  const { cacheSize, jwksSource } = options;
   if (cacheSize !== undefined && !(Number.isSafeInteger(cacheSize) && cacheSize >= 0)) {
     problems.push(`cacheSize must be a whole number ≥ 0 (got ${String(cacheSize)})`);
   }
-  const tolerance = clockToleranceSeconds;
-  if (tolerance !== undefined && !(Number.isFinite(tolerance) && tolerance >= 0)) {
-    problems.push(`clockToleranceSeconds must be a finite number ≥ 0 (got ${String(tolerance)})`);
+  const loaded = keys.jwksFile !== undefined || keys.jwksUrl !== undefined;
+  if (loaded && jwksSource === undefined) {
+    problems.push(
+      "a JWKS file or URL is read by the gate's runtime: open it with openSessionKeySource",
+    );
+  }
+  if (!loaded && jwksSource !== undefined) {
+    problems.push('a JWKS source was given but the deployment names no JWKS file or URL');
   }
   return problems;
 }

@@ -26,7 +26,7 @@ const deployment = (overrides: Partial<Deployment> = {}): Deployment =>
     tools: [tool()],
     tenants: ['acme'],
     policies: [{ name: 'all.cedar', text: 'permit (principal, action, resource);' }],
-    sessions: { secret: 's'.repeat(32) },
+    sessions: { secret: 's'.repeat(32), issuer: 'https://id.example.test' },
     ...overrides,
   });
 
@@ -70,7 +70,7 @@ describe('createGate', () => {
       ceilings: { maxDepth: 0 },
       tools: [tool({ name: '1search' })],
       policies: [{ name: 'all.cedar', text: 'permit (principal, action, resource)' }],
-      sessions: { secret: 'short' },
+      sessions: { secret: 'short', issuer: 'https://id.example.test' },
     });
     let problems: readonly string[] = [];
     try {
@@ -92,7 +92,7 @@ describe('createGate', () => {
     const bad = deployment({
       tools: [tool({ timeoutMs: 60_000 }), tool({ name: 'slow', timeoutMs: 2 * 86_400_000 })],
       ceilings: { toolTimeoutMs: 120_000, maxDepth: 0 },
-      sessions: { secret: 'short' },
+      sessions: { secret: 'short', issuer: 'https://id.example.test' },
     });
     expect(() => createGate(bad)).toThrow(/tools: slow: timeoutMs 172800000 is above/);
     expect(() => createGate(bad)).not.toThrow(/tools: search/);
@@ -153,7 +153,11 @@ describe('createGate: tenants and workers', () => {
     const gate = createGate(deployment({ tenants: ['acme'] }));
     const now = new Date('2026-12-07T12:00:00Z');
     const session = (tenant: string) =>
-      mintSession({ subject: 'ann', tenant, roles: [] }, 's'.repeat(32), { now, ttlSeconds: 60 });
+      mintSession({ subject: 'ann', tenant, roles: [] }, 's'.repeat(32), {
+        now,
+        ttlSeconds: 60,
+        issuer: 'https://id.example.test',
+      });
     expect((await gate.verifier.verify(await session('acme'), now)).ok).toBe(true);
     expect(await gate.verifier.verify(await session('initech'), now)).toMatchObject({
       ok: false,

@@ -3,7 +3,12 @@
  * parses policies and prepares the session verifier. Throws a configuration error (listing every problem)
  * at start-up; never later.
  */
-import { ConfigError, createSessionVerifier, type SessionVerifier } from '../auth/index.js';
+import {
+  ConfigError,
+  createSessionVerifier,
+  type JwksSource,
+  type SessionVerifier,
+} from '../auth/index.js';
 import { rejecterFor } from '../decision.js';
 import { loadPolicySet } from '../authz/index.js';
 import { confirmationTtlProblems } from '../confirmation/index.js';
@@ -31,7 +36,8 @@ export type ConfigurationError = ConfigError | CeilingsConfigError | ToolDefinit
 /**
  * The ladder's facts for `deployment`. Objects resolve from `options.objects` when given (the
  * services pass the shared store), else from the deployment's own store, else from an in-memory
- * copy of its seed.
+ * copy of its seed. `options.jwksSource` holds the keys of the deployment's JWKS file or URL, which
+ * the shell reads (`openSessionKeySource` of the platform).
  *
  * @throws the part's own error (`CeilingsConfigError`, `ToolDefinitionError`, `ConfigError`) when
  *   one part of the deployment is bad, or a `ConfigError` naming every problem of every part, each
@@ -39,7 +45,7 @@ export type ConfigurationError = ConfigError | CeilingsConfigError | ToolDefinit
  */
 export function createGate(
   deployment: Deployment,
-  options: { readonly objects?: ObjectStore } = {},
+  options: { readonly objects?: ObjectStore; readonly jwksSource?: JwksSource } = {},
 ): Gate {
   const refused: { readonly part: string; readonly error: ConfigurationError }[] = [];
   const checked = <T>(part: string, build: () => T): T | undefined => {
@@ -68,7 +74,10 @@ export function createGate(
   const tools = ceilings ?? LARGEST_TOOL_CEILINGS;
   const registry = checked('tools', () => createToolRegistry(deployment.tools, tools));
   const policies = checked('policies', () => loadPolicySet(deployment.policies));
-  const verifier = checked('sessions', () => createSessionVerifier(deployment.sessions));
+  const { jwksSource } = options;
+  const verifier = checked('sessions', () =>
+    createSessionVerifier(deployment.sessions, jwksSource === undefined ? {} : { jwksSource }),
+  );
   if (
     ceilings === undefined ||
     registry === undefined ||
