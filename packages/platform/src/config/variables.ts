@@ -45,7 +45,7 @@ export const DEPLOYMENT_VARIABLES: Readonly<Record<string, string>> = {
   SESSION_SECRET:
     'HS256 secret for session tokens (development, at least 32 random bytes); read by the example deployment (`sessions.secret`).',
   SESSION_JWKS_FILE:
-    "JWKS file of the identity provider's public EdDSA/RS256 keys (production), read again when it changes (no restart); read by the example deployment (`sessions.jwksFile`). See docs/sessions.md.",
+    "JWKS file of the identity provider's public EdDSA/ES256/RS256 keys (production), read again when it changes (no restart); read by the example deployment (`sessions.jwksFile`). See docs/sessions.md.",
   SESSION_JWKS_URL:
     'JWKS URL of the identity provider (its `jwks_uri`; https, or http on a loopback host), cached and fetched again with a bounded wait; tokens are refused while it cannot be had. Read by the example deployment (`sessions.jwksUrl`).',
   SESSION_ISSUER:

@@ -15,7 +15,7 @@ import { staticJwksSource, type JwksSource } from './jwks-source.js';
 export interface SessionKeys {
   /** HS256 shared secret (development; at least {@link MIN_SECRET_BYTES} UTF-8 bytes). */
   readonly secret?: string;
-  /** A JWKS object of public EdDSA (Ed25519) or RS256 (RSA ≥ 2048 bits) keys, fixed at start. */
+  /** A JWKS object of public EdDSA (Ed25519), ES256 (P-256) or RS256 (RSA ≥ 2048 bits) keys, fixed at start. */
   readonly jwks?: { readonly keys: readonly Record<string, unknown>[] };
   /**
    * A JWKS file, read at start (every problem refuses the start) and read again when it changes,
@@ -63,7 +63,7 @@ export const MIN_RSA_BITS = 2048;
 export const SECRET_ALGORITHMS: readonly JWSAlgorithm[] = ['HS256'];
 
 /** The only algorithms JWKS keys verify; no HMAC, so a public key can never act as a secret. */
-export const JWKS_ALGORITHMS: readonly JWSAlgorithm[] = ['EdDSA', 'RS256'];
+export const JWKS_ALGORITHMS: readonly JWSAlgorithm[] = ['EdDSA', 'ES256', 'RS256'];
 
 /** Keys in the form the verifier uses, with the algorithms they pin. */
 export interface PreparedKeys {
@@ -147,18 +147,29 @@ export function jwkProblems(jwk: unknown, index: number): string[] {
 function shapeProblems(key: Record<string, unknown>): string[] {
   if ('d' in key) return ['holds a private key; publish only public keys'];
   if (key['kty'] === 'RSA') return [];
-  if (key['kty'] === 'OKP') {
-    return key['crv'] === 'Ed25519'
+  const curve = CURVES[String(key['kty'])];
+  if (curve !== undefined) {
+    return key['crv'] === curve
       ? []
-      : [`has curve ${shown(key['crv'])}; only Ed25519 is allowed`];
+      : [`has curve ${shown(key['crv'])}; only ${curve} is allowed for ${String(key['kty'])}`];
   }
-  return [`has key type ${shown(key['kty'])}; only OKP (Ed25519) and RSA are allowed`];
+  return [`has key type ${shown(key['kty'])}; only OKP (Ed25519), EC (P-256) and RSA are allowed`];
 }
+
+/** The one curve each elliptic-curve key type may use. */
+const CURVES: Readonly<Record<string, string>> = { OKP: 'Ed25519', EC: 'P-256' };
+
+/** The one algorithm each key type may verify. */
+const ALGORITHM_OF: Readonly<Record<string, JWSAlgorithm>> = {
+  OKP: 'EdDSA',
+  EC: 'ES256',
+  RSA: 'RS256',
+};
 
 function usageProblems(key: Record<string, unknown>): string[] {
   const problems: string[] = [];
   const alg = key['alg'];
-  const expected = key['kty'] === 'RSA' ? 'RS256' : 'EdDSA';
+  const expected = ALGORITHM_OF[String(key['kty'])] ?? 'EdDSA';
   if (alg !== undefined && alg !== expected) {
     problems.push(`declares alg ${shown(alg)}; this key may only verify ${expected}`);
   }

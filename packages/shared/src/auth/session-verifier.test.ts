@@ -218,8 +218,14 @@ describe('SessionVerifier cache', () => {
 describe('createSessionVerifier with a JWKS', () => {
   let ed: { privateKey: CryptoKey; jwk: Record<string, unknown> };
   let rsa: { privateKey: CryptoKey; jwk: Record<string, unknown> };
+  let ec: { privateKey: CryptoKey; jwk: Record<string, unknown> };
 
   beforeAll(async () => {
+    const ecPair = await generateKeyPair('ES256');
+    ec = {
+      privateKey: ecPair.privateKey,
+      jwk: { ...(await exportJWK(ecPair.publicKey)), kid: 'ec-1', alg: 'ES256' },
+    };
     const edPair = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
     ed = {
       privateKey: edPair.privateKey,
@@ -247,6 +253,19 @@ describe('createSessionVerifier with a JWKS', () => {
       ok: true,
       value: alice,
     });
+  });
+
+  it('accepts an ES256 token signed by a listed P-256 key, and refuses ES384 from it', async () => {
+    const verifier = createSessionVerifier({ issuer: ISSUER, jwks: { keys: [ec.jwk] } });
+    expect(await verifier.verify(await sign('ES256', ec.privateKey, 'ec-1'), T0)).toEqual({
+      ok: true,
+      value: alice,
+    });
+    const p384 = await generateKeyPair('ES384');
+    expectRefusal(
+      await verifier.verify(await sign('ES384', p384.privateKey), T0),
+      'invalid_session',
+    );
   });
 
   it('refuses a token signed by a key that is not listed', async () => {
@@ -346,11 +365,19 @@ describe('createSessionVerifier configuration', () => {
     ],
     ['a symmetric key', () => ({ kty: 'oct', k: 'c2VjcmV0' }), /key type oct/],
     [
-      'an EC key',
+      'an EC key of another curve than P-256',
+      () => ({
+        ...generateKeyPairSync('ec', { namedCurve: 'P-384' }).publicKey.export({ format: 'jwk' }),
+      }),
+      /curve P-384/,
+    ],
+    [
+      'a P-256 key declaring ES384',
       () => ({
         ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' }),
+        alg: 'ES384',
       }),
-      /key type EC/,
+      /alg ES384/,
     ],
     [
       'an X25519 key',

@@ -73,8 +73,8 @@ interface Verified {
 }
 
 /**
- * Builds a verifier over trusted keys. Algorithms are pinned: HS256 for the secret, EdDSA and RS256
- * for the JWKS; `alg: none` and HMAC-with-a-public-key confusion are refused. Throws a
+ * Builds a verifier over trusted keys. Algorithms are pinned: HS256 for the secret, EdDSA, ES256
+ * and RS256 for the JWKS; `alg: none` and HMAC-with-a-public-key confusion are refused. Throws a
  * {@link ConfigError} listing every problem when neither key is given, a key is unusable or an
  * option is out of range.
  */
