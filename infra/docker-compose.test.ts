@@ -68,9 +68,11 @@ const passwordVariable = (system: 'KAFKA' | 'REDIS', principal: string) =>
   `PASSWORD_${system}_${principal.replaceAll('-', '_').toUpperCase()}`;
 
 describe('docker-compose.yml', () => {
-  it('creates exactly the declared topics, with their partitions, retention, segments and policy', () => {
+  it('creates exactly the declared topics, with their partitions, retention, segments, policy and timestamp type', () => {
     const declared = DECLARED_TOPICS.map((t) =>
-      [t.name, t.partitions, t.retentionMs, t.segmentMs, t.cleanupPolicy].join(' '),
+      [t.name, t.partitions, t.retentionMs, t.segmentMs, t.cleanupPolicy, t.timestampType].join(
+        ' ',
+      ),
     );
     expect(hereDocument('TOPICS')).toEqual(declared);
   });

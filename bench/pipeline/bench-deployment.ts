@@ -1,6 +1,6 @@
 /**
  * The deployment the benchmark's gate runs: the billing example unchanged, except that the
- * per-tenant rate ceiling (default 100 calls/s) is lifted. The mix has two tenants, and the
+ * per-tenant and per-user rate ceilings (default 100 and 50 calls/s) are lifted. The mix has two tenants, and the
  * benchmark offers far more than 200 calls/s, so the default would turn the measurement into a
  * measurement of `limits/rate_limited`. The counter is still kept in Redis on every call.
  */

@@ -44,8 +44,7 @@ function park(who: Principal, proposal: unknown, d: Deployment = deployment) {
 
 async function parked(who: Principal, proposal: unknown, d?: Deployment) {
   const p = park(who, proposal, d);
-  const counts = { callsInRun: 1, tenantCallsThisSecond: 1 };
-  const a = authorizeProposal(p.v, p.tool, await p.load(who.tenant), { ...p.facts, counts });
+  const a = authorizeProposal(p.v, p.tool, await p.load(who.tenant), p.facts);
   if (!a.ok) throw new Error('expected authorization');
   const plan = planConfirmation(a.value, p.tool);
   if (!plan.needed) throw new Error('expected confirmation');

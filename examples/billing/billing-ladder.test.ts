@@ -195,7 +195,11 @@ describe('evaluate on the billing example', () => {
 
   it('refuses an empty query at semantics', async () => {
     expectRefused(
-      await run('alice', openaiChat(ids('p-empty'), 'search', { query: '   ' })),
+      // A run of its own: the earlier refusals of `search` in the default run spent its repairs.
+      await run(
+        'alice',
+        openaiChat(ids('p-empty', { runId: 'run-empty' }), 'search', { query: '   ' }),
+      ),
       'semantics',
       'empty_query',
       'repair',

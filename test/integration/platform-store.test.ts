@@ -25,6 +25,7 @@ import {
   type PendingPosition,
   type RedisConnection,
   type RedisConnectionOptions,
+  RATE_WINDOW_KEPT_SECONDS,
 } from '@toolgate/platform';
 import type { IdempotencyRecord, PendingConfirmation, ResolvedObject } from '@toolgate/shared';
 import { eventually } from '../support/deadline.js';
@@ -109,6 +110,18 @@ async function faultOf(promise: Promise<unknown>): Promise<Fault> {
 }
 
 const uid = () => randomUUID().slice(0, 8);
+
+/** A fresh proposal of acme's alice to count, now. */
+const counted = () => ({
+  tenant: 'acme',
+  subject: 'alice',
+  runId: `run-${uid()}`,
+  token: `0:${uid()}`,
+  second: Math.floor(Date.now() / 1000),
+  chain: null,
+  step: 'keep' as const,
+  keep: 50,
+});
 const winners = (results: readonly unknown[]) =>
   results.filter((r) => r !== undefined && r !== false);
 
@@ -849,99 +862,135 @@ describe('pending confirmations', () => {
 });
 
 describe('call counters', () => {
-  const NOW = 1_800_000_000_500;
+  const SECOND = 1_800_000_000;
   const KEEP = 1_000;
-
-  it('counts calls per run and per tenant-second, in one step', async () => {
-    const [tenant, run] = [`t-${uid()}`, `run-${uid()}`];
-    expect(await store.countCall(tenant, run, `call-${uid()}`, NOW, KEEP)).toEqual({
-      callsInRun: 1,
-      tenantCallsThisSecond: 1,
-    });
-    expect(await store.countCall(tenant, `run-${uid()}`, `call-${uid()}`, NOW + 499, KEEP)).toEqual(
-      {
-        callsInRun: 1,
-        tenantCallsThisSecond: 2,
-      },
-    );
-    expect(await store.countCall(tenant, run, `call-${uid()}`, NOW + 500, KEEP)).toEqual({
-      callsInRun: 2,
-      tenantCallsThisSecond: 1,
-    });
-    expect(await store.countCall(`t-${uid()}`, run, `call-${uid()}`, NOW, KEEP)).toEqual({
-      callsInRun: 1,
-      tenantCallsThisSecond: 1,
-    });
+  type Counted = Parameters<typeof store.countProposal>[0];
+  const proposal = (over: Partial<Counted> = {}): Counted => ({
+    tenant: 'acme',
+    subject: 'alice',
+    runId: `run-${uid()}`,
+    token: `0:${uid()}`,
+    second: SECOND,
+    chain: 'search',
+    step: 'reset',
+    keep: KEEP,
+    ...over,
   });
 
-  it('does not count a redelivered call twice, in its run or in the rate', async () => {
-    const [tenant, run] = [`t-${uid()}`, `run-${uid()}`];
-    await store.countCall(tenant, run, 'p-redelivered', NOW, KEEP);
-    expect(await store.countCall(tenant, run, 'p-redelivered', NOW, KEEP)).toEqual({
+  it('counts proposals per run, per user-second and per tenant-second, in one step', async () => {
+    const [tenant, runId] = [`t-${uid()}`, `run-${uid()}`];
+    const count = (over: Partial<Counted>) =>
+      store.countProposal(proposal({ tenant, runId, ...over }));
+    expect(await count({})).toEqual({
       callsInRun: 1,
+      userCallsThisSecond: 1,
       tenantCallsThisSecond: 1,
+      repairsBefore: 0,
     });
-    // Another call of the tenant in that second is the second one, however often the first came.
-    await store.countCall(tenant, run, 'p-redelivered', NOW + 10, KEEP);
-    expect(await store.countCall(tenant, `run-${uid()}`, `call-${uid()}`, NOW + 20, KEEP)).toEqual({
+    expect(await count({ runId: `run-${uid()}`, subject: 'bob' })).toEqual({
       callsInRun: 1,
+      userCallsThisSecond: 1,
       tenantCallsThisSecond: 2,
+      repairsBefore: 0,
     });
-    // Redelivered in a later second: counted in neither, and told that second's count, or 1 for
-    // itself when the tenant has made no call in it.
-    expect(await store.countCall(tenant, run, 'p-redelivered', NOW + 1_000, KEEP)).toEqual({
-      callsInRun: 1,
+    expect(await count({ second: SECOND + 1 })).toMatchObject({
+      callsInRun: 2,
+      userCallsThisSecond: 1,
       tenantCallsThisSecond: 1,
     });
-    expect(
-      await store.countCall(tenant, `run-${uid()}`, `call-${uid()}`, NOW + 1_010, KEEP),
-    ).toEqual({
+    // A second of the past is counted with the other calls of that second, not the latest.
+    expect(await count({ runId: `run-${uid()}` })).toMatchObject({
+      userCallsThisSecond: 2,
+      tenantCallsThisSecond: 3,
+    });
+    expect(await store.countProposal(proposal({ runId }))).toMatchObject({
       callsInRun: 1,
       tenantCallsThisSecond: 1,
     });
   });
 
-  it('lets the run counter live a day and the rate counter two seconds', async () => {
-    const [tenant, run] = [`t-${uid()}`, `run-${uid()}`];
-    await store.countCall(tenant, run, `call-${uid()}`, NOW, KEEP);
-    expect(await admin.ttl(store.keys.runCounter(tenant, run))).toBeGreaterThan(86_000);
-    const rateTtl = await admin.ttl(store.keys.rateCounter(tenant, Math.floor(NOW / 1000)));
-    expect(rateTtl).toBeGreaterThan(0);
-    expect(rateTtl).toBeLessThanOrEqual(2);
+  it('answers a proposal delivered again as the first time, and counts it nowhere again', async () => {
+    const [tenant, runId] = [`t-${uid()}`, `run-${uid()}`];
+    const first = proposal({ tenant, runId, token: '3:17', step: 'charge' });
+    const answer = await store.countProposal(first);
+    await store.countProposal(proposal({ tenant, runId, step: 'charge' }));
+    expect(await store.countProposal(first)).toEqual(answer);
+    expect(await store.countProposal(proposal({ tenant, runId }))).toEqual({
+      callsInRun: 3,
+      userCallsThisSecond: 3,
+      tenantCallsThisSecond: 3,
+      repairsBefore: 2,
+    });
   });
 
-  it('keeps at most `keep` calls of a run apart and only counts the ones after them', async () => {
-    const [tenant, run] = [`t-${uid()}`, `run-${uid()}`];
-    const count = (token: string, at = NOW) => store.countCall(tenant, run, token, at, 3);
-    for (const [i, token] of ['c1', 'c2', 'c3', 'c4', 'c5'].entries()) {
-      expect(await count(token)).toEqual({ callsInRun: i + 1, tenantCallsThisSecond: i + 1 });
+  it("charges a chain's repairs, resets it with an accepted call, and keeps unknown tools in one chain", async () => {
+    const runId = `run-${uid()}`;
+    const count = (chain: string | null, step: Counted['step']) =>
+      store.countProposal(proposal({ runId, chain, step })).then((c) => c.repairsBefore);
+    expect(await count('search', 'charge')).toBe(0);
+    expect(await count('search', 'charge')).toBe(1);
+    expect(await count('lookup', 'charge')).toBe(0);
+    expect(await count(null, 'charge')).toBe(0);
+    expect(await count(null, 'charge')).toBe(1);
+    expect(await count('search', 'keep')).toBe(2);
+    expect(await count('search', 'reset')).toBe(2);
+    expect(await count('search', 'charge')).toBe(0);
+    expect(await count(null, 'keep')).toBe(0);
+    expect(await count('lookup', 'keep')).toBe(1);
+  });
+
+  it("lets a run's counts live a day and a minute's rates until the topic can no longer hold its records", async () => {
+    const [tenant, runId] = [`t-${uid()}`, `run-${uid()}`];
+    const second = Math.floor(Date.now() / 1000);
+    await store.countProposal(proposal({ tenant, runId, second, step: 'charge' }));
+    for (const key of [
+      store.keys.runCalls(tenant, runId),
+      store.keys.repairChains(tenant, runId),
+    ]) {
+      expect(await admin.ttl(key)).toBeGreaterThan(86_000);
     }
-    expect(await admin.smembers(store.keys.runCounter(tenant, run))).toEqual(
-      expect.arrayContaining(['c1', 'c2', 'c3']),
-    );
-    expect(await admin.scard(store.keys.runCounter(tenant, run))).toBe(3);
-    // A kept call redelivered is counted in neither; one past them is counted again in both.
-    expect(await count('c2', NOW + 10)).toEqual({ callsInRun: 5, tenantCallsThisSecond: 5 });
-    expect(await count('c4', NOW + 20)).toEqual({ callsInRun: 6, tenantCallsThisSecond: 6 });
-    expect(await admin.scard(store.keys.runCounter(tenant, run))).toBe(3);
-    const overflowTtl = await admin.ttl(store.keys.runOverflow(tenant, run));
-    expect(overflowTtl).toBeGreaterThan(86_000);
-    // Past them, 1,000 more calls cost one counter, not 1,000 tokens.
-    for (let i = 0; i < 1_000; i += 1) await count(`more-${i}`, NOW + 1_000);
-    expect(await count('last', NOW + 1_000)).toMatchObject({ callsInRun: 1_007 });
-    expect(await admin.scard(store.keys.runCounter(tenant, run))).toBe(3);
+    const minute = Math.floor(second / 60);
+    for (const key of [
+      store.keys.tenantMinute(tenant, minute),
+      store.keys.userMinute(tenant, 'alice', minute),
+    ]) {
+      const ttl = await admin.ttl(key);
+      expect(ttl).toBeGreaterThan(RATE_WINDOW_KEPT_SECONDS - 5);
+      expect(ttl).toBeLessThanOrEqual(RATE_WINDOW_KEPT_SECONDS + 60);
+    }
   });
 
-  it('refuses to keep fewer than one call of a run', async () => {
-    await expect(store.countCall('acme', `run-${uid()}`, 'c', NOW, 0)).rejects.toThrow(RangeError);
+  it('keeps at most `keep` proposals of a run apart and only counts the ones after them', async () => {
+    const [tenant, runId] = [`t-${uid()}`, `run-${uid()}`];
+    const count = (token: string, second = SECOND) =>
+      store.countProposal(proposal({ tenant, runId, token, second, keep: 3 }));
+    for (const [i, token] of ['c1', 'c2', 'c3', 'c4', 'c5'].entries()) {
+      expect(await count(token)).toMatchObject({ callsInRun: i + 1, tenantCallsThisSecond: i + 1 });
+    }
+    expect(await admin.hlen(store.keys.runCalls(tenant, runId))).toBe(3);
+    // A kept proposal delivered again is counted in neither; one past them is counted again.
+    expect(await count('c2', SECOND + 10)).toMatchObject({ callsInRun: 2 });
+    expect(await count('c4', SECOND + 20)).toMatchObject({
+      callsInRun: 6,
+      tenantCallsThisSecond: 1,
+    });
+    expect(await admin.ttl(store.keys.runOverflow(tenant, runId))).toBeGreaterThan(86_000);
+    // Past them, 1,000 more proposals cost one counter, not 1,000 answers.
+    for (let i = 0; i < 1_000; i += 1) await count(`more-${i}`, SECOND + 30);
+    expect(await count('last', SECOND + 30)).toMatchObject({ callsInRun: 1_007 });
+    expect(await admin.hlen(store.keys.runCalls(tenant, runId))).toBe(3);
   });
 
-  it('counts every one of 50 concurrent calls exactly once', async () => {
-    const [tenant, run] = [`t-${uid()}`, `run-${uid()}`];
+  it('refuses to keep fewer than one proposal of a run', async () => {
+    await expect(store.countProposal(proposal({ keep: 0 }))).rejects.toThrow(RangeError);
+  });
+
+  it('counts every one of 50 concurrent proposals exactly once', async () => {
+    const [tenant, runId] = [`t-${uid()}`, `run-${uid()}`];
     const stores = racers(5);
     const counts = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
-        stores[i % 5]!.countCall(tenant, run, `call-${uid()}`, NOW, KEEP),
+        stores[i % 5]!.countProposal(proposal({ tenant, runId })),
       ),
     );
     expect(counts.map((c) => c.callsInRun).sort((a, b) => a - b)).toEqual(
@@ -1071,12 +1120,12 @@ describe('what the caller waited for', () => {
     await s.ping();
     const started = performance.now();
     await s.getRecord('acme', `k-${uid()}`);
-    await s.countCall('acme', `run-${uid()}`, `call-${uid()}`, Date.now(), 50);
+    await s.countProposal(counted());
     const elapsed = (performance.now() - started) / 1000;
     expect(seen.map(({ op, ok }) => [op, ok])).toEqual([
       ['ping', true],
       ['get_record', true],
-      ['count_call', true],
+      ['count_proposal', true],
     ]);
     const [, read, count] = seen;
     expect(read!.seconds).toBeGreaterThan(0);
@@ -1137,18 +1186,14 @@ describe('when Redis cannot be reached', () => {
     const s = storesOn(connect({ url: proxy.url, logger }));
     await s.ping();
     await proxy.down();
-    expect(
-      await faultOf(s.countCall('acme', `run-${uid()}`, `call-${uid()}`, Date.now(), 50)),
-    ).toMatchObject({
+    expect(await faultOf(s.countProposal(counted()))).toMatchObject({
       code: 'redis_unavailable',
       retriable: true,
     });
     await proxy.up();
     await answers('the store to reconnect through the proxy', () => s.ping());
     expect(logged).toEqual(['warn: redis connection failed', 'info: redis connection restored']);
-    expect(
-      (await s.countCall('acme', `run-${uid()}`, `call-${uid()}`, Date.now(), 50)).callsInRun,
-    ).toBe(1);
+    expect((await s.countProposal(counted())).callsInRun).toBe(1);
   });
 
   it('recovers when its connection is killed, failing only with retriable faults meanwhile', async () => {

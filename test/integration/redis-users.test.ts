@@ -47,13 +47,15 @@ describe("the worker's Redis user", () => {
     expect(await write(redis, keys.confirmation('acme', probe))).toBe('NOPERM');
     expect(await write(redis, keys.idempotency('acme', probe))).toBe('NOPERM');
     expect(await write(redis, keys.pendingCommand(probe))).toBe('NOPERM');
-    expect(await write(redis, keys.runCounter('acme', probe))).toBe('NOPERM');
-    expect(await write(redis, keys.rateCounter('acme', 1))).toBe('NOPERM');
+    expect(await write(redis, keys.runCalls('acme', probe))).toBe('NOPERM');
+    expect(await write(redis, keys.tenantMinute('acme', 1))).toBe('NOPERM');
+    expect(await write(redis, keys.userMinute('acme', probe, 1))).toBe('NOPERM');
+    expect(await write(redis, keys.repairChains('acme', probe))).toBe('NOPERM');
     await expect(redis.zadd(keys.deadlines, 1, probe)).rejects.toThrow(/NOPERM/);
   });
 
   it('is refused a counter whose run id a client chose to look like a ledger key', async () => {
-    expect(await write(worker(), keys.runCounter('acme', `x:ledger:{${probe}`))).toBe('NOPERM');
+    expect(await write(worker(), keys.runCalls('acme', `x:ledger:{${probe}`))).toBe('NOPERM');
   });
 
   it('may write its ledger', async () => {

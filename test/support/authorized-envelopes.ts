@@ -31,8 +31,7 @@ export async function authorizedFor(
   if (!tool.ok) throw new Error(`${proposal.proposalId}: no tool`);
   const refs = referencesOf(v.value, tool.value);
   const loaded = await Promise.all(refs.map((r) => g.objects.load(who.tenant, r)));
-  const counts = { callsInRun: 1, tenantCallsThisSecond: 1 };
-  const a = authorizeProposal(v.value, tool.value, loaded, { ...g, counts });
+  const a = authorizeProposal(v.value, tool.value, loaded, g);
   if (!a.ok) throw new Error(`${proposal.proposalId} was not authorized`);
   return authorizedEnvelope(a.value, new Date().toISOString());
 }

@@ -101,8 +101,6 @@ export function createClearedFeeder(target: FeedTarget, deployment: Deployment):
     const a = authorizeProposal(v.value, tool.value, loaded, {
       registry: core.registry,
       policies: core.policies,
-      ceilings: core.ceilings,
-      counts: { callsInRun: 1, tenantCallsThisSecond: 1 },
     });
     if (!a.ok) throw new Error(`fixture refused at ${a.rejected.stage}/${a.rejected.code}`);
     return clearedEnvelope(a.value, new Date().toISOString(), confirmed);

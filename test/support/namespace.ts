@@ -148,5 +148,6 @@ export function testTopicSpec(name: string, partitions = 1): TopicSpec {
     cleanupPolicy: 'delete',
     role: 'pipeline',
     key: 'key',
+    timestampType: 'CreateTime',
   };
 }

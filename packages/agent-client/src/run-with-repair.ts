@@ -2,8 +2,9 @@
  * The bounded repair loop (DESIGN §1, §9): a call the gate refuses for repair goes back to the
  * model with the gate's correction prompt, and the corrected call is submitted linked to the
  * refused one (`repairOf`, `attempt`), until a call is not refused for repair or the budget is
- * spent. The gate keeps the budget too: it refuses `attempt > budget` as
- * `limits/repair_budget_exhausted` whatever a client does.
+ * spent. The gate keeps the budget itself: it counts the repairs of each call chain (tenant, run,
+ * tool) and treats `attempt` only as a hint, so past the budget a call is
+ * `limits/repair_budget_exhausted` whatever `attempt` a client claims.
  */
 import {
   DEFAULT_REPAIR_BUDGET,

@@ -70,6 +70,7 @@ const topicSpec = (name: string): TopicSpec => ({
   cleanupPolicy: 'delete',
   role: 'pipeline',
   key: 'runId',
+  timestampType: 'CreateTime',
 });
 
 const bus = createBus({ brokers, clientId: namespace, logger: SILENT_LOGGER });

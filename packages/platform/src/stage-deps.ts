@@ -15,7 +15,7 @@ import type { RedisObjectStore } from './redis/redis-object-store.js';
 
 /**
  * The dependencies of one stage service: every stage is given them all, and each names in its own
- * signatures only the parts it uses (authorize the records and counters, confirm the
+ * signatures only the parts it uses (validate the counters, authorize the records, confirm the
  * confirmations, execute the records and pending commands).
  */
 export interface StageDeps extends GateStore {

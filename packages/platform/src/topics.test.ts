@@ -98,13 +98,19 @@ describe('withNamespace', () => {
 });
 
 describe('topicConfigEntries', () => {
-  it('gives Kafka the cleanup policy, retention and segment roll in its own names', () => {
+  it('gives Kafka the cleanup policy, retention, segment roll and timestamp type in its own names', () => {
     const validated = topicsFor([])[1];
     expect(validated && topicConfigEntries(validated)).toEqual([
       { name: 'cleanup.policy', value: 'delete' },
       { name: 'retention.ms', value: String(24 * HOUR_MS) },
       { name: 'segment.ms', value: String(HOUR_MS) },
+      { name: 'message.timestamp.type', value: 'CreateTime' },
     ]);
+  });
+
+  it('has the broker stamp proposals with their append time, which the writer cannot set', () => {
+    const stamped = DECLARED_TOPICS.filter((t) => t.timestampType === 'LogAppendTime');
+    expect(stamped.map((t) => t.name)).toEqual([TOPIC_NAMES.proposals]);
   });
 });
 

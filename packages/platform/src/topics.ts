@@ -41,7 +41,17 @@ export interface TopicSpec {
   readonly role: TopicRole;
   /** What the record key is (DESIGN §2), or `none`. */
   readonly key: string;
+  /**
+   * `message.timestamp.type`: `LogAppendTime` where the gate judges a record by when it reached
+   * the broker (the proposals topic: call rates are counted in the second the broker appended a
+   * proposal, a time the writer cannot set, so a backlog read late is not refused for arriving
+   * late); `CreateTime` elsewhere.
+   */
+  readonly timestampType: TimestampType;
 }
+
+/** Kafka's `message.timestamp.type` values. */
+export type TimestampType = 'CreateTime' | 'LogAppendTime';
 
 /**
  * The fixed topic names of DESIGN §2, by short name. `observations` is the stem of each tenant's
@@ -92,6 +102,7 @@ const pipeline = (name: string, partitions: number, key: string): TopicSpec => (
   cleanupPolicy: 'delete',
   role: 'pipeline',
   key,
+  timestampType: 'CreateTime',
 });
 
 // The topics that carry bearer tokens (session tokens in headers: proposals, approvals) keep them
@@ -104,7 +115,7 @@ const bearer = (name: string, partitions: number, key: string): TopicSpec => ({
 });
 
 const FIXED_TOPICS: readonly TopicSpec[] = [
-  bearer(TOPIC_NAMES.proposals, 6, 'runId'),
+  { ...bearer(TOPIC_NAMES.proposals, 6, 'runId'), timestampType: 'LogAppendTime' },
   pipeline(TOPIC_NAMES.validated, 6, 'runId'),
   pipeline(TOPIC_NAMES.authorized, 6, 'runId'),
   pipeline(TOPIC_NAMES.cleared, 6, 'runId'),
@@ -121,6 +132,7 @@ const FIXED_TOPICS: readonly TopicSpec[] = [
     cleanupPolicy: 'delete',
     role: 'record',
     key: 'tenant',
+    timestampType: 'CreateTime',
   },
   // Records have no key, and a compacted topic refuses keyless records: kept by age instead.
   {
@@ -131,6 +143,7 @@ const FIXED_TOPICS: readonly TopicSpec[] = [
     cleanupPolicy: 'delete',
     role: 'record',
     key: 'none',
+    timestampType: 'CreateTime',
   },
 ];
 
@@ -168,6 +181,7 @@ export function observationsTopic(tenant: string): TopicSpec {
     cleanupPolicy: 'delete',
     role: 'record',
     key: 'runId',
+    timestampType: 'CreateTime',
   };
 }
 
@@ -220,6 +234,7 @@ export function topicConfigEntries(
     { name: 'cleanup.policy', value: topic.cleanupPolicy },
     { name: 'retention.ms', value: String(topic.retentionMs) },
     { name: 'segment.ms', value: String(topic.segmentMs) },
+    { name: 'message.timestamp.type', value: topic.timestampType },
   ];
 }
 

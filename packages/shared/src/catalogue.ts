@@ -253,7 +253,7 @@ export const REJECTION_CODES = {
     rate_limited: spec(
       'retry',
       'Too many tool calls right now. Wait and try again.',
-      'The tenant exceeded its calls per second.',
+      'The user or the tenant exceeded its calls per second (the audit detail says which).',
     ),
   },
   confirmation: {

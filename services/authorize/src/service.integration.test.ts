@@ -9,17 +9,14 @@
  * counter) is forwarded; once the tap has it, anything forwarded before it would have been seen.
  */
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   INTEGRITY_HEADER,
   integrityTag,
   REJECTION_CODES,
-  tenantHashTag,
   validatedEnvelope,
   validateProposal,
   verifyIntegrity,
-  type Deployment,
   type Principal,
   type ValidatedEnvelope,
 } from '@toolgate/shared';
@@ -356,8 +353,7 @@ describe('the authorize stage on Kafka', () => {
   });
 });
 
-describe('the authorize stage on a Redis of its own, with 2 calls per run', () => {
-  const limited: Deployment = { ...deployment, ceilings: { callsPerRun: 2 } };
+describe('the authorize stage on a Redis of its own', () => {
   let redis: PrivateRedis;
   let h: GateHarness;
   beforeAll(async () => {
@@ -365,53 +361,12 @@ describe('the authorize stage on a Redis of its own, with 2 calls per run', () =
     h = await startGateHarness({
       label: 'authorize-redis',
       modules: [authorize],
-      deployment: limited,
       env: { TOOLGATE_REDIS_URL: redis.url },
     });
   });
   afterAll(async () => {
     await h?.close();
     await redis?.close();
-  });
-
-  it('counts each proposal once and refuses the call past the run limit', async () => {
-    const runId = 'run-limit';
-    const call = (proposalId: string) =>
-      validated(h, USERS.alice, { proposalId, runId }, 'lookup', { query: proposalId });
-    await feed(h, call('p-1'));
-    await feed(h, call('p-1')); // the same proposal again, e.g. resubmitted: counted once
-    await feed(h, call('p-2'));
-    await feed(h, call('p-3'));
-    await feed(h, call('p-4'));
-    await feed(h, call('p-5'));
-
-    const observation = await observationOf(h, 'p-3');
-    expect(observation).toMatchObject({
-      outcome: 'rejected',
-      stage: 'limits',
-      code: 'run_call_limit',
-      disposition: 'deny',
-      message: REJECTION_CODES.limits.run_call_limit.publicMessage,
-    });
-    expect(await auditOf(h, 'p-3')).toMatchObject({ code: 'run_call_limit', tenant: 'acme' });
-    for (const later of ['p-4', 'p-5']) {
-      expect(await observationOf(h, later)).toMatchObject({ code: 'run_call_limit' });
-      expect((await auditOf(h, later))['internalDetail']).toContain(
-        `calls in run ${Number(later.slice(2))} > ceiling 2`,
-      );
-    }
-    expect(await forwardedBefore(h, runId)).toEqual(['p-1', 'p-1', 'p-2']);
-    expect(commandsSeen(h)).toBe(0);
-    // The run's set keeps the calls the limit tells apart (2, and the first past it); the rest
-    // are only counted.
-    const admin = new Redis(redis.url);
-    try {
-      const [runSet, ...others] = await admin.keys(`*run:{${tenantHashTag('acme')}}:${runId}`);
-      expect(others).toEqual([]);
-      expect(await admin.smembers(runSet!)).toHaveLength(3);
-    } finally {
-      admin.disconnect();
-    }
   });
 
   it('forwards nothing while Redis is down and everything, in order, once it is back', async () => {
@@ -451,71 +406,8 @@ describe('the authorize stage on a Redis of its own, with 2 calls per run', () =
     expect(ofRun('observations')).toEqual([]);
     // The waits for Redis are in /metrics, the failed calls apart.
     const calls = await storeCalls(h);
-    expect(calls['count_call fault']).toBeGreaterThanOrEqual(1);
-    expect(calls['count_call ok']).toBeGreaterThanOrEqual(2);
-  });
-
-  it("counts a run's calls in offset order when they are handled together", async () => {
-    const runId = 'run-burst';
-    // Held back while Redis is down, the five calls are read again together once it is back.
-    const faultsBefore = await redisFaults(h);
-    await redis.stop();
-    const ids = ['p-burst-1', 'p-burst-2', 'p-burst-3', 'p-burst-4', 'p-burst-5'];
-    for (const proposalId of ids) {
-      await feed(h, validated(h, USERS.alice, { proposalId, runId }, 'lookup', { query: 'x' }));
-    }
-    await eventually(
-      30_000,
-      'the stage to meet Redis down',
-      async () => (await redisFaults(h)) > faultsBefore,
-      50,
-    );
-    await redis.start();
-
-    for (const refused of ids.slice(2)) {
-      expect(await observationOf(h, refused)).toMatchObject({ code: 'run_call_limit' });
-    }
-    expect(await forwardedBefore(h, runId)).toEqual(['p-burst-1', 'p-burst-2']);
-  });
-});
-
-describe('the authorize stage with 2 calls per run', () => {
-  let h: GateHarness;
-  beforeAll(async () => {
-    h = await startGateHarness({
-      label: 'authorize-reused',
-      modules: [authorize],
-      deployment: { ...deployment, ceilings: { callsPerRun: 2 } },
-    });
-  });
-  afterAll(() => h?.close());
-
-  it('counts each call sent under one reused proposalId, and refuses the one past the run limit', async () => {
-    const runId = 'run-reused';
-    const call = (n: number) =>
-      validated(
-        h,
-        USERS.alice,
-        { proposalId: 'p-reused', runId, callId: `call_${n}`, requestId: `req-${n}` },
-        'lookup',
-        { query: `q${n}` },
-      );
-    await feed(h, call(1));
-    await feed(h, call(1)); // the same envelope again: counted once
-    await feed(h, call(2));
-    await feed(h, call(3));
-
-    expect(await observationOf(h, 'p-reused')).toMatchObject({
-      outcome: 'rejected',
-      stage: 'limits',
-      code: 'run_call_limit',
-      callId: 'call_3',
-    });
-    expect(await forwardedBefore(h, runId)).toEqual(['p-reused', 'p-reused', 'p-reused']);
-    const calls = h.seen('authorized').filter((r) => r.value['proposalId'] === 'p-reused');
-    const callIds = calls.map((r) => (r.value['context'] as { callId: string }).callId);
-    expect(callIds).toEqual(['call_1', 'call_1', 'call_2']);
-    expect(commandsSeen(h)).toBe(0);
+    expect(calls['get_record fault']).toBeGreaterThanOrEqual(1);
+    expect(calls['get_record ok']).toBeGreaterThanOrEqual(2);
   });
 });
 

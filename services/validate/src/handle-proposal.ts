@@ -1,20 +1,29 @@
 /**
  * One proposal: decode → authenticate (the session header) → validate (representation, schema,
- * semantics, repair policy) → a validated envelope for authorize, or the refusal's observation
- * and audit event. Undecodable bytes go to quarantine, hashed and sized in the audit; when they
- * are JSON that the bounded parser refused (a duplicate key inside the arguments, say) but whose
- * ids can be read, the sender also gets the refusal's observation, after its session is verified.
+ * semantics) → count it (one Redis round trip: its run, its user's and tenant's second, its repair
+ * chain) → the call ceilings and the repair policy → a validated envelope for authorize, or the
+ * refusal's observation and audit event. Every authenticated proposal is counted, refused or not,
+ * so a client cannot loop on refusals for free; one that is not authenticated costs no Redis
+ * write. Undecodable bytes go to quarantine, hashed and sized in the audit; when they are JSON that
+ * the bounded parser refused (a duplicate key inside the arguments, say) but whose ids can be
+ * read, the sender also gets the refusal's observation, after its session is verified and the
+ * proposal counted.
  */
 import {
+  admitProposal,
   auditEvent,
+  chainStepOf,
+  checkProposal,
   envelopeIds,
   observationForRefusal,
+  rateSecondOf,
   refusal,
   refuseUnparsedProposal,
   REPLY_TENANT_HEADER,
   SESSION_HEADER,
   validatedEnvelope,
-  validateProposal,
+  type CheckedProposal,
+  type GateCounts,
   type ObservationIds,
   type Principal,
   type Refusal,
@@ -32,17 +41,26 @@ import {
 /** Strict UTF-8, as the codec decodes: a record that is not UTF-8 is not read any further. */
 const fatalUtf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Handles one message of the proposals topic. */
+/** What the handler uses: of the store, the call counters. */
+export type ProposalDeps = StageDepsWith<'counters'>;
+
+/**
+ * Handles one message of the proposals topic. A run's next proposal may start once this one's
+ * count is sent (`release`): Redis counts the run's proposals in the order they were sent.
+ */
 export function createProposalHandler(
-  deps: StageDepsWith,
-): (msg: Incoming) => Promise<readonly Outgoing[]> {
-  const { gate, outputs, metrics } = deps;
+  deps: ProposalDeps,
+): (msg: Incoming, release: () => void) => Promise<readonly Outgoing[]> {
+  const { gate, outputs, metrics, counters } = deps;
   const facts = {
     registry: gate.registry,
     limits: { maxBytes: gate.ceilings.argumentBytes, maxDepth: gate.ceilings.maxDepth },
     repairBudget: gate.ceilings.repairAttempts,
   };
-  return async (msg) => {
+  // The run's proposals up to its limit and the first past it are told apart (one delivered again
+  // is not counted again); later ones are only counted: they are refused whatever they are.
+  const keep = Math.min(gate.ceilings.callsPerRun + 1, Number.MAX_SAFE_INTEGER);
+  return async (msg, release) => {
     const now = deps.now();
     const origin = originOf(msg);
     const ids = msg.decodeError === undefined ? envelopeIds(msg.value) : undefined;
@@ -68,7 +86,9 @@ export function createProposalHandler(
     }
     const principal = await gate.verifier.verify(msg.headers[SESSION_HEADER], now);
     if (!principal.ok) return refused(ids.value, refusal(principal), undefined);
-    const validated = validateProposal(msg.value, principal.value, facts);
+    const checked = checkProposal(msg.value, principal.value, facts);
+    const counts = await counted(checked, principal.value, ids.value.runId);
+    const validated = admitProposal(checked, counts, gate.ceilings);
     if (!validated.ok) return refused(ids.value, validated, principal.value);
     metrics.decision({ disposition: 'execute', stage: 'semantics' });
     const v = validated.value;
@@ -85,7 +105,35 @@ export function createProposalHandler(
     async function answered(unparsed: UnparsedProposalRefusal): Promise<Outgoing[]> {
       const who = await gate.verifier.verify(msg.headers[SESSION_HEADER], now);
       if (!who.ok) return refused(unparsed.ids, refusal(who), undefined);
-      return refused(unparsed.ids, unparsed.refusal, who.value);
+      const counts = await counted(unparsed.checked, who.value, unparsed.ids.runId);
+      return refused(
+        unparsed.ids,
+        admitProposal(unparsed.checked, counts, gate.ceilings),
+        who.value,
+      );
+    }
+
+    /**
+     * Counts an authenticated proposal, in one round trip. Told apart by its record's partition
+     * and offset: the same record delivered again (after a crash or a rebalance) is the same
+     * proposal, and gets the answer it got the first time, while the same bytes sent again are a
+     * new submission and count again. (The gate reads one proposals topic, so the topic need not
+     * be named.)
+     */
+    async function counted(checked: CheckedProposal, who: Principal, runId: string) {
+      const counting: Promise<GateCounts> = counters.countProposal({
+        tenant: who.tenant,
+        subject: who.subject,
+        runId,
+        token: `${msg.partition}:${msg.offset}`,
+        second: rateSecondOf(msg.timestampMs, now),
+        chain: checked.chain,
+        step: chainStepOf(checked),
+        keep,
+      });
+      // The count is sent: the run's next proposal is counted after this one.
+      release();
+      return counting;
     }
 
     function refused(at: ObservationIds, r: Refusal, who: Principal | undefined): Outgoing[] {

@@ -24,7 +24,7 @@ export interface GateStore {
   readonly pendingCommands: PendingCommands;
   /** Confirmations waiting for a person: confirm's. */
   readonly confirmations: Confirmations;
-  /** Calls per run and per tenant-second: authorize's. */
+  /** Calls per run, per user- and tenant-second, and repairs per call chain: validate's. */
   readonly counters: CallCounters;
 }
 

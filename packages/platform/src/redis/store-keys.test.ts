@@ -16,9 +16,11 @@ describe('storeKeys', () => {
     expect(keys.confirmation('acme', 'c-1')).toBe(`tg:conf:{${h}}:c-1`);
     expect(keys.confirmationsByTenant('acme')).toBe(`tg:conf-by-tenant:{${h}}`);
     expect(keys.confirmationExpiry).toBe('tg:conf-expiry');
-    expect(keys.runCounter('acme', 'run-7')).toBe(`tg:run:{${h}}:run-7`);
+    expect(keys.runCalls('acme', 'run-7')).toBe(`tg:run-calls:{${h}}:run-7`);
     expect(keys.runOverflow('acme', 'run-7')).toBe(`tg:run-over:{${h}}:run-7`);
-    expect(keys.rateCounter('acme', 1_700_000_000)).toBe(`tg:rate:{${h}}:1700000000`);
+    expect(keys.tenantMinute('acme', 28_333_333)).toBe(`tg:rate-min:{${h}}:28333333`);
+    expect(keys.userMinute('acme', 'alice', 28_333_333)).toBe(`tg:rate-user:{${h}}:28333333:alice`);
+    expect(keys.repairChains('acme', 'run-7')).toBe(`tg:repairs:{${h}}:run-7`);
     expect(keys.ledger('acme', 'k')).toBe(`tg:ledger:{${h}}:k`);
   });
 
@@ -28,14 +30,16 @@ describe('storeKeys', () => {
       keys.idempotency('acme', 'k'),
       keys.confirmation('acme', 'c'),
       keys.confirmationsByTenant('acme'),
-      keys.runCounter('acme', 'r'),
+      keys.runCalls('acme', 'r'),
       keys.runOverflow('acme', 'r'),
-      keys.rateCounter('acme', 1),
+      keys.tenantMinute('acme', 1),
+      keys.userMinute('acme', 'alice', 1),
+      keys.repairChains('acme', 'r'),
       keys.ledger('acme', 'k'),
       keys.object('billing', 'acme', ref),
     ];
     expect(new Set(scoped.map(slotTag))).toEqual(new Set([h]));
-    expect(slotTag(keys.runCounter('globex', 'r'))).not.toBe(h);
+    expect(slotTag(keys.runCalls('globex', 'r'))).not.toBe(h);
   });
 
   it('names a confirmation in the expiry index by the tag and id the sweeper script splits', () => {

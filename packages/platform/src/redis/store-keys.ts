@@ -26,15 +26,25 @@ export interface StoreKeys {
   readonly confirmationExpiry: string;
   /** The `conf-expiry` member of a confirmation: `<h>:<confirmationId>`. */
   confirmationMember(tenant: string, confirmationId: string): string;
-  /** `<p>run:{h}:<runId>`: the calls of a run (a set of call tokens; its size is the count). */
-  runCounter(tenant: string, runId: string): string;
   /**
-   * `<p>run-over:{h}:<runId>`: the calls of a run past the ones its set keeps (a count), so a run
-   * that goes on calling past its limit does not grow the set.
+   * `<p>run-over:{h}:<runId>`: the calls of a run past the ones its `run-calls` hash keeps (a
+   * count), so a run that goes on calling past its limit does not grow the hash.
    */
   runOverflow(tenant: string, runId: string): string;
-  /** `<p>rate:{h}:<second>`: a tenant's calls in one second (seconds since the epoch). */
-  rateCounter(tenant: string, second: number): string;
+  /**
+   * `<p>run-calls:{h}:<runId>`: the proposals of a run counted where they entered the gate (hash:
+   * call token → the counts it was answered with).
+   */
+  runCalls(tenant: string, runId: string): string;
+  /** `<p>rate-min:{h}:<minute>`: a tenant's calls in each second of one minute (hash: second → calls). */
+  tenantMinute(tenant: string, minute: number): string;
+  /**
+   * `<p>rate-user:{h}:<minute>:<subject>`: one user's calls in each second of one minute (hash:
+   * second → calls); the minute is digits, so the subject after it cannot shift it.
+   */
+  userMinute(tenant: string, subject: string, minute: number): string;
+  /** `<p>repairs:{h}:<runId>`: the repairs charged to each call chain of a run (hash: chain → n). */
+  repairChains(tenant: string, runId: string): string;
   /**
    * `<p>ledger:{h}:<idempotencyKey>`: a tool worker's ledger entry for one key (hash: `state`,
    * `token`, `digest`, `tool`, `claimedAt`, `attempts`, and once done `result`, `completedAt`).
@@ -63,9 +73,12 @@ export function storeKeys(prefix: string): StoreKeys {
     confirmationsByTenant: (tenant: string) => tagged('conf-by-tenant', tenant),
     confirmationExpiry: `${prefix}conf-expiry`,
     confirmationMember: (tenant: string, id: string) => `${tenantHashTag(tenant)}:${id}`,
-    runCounter: (tenant: string, runId: string) => `${tagged('run', tenant)}:${runId}`,
     runOverflow: (tenant: string, runId: string) => `${tagged('run-over', tenant)}:${runId}`,
-    rateCounter: (tenant: string, second: number) => `${tagged('rate', tenant)}:${second}`,
+    runCalls: (tenant: string, runId: string) => `${tagged('run-calls', tenant)}:${runId}`,
+    tenantMinute: (tenant: string, minute: number) => `${tagged('rate-min', tenant)}:${minute}`,
+    userMinute: (tenant: string, subject: string, minute: number) =>
+      `${tagged('rate-user', tenant)}:${minute}:${subject}`,
+    repairChains: (tenant: string, runId: string) => `${tagged('repairs', tenant)}:${runId}`,
     ledger: (tenant: string, key: string) => `${tagged('ledger', tenant)}:${key}`,
     object: (namespace: string, tenant: string, ref: ObjectRef) =>
       `${tagged('obj', tenant)}:${checkedNamespace(namespace)}:${[tenant, ref.type, ref.id].map(encodeURIComponent).join(':')}`,

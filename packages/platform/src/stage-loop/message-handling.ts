@@ -65,6 +65,7 @@ export class MessageHandling {
       headers: message.headers,
       raw: message.value,
       receivedAt: new Date(),
+      ...timestampOf(message.timestamp),
     };
     if ('error' in decoded) return { ...base, value: undefined, decodeError: decoded.error };
     const { value, schemaId } = decoded;
@@ -104,6 +105,12 @@ export class MessageHandling {
     const headers = out.sign === undefined ? out.headers : { ...out.headers, ...out.sign(value) };
     return fitting(record(out, value, headers));
   }
+}
+
+/** The record's timestamp as a number, when it is a non-negative integer of ms. */
+function timestampOf(timestamp: string | undefined): { readonly timestampMs?: number } {
+  const ms = Number(timestamp);
+  return Number.isSafeInteger(ms) && ms >= 0 ? { timestampMs: ms } : {};
 }
 
 function record(

@@ -22,6 +22,12 @@ export interface Incoming {
   readonly raw: Buffer | null;
   /** When this loop read the message. */
   readonly receivedAt: Date;
+  /**
+   * The record's timestamp in ms since the epoch: on a topic with `message.timestamp.type`
+   * `LogAppendTime` (the proposals topic), when the broker appended it, a time the writer cannot
+   * set. Absent when the record's timestamp is not a non-negative integer.
+   */
+  readonly timestampMs?: number;
 }
 
 /** A message a handler asks the loop to produce, encoded in the wire format by the codec. */

@@ -1,11 +1,10 @@
 /**
- * The authorize group of rungs: resolution under the caller's tenant, Cedar authorization,
- * preconditions and call ceilings. The shell loads the objects and counts the calls; this module
- * only decides.
+ * The authorize group of rungs: resolution under the caller's tenant, Cedar authorization and
+ * preconditions. The shell loads the objects; this module only decides. (The call ceilings are
+ * counted and checked where a call enters, by the validate stage: `admitProposal`.)
  */
 import { accept, rejecterFor } from '../decision.js';
 import { authorizeCall, type PolicySet } from '../authz/index.js';
-import { checkCallLimits, type Ceilings } from '../limits/index.js';
 import type { Tool, ToolRegistry } from '../tools/index.js';
 import type { ObjectsById } from '../tool-spec.js';
 import type { ObjectRef, ResolvedObject } from '../types.js';
@@ -24,13 +23,10 @@ const rejectExecution = rejecterFor('execution');
 export interface AuthorizeFacts {
   readonly registry: ToolRegistry;
   readonly policies: PolicySet;
-  readonly ceilings: Ceilings;
-  /** Calls counted so far, including this one (the shell's counters). */
-  readonly counts: { readonly callsInRun: number; readonly tenantCallsThisSecond: number };
   /**
    * True when the call's idempotency key already holds a settled outcome of this very command
-   * (`priorCall`): a client retry, which changes nothing. Resolution, authorization and
-   * ceilings still apply; preconditions do not (the world the first call changed no longer
+   * (`priorCall`): a client retry, which changes nothing. Resolution and authorization
+   * still apply; preconditions do not (the world the first call changed no longer
    * allows it), and the result is marked `replay`.
    */
   readonly settled?: boolean;
@@ -76,7 +72,7 @@ export function byId(objects: readonly ResolvedObject[]): ObjectsById {
 }
 
 /**
- * Decides resolution, authorization, preconditions and ceilings for one validated proposal.
+ * Decides resolution, authorization and preconditions for one validated proposal.
  * `loaded[i]` is what the store returned for `referencesOf(...)[i]` under the caller's tenant.
  */
 export function authorizeProposal(
@@ -131,8 +127,6 @@ export function authorizeProposal(
   const issue = replay ? undefined : tool.spec.preconditions?.(v.args, byId(objects));
   if (issue !== undefined)
     return refusal(rejectPrecondition(issue.code, issue.message, `${tool.name}: ${issue.code}`));
-  const within = checkCallLimits(facts.counts, facts.ceilings);
-  if (!within.ok) return refusal(within);
   const policyVersion = allowed.value.policyVersion;
   return accept({ ...v, objects, policyVersion, ...(replay ? { replay: true as const } : {}) });
 }

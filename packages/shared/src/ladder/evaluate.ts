@@ -10,11 +10,18 @@ import { decideIdempotency, type IdempotencyRecord } from '../idempotency/index.
 import type { Ceilings } from '../limits/index.js';
 import type { ToolRegistry } from '../tools/index.js';
 import type { ObjectStore } from '../tool-spec.js';
-import type { Card, Command } from '../types.js';
+import type { Card, Command, Principal } from '../types.js';
 import { authorizeProposal, referencesOf, toolOf } from './authorize-proposal.js';
 import { buildCommand, identityFor, identityOf, priorCall } from './build-command.js';
 import { planConfirmation } from './plan-confirmation.js';
-import { envelopeIds, validateProposal } from './validate-proposal.js';
+import {
+  admitProposal,
+  chainStepOf,
+  UNKNOWN_TOOL_CHAIN,
+  type CheckedProposal,
+  type GateCounts,
+} from './admit-proposal.js';
+import { checkProposal, envelopeIds } from './validate-proposal.js';
 import { refusal, type Refusal, type Step } from './validated.js';
 
 /** Everything the ladder consults, built once from a deployment. */
@@ -35,11 +42,21 @@ export interface EvaluationState {
   readonly callsByRun: Map<string, number>;
   /** Per tenant: the current one-second window and the calls counted in it. */
   readonly callsByTenantSecond: Map<string, { readonly second: number; readonly calls: number }>;
+  /** Per user (the JSON array `[tenant, subject]`): the current one-second window and its calls. */
+  readonly callsByUserSecond: Map<string, { readonly second: number; readonly calls: number }>;
+  /** Repairs charged per call chain (the JSON array `[tenant, runId, tool or null]`). */
+  readonly repairsByChain: Map<string, number>;
 }
 
 /** A fresh, empty state for one run. */
 export function createEvaluationState(): EvaluationState {
-  return { idempotency: new Map(), callsByRun: new Map(), callsByTenantSecond: new Map() };
+  return {
+    idempotency: new Map(),
+    callsByRun: new Map(),
+    callsByTenantSecond: new Map(),
+    callsByUserSecond: new Map(),
+    repairsByChain: new Map(),
+  };
 }
 
 /** One input of `toolgate evaluate`: a proposal and the caller's compact session token. */
@@ -97,11 +114,15 @@ async function climb(
 ): Promise<Step<Decided>> {
   const principal = await gate.verifier.verify(input.session, now);
   if (!principal.ok) return refusal(principal);
-  const validated = validateProposal(input.proposal, principal.value, {
+  const checked = checkProposal(input.proposal, principal.value, {
     registry: gate.registry,
     limits: { maxBytes: gate.ceilings.argumentBytes, maxDepth: gate.ceilings.maxDepth },
     repairBudget: gate.ceilings.repairAttempts,
   });
+  const ids = envelopeIds(input.proposal);
+  const runId = ids.ok ? ids.value.runId : '';
+  const counts = count(state, runId, principal.value, checked, now);
+  const validated = admitProposal(checked, counts, gate.ceilings);
   if (!validated.ok) return validated;
   const tool = toolOf(validated.value, gate.registry);
   if (!tool.ok) return tool;
@@ -115,8 +136,6 @@ async function climb(
   const authorized = authorizeProposal(v, tool.value, loaded, {
     registry: gate.registry,
     policies: gate.policies,
-    ceilings: gate.ceilings,
-    counts: count(state, v.runId, v.context.tenant, now),
     settled,
   });
   if (!authorized.ok) return authorized;
@@ -144,13 +163,36 @@ async function climb(
   return accept({ kind: 'execute', command, replay: false });
 }
 
-function count(state: EvaluationState, runId: string, tenant: string, now: Date) {
+/** Counts a proposal as the validate stage does: in its run, its user's and tenant's second. */
+function count(
+  state: EvaluationState,
+  runId: string,
+  who: Principal,
+  checked: CheckedProposal,
+  now: Date,
+): GateCounts {
   const second = Math.floor(now.getTime() / 1000);
-  const window = state.callsByTenantSecond.get(tenant);
-  const tenantCallsThisSecond = window?.second === second ? window.calls + 1 : 1;
-  const run = JSON.stringify([tenant, runId]);
+  const tick = (windows: EvaluationState['callsByTenantSecond'], key: string) => {
+    const window = windows.get(key);
+    const calls = window?.second === second ? window.calls + 1 : 1;
+    windows.set(key, { second, calls });
+    return calls;
+  };
+  const run = JSON.stringify([who.tenant, runId]);
   const callsInRun = (state.callsByRun.get(run) ?? 0) + 1;
   state.callsByRun.set(run, callsInRun);
-  state.callsByTenantSecond.set(tenant, { second, calls: tenantCallsThisSecond });
-  return { callsInRun, tenantCallsThisSecond };
+  const chain = JSON.stringify([who.tenant, runId, checked.chain]);
+  const repairsBefore = state.repairsByChain.get(chain) ?? 0;
+  const step = chainStepOf(checked);
+  if (step === 'charge') state.repairsByChain.set(chain, repairsBefore + 1);
+  if (step === 'reset') {
+    state.repairsByChain.delete(chain);
+    state.repairsByChain.delete(JSON.stringify([who.tenant, runId, UNKNOWN_TOOL_CHAIN]));
+  }
+  return {
+    callsInRun,
+    userCallsThisSecond: tick(state.callsByUserSecond, JSON.stringify([who.tenant, who.subject])),
+    tenantCallsThisSecond: tick(state.callsByTenantSecond, who.tenant),
+    repairsBefore,
+  };
 }

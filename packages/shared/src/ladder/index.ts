@@ -3,6 +3,7 @@ export * from './build-command.js';
 export * from './evaluate.js';
 export * from './evaluation-line.js';
 export * from './plan-confirmation.js';
+export * from './admit-proposal.js';
 export * from './validate-proposal.js';
 export * from './validated.js';
 export * from './create-gate.js';

@@ -18,12 +18,6 @@ export interface LiveCall {
 }
 
 /**
- * The call limits were counted when the call was first authorized; an approval is not another
- * call, so it is checked against counts that leave every ceiling untouched.
- */
-const NOT_A_NEW_CALL = { callsInRun: 0, tenantCallsThisSecond: 0 } as const;
-
-/**
  * Re-runs resolution, authorization and preconditions for `v` (the requester's call, from the
  * pending confirmation) on `loaded` (the live objects of `referencesOf(v, tool)` under the
  * requester's tenant), then plans its confirmation again. A refusal means the requester may no
@@ -33,9 +27,9 @@ export function reauthorizeForApproval(
   v: ValidatedProposal,
   tool: Tool,
   loaded: readonly (ResolvedObject | undefined)[],
-  facts: Omit<AuthorizeFacts, 'counts'>,
+  facts: AuthorizeFacts,
 ): Step<LiveCall> {
-  const authorized = authorizeProposal(v, tool, loaded, { ...facts, counts: NOT_A_NEW_CALL });
+  const authorized = authorizeProposal(v, tool, loaded, facts);
   if (!authorized.ok) return authorized;
   return {
     ok: true,

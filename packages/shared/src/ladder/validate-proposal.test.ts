@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_PARSE_LIMITS } from '../representation/index.js';
 import { createToolRegistry, defineTool } from '../tools/index.js';
 import type { Proposal } from '../types.js';
+import { repairStep } from './admit-proposal.js';
 import {
   envelopeIds,
   MAX_ANSWERED_ID_CHARS,
@@ -108,7 +109,8 @@ describe('refuseUnparsedProposal', () => {
     }).replace('"ARGS"', args);
   const answer = (text: string) => {
     const a = refuseUnparsedProposal(text, unparsedFacts);
-    return a && { ids: a.ids, ...a.refusal.rejected, repair: a.refusal.repair };
+    const r = a && repairStep(a.checked, 0, unparsedFacts.repairBudget);
+    return a && r && { ids: a.ids, ...r.rejected, repair: r.repair };
   };
 
   it("answers a repeated key in the arguments under the record's ids, with a repair offer", () => {
@@ -142,8 +144,9 @@ describe('refuseUnparsedProposal', () => {
 
   it('holds the repair budget: a record refused at the last attempt ends the repairs', () => {
     const a = refuseUnparsedProposal(record('{"query":"a","query":"b"}', {}, 2), unparsedFacts);
-    expect(a?.refusal.rejected).toMatchObject({ stage: 'limits', code: 'repair_budget_exhausted' });
-    expect(a?.refusal.repair).toBeUndefined();
+    const r = a && repairStep(a.checked, 0, unparsedFacts.repairBudget);
+    expect(r?.rejected).toMatchObject({ stage: 'limits', code: 'repair_budget_exhausted' });
+    expect(r?.repair).toBeUndefined();
   });
 
   it.each([

@@ -13,14 +13,14 @@ import {
 } from '../representation/index.js';
 import { checkEnvelope, ENVELOPE_ID_FIELDS } from '../representation/check-envelope.js';
 import { checkSchema, checkSemantics, type ToolRegistry } from '../tools/index.js';
-import { checkRepairBudget, planRepair } from '../repair/index.js';
+import { checkRepairBudget, type AnyRejected } from '../repair/index.js';
 import {
-  refusal,
-  type EnvelopeIds,
-  type Refusal,
-  type Step,
-  type ValidatedProposal,
-} from './validated.js';
+  repairStep,
+  UNKNOWN_TOOL_CHAIN,
+  type CheckedProposal,
+  type RefusedProposal,
+} from './admit-proposal.js';
+import type { EnvelopeIds, Step, ValidatedProposal } from './validated.js';
 
 const rejectRepresentation = rejecterFor('representation');
 
@@ -78,8 +78,11 @@ export function envelopeIds(input: unknown): Decision<EnvelopeIds, 'representati
 export interface UnparsedProposalRefusal {
   /** The record's ids, read by a lenient parse. */
   readonly ids: EnvelopeIds;
-  /** The bounded parser's refusal, with the repair policy applied. */
-  readonly refusal: Refusal;
+  /**
+   * The bounded parser's refusal, before the repair policy: {@link admitProposal} applies it with
+   * the gate's count of the run's repairs (the tool cannot be read: the unknown-tool chain).
+   */
+  readonly checked: RefusedProposal;
 }
 
 /**
@@ -108,7 +111,7 @@ export function refuseUnparsedProposal(
   if (!ids.ok || Object.values(ids.value).some(hasLoneSurrogate)) return undefined;
   return {
     ids: ids.value,
-    refusal: refuseUnread(lenient.value, recordRefusal(strict), facts.repairBudget),
+    checked: refuseUnread(lenient.value, recordRefusal(strict), facts.repairBudget),
   };
 }
 
@@ -133,32 +136,56 @@ function recordRefusal(strict: Rejected<'representation'>): Rejected<'representa
 }
 
 /**
- * Validates one proposal of an authenticated principal. The session has already been verified:
- * nothing is said about the proposal to a caller who is not signed in.
+ * Validates one proposal of an authenticated principal, with the repair policy applied as if no
+ * repair of its call had been counted before (only its claimed `attempt`): the in-process ladder's
+ * form. The stages check with {@link checkProposal} and admit with {@link admitProposal}, which
+ * holds the repair budget by the gate's own count.
  */
 export function validateProposal(
   input: unknown,
   principal: Principal,
   facts: ValidateFacts,
 ): Step<ValidatedProposal> {
+  return repairStep(checkProposal(input, principal, facts), 0, facts.repairBudget);
+}
+
+/**
+ * Climbs the validate group of rungs for one proposal of an authenticated principal, and says
+ * which repair chain it belongs to; the refusal is the rung's own, before the repair policy. The
+ * session has already been verified: nothing is said about the proposal to a caller who is not
+ * signed in. A claimed `attempt` beyond the budget is refused `limits/repair_budget_exhausted`
+ * before anything else is read.
+ */
+export function checkProposal(
+  input: unknown,
+  principal: Principal,
+  facts: ValidateFacts,
+): CheckedProposal {
   const normalized = normalizeProposal(input, facts.limits);
   if (!normalized.ok) return refuseUnread(input, normalized, facts.repairBudget);
   const { proposal, call } = normalized.value;
-  const attempt = proposal.attempt ?? 0;
-  const budget = checkRepairBudget(attempt, facts.repairBudget);
-  if (!budget.ok) return refusal(budget);
+  const claimed = proposal.attempt ?? 0;
+  const chain = facts.registry.get(call.tool) === undefined ? UNKNOWN_TOOL_CHAIN : call.tool;
+  const refused = (rejected: AnyRejected): RefusedProposal => ({
+    ok: false,
+    rejected,
+    claimed,
+    chain,
+  });
+  const budget = checkRepairBudget(claimed, facts.repairBudget);
+  if (!budget.ok) return refused(budget);
   const parsed = parseCall(call, facts.limits);
-  if (!parsed.ok) return refuse(parsed, attempt, facts.repairBudget);
+  if (!parsed.ok) return refused(parsed);
   const checked = checkSchema(parsed.value, facts.registry);
-  if (!checked.ok) return refuse(checked, attempt, facts.repairBudget);
+  if (!checked.ok) return refused(checked);
   const meaningful = checkSemantics(checked.value);
-  if (!meaningful.ok) return refuse(meaningful, attempt, facts.repairBudget);
+  if (!meaningful.ok) return refused(meaningful);
   const { tool, args, callId, repaired } = meaningful.value;
-  return accept({
+  const value: ValidatedProposal = {
     proposalId: proposal.proposalId,
     runId: proposal.runId,
     requestId: proposal.requestId,
-    attempt,
+    attempt: claimed,
     context: {
       ...principal,
       requestId: proposal.requestId,
@@ -170,24 +197,18 @@ export function validateProposal(
     toolVersion: tool.spec.version,
     args,
     ...(repaired === undefined ? {} : { repaired }),
-  });
+  };
+  return { ok: true, value, chain: tool.name };
 }
 
 /**
  * A refusal before the call was read (the envelope, or the format's normalizer, which parses the
- * bare action text). The budget still holds when the envelope could be read: otherwise a model
- * that keeps answering malformed action text would be offered a repair forever.
+ * bare action text): its tool is not known, so it is in the unknown-tool chain. A claimed attempt
+ * beyond the budget is refused as such when the envelope could be read.
  */
-function refuseUnread(input: unknown, rejected: Rejected, budget: number): Refusal {
+function refuseUnread(input: unknown, rejected: AnyRejected, budget: number): RefusedProposal {
   const envelope = checkEnvelope(input);
-  const attempt = envelope.ok ? (envelope.value.attempt ?? 0) : 0;
-  const spent = checkRepairBudget(attempt, budget);
-  return spent.ok ? refuse(rejected, attempt, budget) : refusal(spent);
-}
-
-function refuse(rejected: Rejected, attempt: number, budget: number): Refusal {
-  const plan = planRepair(rejected, attempt, budget);
-  return plan.kind === 'repair'
-    ? { ok: false, rejected: plan.rejected, repair: plan.repair }
-    : refusal(plan.rejected);
+  const claimed = envelope.ok ? (envelope.value.attempt ?? 0) : 0;
+  const spent = checkRepairBudget(claimed, budget);
+  return { ok: false, rejected: spent.ok ? rejected : spent, claimed, chain: UNKNOWN_TOOL_CHAIN };
 }

@@ -29,6 +29,7 @@ describe('DEFAULT_CEILINGS', () => {
       repairAttempts: 2,
       callsPerRun: 50,
       callsPerTenantPerSecond: 100,
+      callsPerUserPerSecond: 50,
       resultBytes: 65_536,
       toolTimeoutMs: 10_000,
     });
@@ -54,6 +55,7 @@ describe('resolveCeilings', () => {
       repairAttempts: -1,
       callsPerRun: '50',
       callsPerTenantPerSecond: Number.NaN,
+      callsPerUserPerSecond: 0,
       resultBytes: Number.POSITIVE_INFINITY,
       toolTimeoutMs: 2 ** 31,
       callsPerRunn: 5,
@@ -64,6 +66,7 @@ describe('resolveCeilings', () => {
       'repairAttempts must be an integer from 0 to 9007199254740991, got -1',
       'callsPerRun must be an integer from 1 to 9007199254740991, got "50"',
       'callsPerTenantPerSecond must be an integer from 1 to 9007199254740991, got NaN',
+      'callsPerUserPerSecond must be an integer from 1 to 9007199254740991, got 0',
       'resultBytes must be an integer from 1 to 131072 (a larger output, escaped, would not fit a Kafka record), got Infinity',
       'toolTimeoutMs must be an integer from 1 to 86400000 (a command must end well before its idempotency record and pending command expire), got 2147483648',
       '"callsPerRunn" is not a ceiling',

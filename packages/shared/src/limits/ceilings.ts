@@ -13,6 +13,12 @@ export interface Ceilings {
   /** Tool calls one tenant may make per second. Default 100. */
   readonly callsPerTenantPerSecond: number;
   /**
+   * Tool calls one user (a tenant's session subject) may make per second. Default 50, so one
+   * user's loop leaves the rest of the tenant's rate to its other users; a value above
+   * `callsPerTenantPerSecond` never binds.
+   */
+  readonly callsPerUserPerSecond: number;
+  /**
    * UTF-8 bytes of a tool's serialized output shown to the model. Default 64 KiB, at most
    * {@link MAX_RESULT_BYTES}. A tool's own `result.maxBytes` defaults to it and may not exceed it
    * (refused at start-up).
@@ -33,6 +39,7 @@ export const DEFAULT_CEILINGS: Ceilings = Object.freeze({
   repairAttempts: DEFAULT_REPAIR_BUDGET,
   callsPerRun: 50,
   callsPerTenantPerSecond: 100,
+  callsPerUserPerSecond: 50,
   resultBytes: 64 * 1024,
   toolTimeoutMs: 10_000,
 });
@@ -75,6 +82,7 @@ const BOUNDS: Readonly<Record<keyof Ceilings, readonly [min: number, max: number
   repairAttempts: [0, Number.MAX_SAFE_INTEGER],
   callsPerRun: [1, Number.MAX_SAFE_INTEGER],
   callsPerTenantPerSecond: [1, Number.MAX_SAFE_INTEGER],
+  callsPerUserPerSecond: [1, Number.MAX_SAFE_INTEGER],
   resultBytes: [1, MAX_RESULT_BYTES],
   toolTimeoutMs: [1, MAX_TOOL_TIMEOUT_MS],
 };
