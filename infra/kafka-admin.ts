@@ -5,6 +5,7 @@
  */
 import kafkajs, { type Admin, type Kafka as KafkaClient } from 'kafkajs';
 import {
+  alignTimestampTypes,
   createBus,
   DECLARED_TOPICS,
   SILENT_LOGGER,
@@ -149,8 +150,8 @@ async function commitProbeTransaction(access: KafkaAccess): Promise<void> {
 }
 
 /**
- * Creates the declared topics that do not exist yet, leaving existing ones as they are. Returns
- * the names it created. The replication factor is the cluster's default.
+ * Creates the declared topics that do not exist yet, and gives existing ones their declared
+ * timestamp type (their other settings stay as they are). Returns the names it created. The replication factor is the cluster's default.
  */
 export async function ensureTopics(
   access: KafkaAccess,
@@ -159,6 +160,10 @@ export async function ensureTopics(
   return withAdmin(access, async (admin) => {
     const existing = new Set(await admin.listTopics());
     const missing = topics.filter((t) => !existing.has(t.name));
+    await alignTimestampTypes(
+      admin,
+      topics.filter((t) => existing.has(t.name)),
+    );
     if (missing.length === 0) return [];
     await admin.createTopics({
       waitForLeaders: true,

@@ -98,6 +98,35 @@ describe('ensureTopics', () => {
       await admin.disconnect();
     }
   });
+
+  it('gives a proposals topic created with writer timestamps the broker’s, keeping its other settings', async () => {
+    const declared = specs.find((s) => s.name.endsWith('.toolgate.proposals'));
+    if (declared?.timestampType !== 'LogAppendTime') throw new Error('proposals are not stamped');
+    const old = { ...declared, name: `${declared.name}-old`, timestampType: 'CreateTime' as const };
+    await bus.ensureTopics([old]);
+    const admin = kafka.admin();
+    await admin.connect();
+    const configOf = async (name: string) => {
+      const { resources } = await admin.describeConfigs({
+        includeSynonyms: false,
+        resources: [{ type: 2, name, configNames: ['message.timestamp.type', 'retention.ms'] }],
+      });
+      return Object.fromEntries(
+        (resources[0]?.configEntries ?? []).map((e) => [e.configName, e.configValue]),
+      );
+    };
+    try {
+      expect(await configOf(old.name)).toMatchObject({ 'message.timestamp.type': 'CreateTime' });
+      expect(await bus.ensureTopics([{ ...declared, name: old.name }])).toEqual([]);
+      expect(await configOf(old.name)).toEqual({
+        'message.timestamp.type': 'LogAppendTime',
+        'retention.ms': String(declared.retentionMs),
+      });
+      expect(logger.lines.some((l) => l.fields['topic'] === old.name)).toBe(true);
+    } finally {
+      await admin.disconnect();
+    }
+  });
 });
 
 describe('transactional producer and consumer', () => {

@@ -10,3 +10,4 @@ export * from './kafka-security.js';
 export * from './kafkajs-log.js';
 export * from './record-headers.js';
 export * from './record-size.js';
+export * from './topic-timestamps.js';

@@ -7,6 +7,7 @@ import type { AdapterLogger } from '../adapter-logger.js';
 import { topicConfigEntries, type TopicSpec } from '../topics.js';
 import type { Bus } from './bus-types.js';
 import { attempt } from './attempt.js';
+import { alignTimestampTypes } from './topic-timestamps.js';
 
 const { AssignerProtocol } = kafkajs;
 
@@ -121,11 +122,14 @@ export function topicAdmin(
         const a = await admin.get();
         const existing = new Set(await a.listTopics());
         const missing = specs.filter((s) => !existing.has(s.name));
-        await warnAboutPartitions(
-          a,
-          specs.filter((s) => existing.has(s.name)),
-          options.logger,
-        );
+        const present = specs.filter((s) => existing.has(s.name));
+        await warnAboutPartitions(a, present, options.logger);
+        for (const name of await alignTimestampTypes(a, present)) {
+          options.logger.warn(
+            { topic: name },
+            "set the topic's timestamp type to the declared one",
+          );
+        }
         if (missing.length === 0) return [];
         await a.createTopics({
           // kafkajs's own wait gives up on UNKNOWN_TOPIC_OR_PARTITION, which a KRaft broker under
