@@ -269,6 +269,14 @@ export const MIX_WEIGHTS: Readonly<Record<Label, number>> = Object.fromEntries(
 /** Simulated time between two proposals of a pass: 50 proposals/s, under every tenant ceiling. */
 export const ARRIVAL_INTERVAL_MS = 20;
 
+/**
+ * The repair budget the benchmarks' deployments set. The mix draws each run's calls at random, so
+ * a run may refuse one tool's calls for repair more often than the default budget (2) between two
+ * accepted ones, and the recipe expects each refusal's own code; the gate charges and checks the
+ * budget in the same way whatever its size.
+ */
+export const MIX_REPAIR_BUDGET = 1_000;
+
 /** Proposals per run: under the default ceiling of 50 calls per run. */
 export const RUN_LENGTH = 10;
 

@@ -7,11 +7,18 @@ import {
   billingDeployment,
   EXAMPLE_SESSION_ISSUER,
 } from '../../examples/billing/toolgate.config.js';
-
-/** The example as a demo (the published secret) unless TOOLGATE_SESSION_SECRET names another. */
-const deployment = billingDeployment({ ...process.env, TOOLGATE_DEMO_SESSIONS: '1' });
 import { USERS } from '../../examples/billing/data.js';
-import type { MixEntry, UserName } from './build-mix.js';
+import { MIX_REPAIR_BUDGET, type MixEntry, type UserName } from './build-mix.js';
+
+/**
+ * The example as a demo (the published secret) unless TOOLGATE_SESSION_SECRET names another, with
+ * the mix's repair budget.
+ */
+const example = billingDeployment({ ...process.env, TOOLGATE_DEMO_SESSIONS: '1' });
+const deployment = {
+  ...example,
+  ceilings: { ...example.ceilings, repairAttempts: MIX_REPAIR_BUDGET },
+};
 
 /** The start of every pass over the mix; the tokens are valid for an hour from here. */
 export const PASS_START = new Date('2026-11-29T12:00:00Z');
