@@ -32,7 +32,7 @@ import { findServiceProcesses, sampleProcess } from './proc-stats.js';
 import { adminBus, benchNamespace, dropRun, provisionRun, type Made } from './bench-namespace.js';
 import { tokensFor } from './measure-pipeline.js';
 import { probeStack } from './stack-probe.js';
-import { REPO_ROOT, startSystems } from './start-systems.js';
+import { REPO_ROOT, runStartOptions, startSystems } from './start-systems.js';
 import deployment from './fairness-deployment.js';
 
 /** Everything the scenario measured, as bench/results/fairness.json holds it. */
@@ -105,16 +105,7 @@ export async function measureFairness(
     const logDir = mkdtempSync(join(tmpdir(), `toolgate-${ns.id}-`));
     children = createChildren(logDir);
     const started = await startSystems({
-      children,
-      stack: config,
-      relay: { ...ns.relay, workerRedisUrl: workerRedis.relay },
-      gate: { ...ns.gate, workerRedisUrl: workerRedis.gate },
-      id: ns.id,
-      logDir,
-      profileDir: options.profileDir,
-      profileIntervalUs: options.profileIntervalUs,
-      fetch: options.fetch,
-      progress,
+      ...runStartOptions({ children, stack: config, ns, workerRedis, logDir, options, progress }),
       gateDeployment: 'fairness-deployment.ts',
       gateOnly: true,
     });

@@ -58,7 +58,7 @@ import {
 import { formatProofCost, measureProofCost, proofCountsOf, type ProofCost } from './proof-cost.js';
 import { proofSamples } from './proof-samples.js';
 import { probeStack } from './stack-probe.js';
-import { REPO_ROOT, startSystems } from './start-systems.js';
+import { REPO_ROOT, runStartOptions, startSystems } from './start-systems.js';
 import deployment from './bench-deployment.js';
 import {
   percentOf,
@@ -272,16 +272,7 @@ export async function measurePipeline(
     const logDir = mkdtempSync(join(tmpdir(), `toolgate-${ns.id}-`));
     children = createChildren(logDir);
     const started = await startSystems({
-      children,
-      stack: config,
-      relay: { ...ns.relay, workerRedisUrl: workerRedis.relay },
-      gate: { ...ns.gate, workerRedisUrl: workerRedis.gate },
-      id: ns.id,
-      logDir,
-      profileDir: options.profileDir,
-      profileIntervalUs: options.profileIntervalUs,
-      fetch: options.fetch,
-      progress,
+      ...runStartOptions({ children, stack: config, ns, workerRedis, logDir, options, progress }),
     });
     const services = findServiceProcesses(
       [config.stackDir],

@@ -19,7 +19,8 @@ import {
 import type { StackConfig } from '../../infra/stack-config.js';
 import { stackEnv } from '../../infra/stack-env.js';
 import { BENCH_RELAY_PRINCIPAL } from '../../infra/stack-principals.js';
-import type { Space } from './bench-namespace.js';
+import type { BenchNamespace, Space, WorkerRedisUrls } from './bench-namespace.js';
+import type { BenchOptions } from './bench-options.js';
 import { waitUntil, type Child, type Children } from './children.js';
 import { CHILD_VARIABLE, type ChildConfig, type RelayRole } from './child-config.js';
 import { RELAY_WORKER_NAME, toolKeyEntries } from './relay-access.js';
@@ -73,6 +74,34 @@ export interface StartOptions {
   readonly gateDeployment?: string;
   /** Start only the gate (the fairness scenario has no relay). Default false. */
   readonly gateOnly?: boolean;
+}
+
+/**
+ * The options every measurement starts its systems with: its namespace's two spaces with their
+ * worker Redis users, the stack, and the run's profiling and fetch settings.
+ */
+export function runStartOptions(run: {
+  readonly children: Children;
+  readonly stack: StackConfig;
+  readonly ns: BenchNamespace;
+  readonly workerRedis: WorkerRedisUrls;
+  readonly logDir: string;
+  readonly options: Pick<BenchOptions, 'profileDir' | 'profileIntervalUs' | 'fetch'>;
+  readonly progress: (line: string) => void;
+}): StartOptions {
+  const { ns, workerRedis, options } = run;
+  return {
+    children: run.children,
+    stack: run.stack,
+    relay: { ...ns.relay, workerRedisUrl: workerRedis.relay },
+    gate: { ...ns.gate, workerRedisUrl: workerRedis.gate },
+    id: ns.id,
+    logDir: run.logDir,
+    profileDir: options.profileDir,
+    profileIntervalUs: options.profileIntervalUs,
+    fetch: options.fetch,
+    progress: run.progress,
+  };
 }
 
 const NODE_FLAGS = ['--no-turbo-inline-js-wasm-calls'];
