@@ -11,8 +11,19 @@ import { CliError, EXIT } from './cli-error.js';
 
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** Observations are per tenant (`observations.<tenant>`): the plain name is no topic to read. */
-const SHORT_NAMES = Object.keys(TOPIC_NAMES).filter((n) => n !== 'observations');
+/**
+ * The short name an operator types (the catalogue name without `toolgate.`, e.g. `refusal-stats`)
+ * of each fixed topic. Observations are per tenant (`observations.<tenant>`): the plain name is no
+ * topic to read.
+ */
+const SHORT_NAMES: ReadonlyMap<string, TopicShortName> = new Map(
+  (Object.entries(TOPIC_NAMES) as [TopicShortName, string][])
+    .filter(([short]) => short !== 'observations')
+    .map(([short, name]) => [name.slice('toolgate.'.length), short]),
+);
+
+/** Topics written by analytics: read under its consumer groups. */
+const ANALYTICS_TOPICS: readonly TopicShortName[] = ['audit', 'refusalStats', 'alerts'];
 
 /** A topic of the catalogue, by what names it. */
 type CatalogueTopic =
@@ -57,7 +68,7 @@ export function resolveTopic(name: string, prefix: string): string {
 export function readerGroupPrefix(name: string, prefixes: Prefixes): string {
   const topic = parseTopic(name, prefixes.topicPrefix);
   if (topic.kind === 'observations') return agentGroupPrefix(prefixes.groupPrefix, topic.tenant);
-  if (topic.kind === 'fixed' && topic.short === 'audit')
+  if (topic.kind === 'fixed' && ANALYTICS_TOPICS.includes(topic.short))
     return `${analyticsGroupPrefix(prefixes.groupPrefix)}.`;
   if (topic.kind === 'fixed' && topic.short === 'confirmations')
     return `${consoleGroupPrefix(prefixes.groupPrefix)}.`;
@@ -67,14 +78,15 @@ export function readerGroupPrefix(name: string, prefixes: Prefixes): string {
 function parseTopic(name: string, prefix: string): CatalogueTopic {
   const bare = prefix !== '' && name.startsWith(prefix) ? name.slice(prefix.length) : name;
   const short = bare.startsWith('toolgate.') ? bare.slice('toolgate.'.length) : bare;
-  if (SHORT_NAMES.includes(short)) return { kind: 'fixed', short: short as TopicShortName };
+  const fixed = SHORT_NAMES.get(short);
+  if (fixed !== undefined) return { kind: 'fixed', short: fixed };
   const tool = after(short, 'commands.');
   if (tool !== undefined && NAME.test(tool)) return { kind: 'command', tool };
   const tenant = after(short, 'observations.');
   if (tenant !== undefined && NAME.test(tenant)) return { kind: 'observations', tenant };
   const hint = short === 'observations' ? ' (observations are per tenant)' : '';
   throw new CliError(
-    `unknown topic "${name}"${hint}: one of ${SHORT_NAMES.join(', ')}, commands.<tool>, observations.<tenant>`,
+    `unknown topic "${name}"${hint}: one of ${[...SHORT_NAMES.keys()].join(', ')}, commands.<tool>, observations.<tenant>`,
     EXIT.usage,
   );
 }

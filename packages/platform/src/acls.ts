@@ -75,7 +75,10 @@ export function agentPrincipal(tenant: string): string {
   return `agent-${tenant}`;
 }
 
-/** The read-only principal of analytics and SIEM export: the audit topic, nothing else. */
+/**
+ * The principal of analytics and SIEM export: reads the audit topic, writes and reads its own output
+ * (final window counts and alerts), nothing else.
+ */
 export const ANALYTICS_PRINCIPAL = 'toolgate-analytics';
 
 /** The principal of approval UIs and bots (the console): confirmation requests in, approvals out. */
@@ -224,12 +227,22 @@ export function aclTable(scope: AclScope): readonly AclRow[] {
     transactions(worker.principal, groupId);
   }
   topic(ANALYTICS_PRINCIPAL, topics.audit, 'READ', 'the audit trail, read only');
+  for (const name of [topics.refusalStats, topics.alerts]) {
+    topic(ANALYTICS_PRINCIPAL, name, 'WRITE', 'its output: final window counts and alerts');
+    topic(
+      ANALYTICS_PRINCIPAL,
+      name,
+      'READ',
+      'its output, read back by `toolgate stats` and `alerts`',
+    );
+  }
   group(
     ANALYTICS_PRINCIPAL,
     analyticsGroupPrefix(scope.groupPrefix),
     'PREFIXED',
     'its consumer groups',
   );
+  transactions(ANALYTICS_PRINCIPAL, analyticsGroupPrefix(scope.groupPrefix));
   topic(CONSOLE_PRINCIPAL, topics.confirmations, 'READ', 'confirmation requests to show approvers');
   topic(
     CONSOLE_PRINCIPAL,

@@ -222,6 +222,8 @@ export const REGISTRY_STARTUP_DEADLINE_MS = 120_000;
 /** Registrations in flight at once: a registry under load answers a few faster than many. */
 const REGISTER_CONCURRENCY = 4;
 
+const NOT_REGISTERED_BY_STAGES = ['quarantine', 'observations', 'refusalStats', 'alerts'] as const;
+
 async function registerSchemas(
   codec: Codec,
   topics: GateTopics,
@@ -229,9 +231,11 @@ async function registerSchemas(
   tenants: readonly string[],
   logger: Logger,
 ): Promise<void> {
-  // Quarantine keeps raw bytes; `observations` names no topic of its own, only each tenant's.
+  // Quarantine keeps raw bytes; `observations` names no topic of its own, only each tenant's;
+  // the analytics service registers the schemas of what it alone writes.
   const fixed = (Object.keys(TOPIC_NAMES) as TopicShortName[]).filter(
-    (t) => t !== 'quarantine' && t !== 'observations',
+    (t): t is Exclude<TopicShortName, (typeof NOT_REGISTERED_BY_STAGES)[number]> =>
+      !(NOT_REGISTERED_BY_STAGES as readonly string[]).includes(t),
   );
   const subjects: [string, JsonSchemaObject][] = [
     ...fixed.map((t): [string, JsonSchemaObject] => [`${topics[t]}-value`, MESSAGE_SCHEMAS[t]]),

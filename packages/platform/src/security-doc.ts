@@ -84,7 +84,7 @@ const KAFKA_IDENTITIES = [
   '  topic. It can read no other topic and write nowhere else.',
   '- `worker-<name>`, one per tool worker: reads the command topics of its own tools and writes',
   '  results. It cannot read another tool’s commands or write a command.',
-  '- `toolgate-analytics`: reads the audit topic, nothing else.',
+  '- `toolgate-analytics`: reads the audit topic, writes and reads its own output (`refusal-stats`, `alerts`), nothing else.',
   '- `toolgate-console`, for approval UIs and bots: reads confirmation requests and writes',
   '  approvals. An approval counts only if it carries a valid session token of someone allowed to',
   '  approve.',

@@ -68,6 +68,8 @@ export const TOPIC_NAMES = {
   observations: 'toolgate.observations',
   audit: 'toolgate.audit',
   quarantine: 'toolgate.quarantine',
+  refusalStats: 'toolgate.refusal-stats',
+  alerts: 'toolgate.alerts',
 } as const;
 
 /** One fixed topic's short name. */
@@ -145,7 +147,25 @@ const FIXED_TOPICS: readonly TopicSpec[] = [
     key: 'none',
     timestampType: 'CreateTime',
   },
+  // Compacted: a window's final counts are keyed by window and dimensions, so the latest record of
+  // a key is its answer; a window written twice (a retried transaction) keeps one. Kept 40 days.
+  analyticsRecord(TOPIC_NAMES.refusalStats, 'window + dimensions'),
+  // Compacted by rule and subject: the latest alert of each, kept 40 days.
+  analyticsRecord(TOPIC_NAMES.alerts, 'rule + subject'),
 ];
+
+function analyticsRecord(name: string, key: string): TopicSpec {
+  return {
+    name,
+    partitions: 6,
+    retentionMs: 40 * DAY_MS,
+    segmentMs: DAY_MS,
+    cleanupPolicy: 'compact',
+    role: 'record',
+    key,
+    timestampType: 'CreateTime',
+  };
+}
 
 /**
  * The command topic's name for a tool: `toolgate.commands.<tool>`. Throws a `TypeError` for a

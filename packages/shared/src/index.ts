@@ -17,3 +17,4 @@ export * from './result/index.js';
 export * from './tools/index.js';
 export * from './messages/index.js';
 export * from './audit-summary/index.js';
+export * from './analytics/analytics-types.js';
