@@ -1,1 +1,2 @@
 export * from './summarize-audit.js';
+export * from './is-refusal.js';

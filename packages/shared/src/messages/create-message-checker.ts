@@ -9,7 +9,7 @@ export type MessageChecker = (topic: MessageTopic, value: unknown) => readonly s
 /**
  * Compiles {@link MESSAGE_SCHEMAS} once with `createValidator()` (Ajv2020, strict, formats
  * asserted) and returns a checker. Problems name the path and the failed keyword
- * (`/outcome: enum`), never the offending value, so they can be logged. Compiling all ten
+ * (`/outcome: enum`), never the offending value, so they can be logged. Compiling all the
  * schemas took about 0.6 s on the dev machine (checking a message then takes microseconds): create
  * one checker per process. Throws if a schema is not strict-valid, which a
  * unit test rules out.

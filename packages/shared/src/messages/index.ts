@@ -18,6 +18,7 @@ export * from './observations.js';
 export * from './observation-signature.js';
 export * from './redact-arguments.js';
 export * from './replay-observation.js';
+export * from './alert-schema.js';
 export * from './schemas.js';
 export * from './stage-envelope.js';
 export * from './timeout-ending.js';

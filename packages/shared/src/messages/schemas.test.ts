@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createAlertEngine, DEFAULT_ALERT_RULES } from '../analytics/alerts/index.js';
 import { rejecterFor } from '../decision.js';
 import { buildCommand, identityOf, refusal } from '../ladder/index.js';
 import { approval } from './approval.js';
@@ -18,6 +19,17 @@ import {
 import { authorizedEnvelope, clearedEnvelope, validatedEnvelope } from './stage-envelope.js';
 
 const check = createMessageChecker();
+
+/** The alert the engine raises on one forged envelope. */
+function forgeryAlert() {
+  const forged = rejecterFor('authentication')('forged_envelope', undefined, 'bad tag');
+  const event = auditEvent({ kind: 'rejected', rejected: forged }, NOW);
+  const [alert] = createAlertEngine(DEFAULT_ALERT_RULES).observe(event, {
+    partition: 0,
+    offset: '7',
+  });
+  return alert;
+}
 const IDS = { proposalId: 'p-81f2', runId: 'run-7', requestId: 'req-42', callId: 'call_abc' };
 const AT = NOW.toISOString();
 
@@ -53,6 +65,7 @@ function samples(): Record<MessageTopic, Json> {
     audit: json(
       auditEvent({ kind: 'rejected', rejected: denied.rejected, ...auditFactsOf(a) }, NOW),
     ),
+    alerts: json(forgeryAlert()),
   };
 }
 
@@ -122,6 +135,8 @@ describe('MESSAGE_SCHEMAS', () => {
       ['approvals', { ...all.approvals, decision: 'maybe' }],
       ['results', { ...all.results, status: 'meh' }],
       ['validated', { ...all.validated, repaired: 'quotes' }],
+      ['alerts', { ...all.alerts, rule: 'made_up' }],
+      ['alerts', { ...all.alerts, mode: 'page' }],
     ];
     for (const [topic, value] of wrong) {
       expect(check(topic, value), JSON.stringify(value)).not.toEqual([]);

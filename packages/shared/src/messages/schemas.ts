@@ -12,6 +12,7 @@
  * would turn a malformed proposal into undecodable bytes instead of a refusal the agent reads).
  * Field names are the contract of DESIGN §2: more may be added, none renamed.
  */
+import { alertSchema } from './alert-schema.js';
 import { auditEventSchema } from './audit-event-schema.js';
 import { commandSchema, toolResultSchema } from './command-schemas.js';
 import { approvalSchema, confirmationRequestSchema } from './confirmation-schemas.js';
@@ -38,6 +39,7 @@ export const MESSAGE_TOPICS = [
   'results',
   'observations',
   'audit',
+  'alerts',
 ] as const;
 
 /** One logical topic with a message schema. */
@@ -62,11 +64,12 @@ export const MESSAGE_SCHEMAS: Readonly<Record<MessageTopic, MessageSchema>> = Ob
   results: toolResultSchema,
   observations: observationSchema,
   audit: auditEventSchema,
+  alerts: alertSchema,
 });
 
 /**
  * The message topic of a logical topic name (without the deployment's prefix): itself for the
- * ten names of {@link MESSAGE_TOPICS}, `commands` for `commands.<tool>`, undefined otherwise
+ * names of {@link MESSAGE_TOPICS}, `commands` for `commands.<tool>`, undefined otherwise
  * (e.g. `quarantine`, which carries raw bytes).
  */
 export function messageTopicOf(logicalName: string): MessageTopic | undefined {
