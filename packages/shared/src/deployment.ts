@@ -2,6 +2,7 @@
  * A deployment: the tools, policies, session keys, object store and ceilings of one Toolgate
  * installation, as its configuration file declares them. Trusted server configuration.
  */
+import type { AlertRulesInput } from './analytics/alerts/alert-rules.js';
 import type { SessionKeys } from './auth/index.js';
 import type { PolicySource } from './authz/index.js';
 import type { Ceilings } from './limits/index.js';
@@ -17,6 +18,16 @@ export interface DeploymentWorker {
   readonly name: string;
   /** The tools whose commands it runs. */
   readonly tools: readonly string[];
+}
+
+/** The analytics service's settings in a deployment. */
+export interface DeploymentAnalytics {
+  /**
+   * Overrides of the alert rules' defaults, per rule (`rules.<rule>.<setting>`), and how many audit
+   * events an alert names (`evidenceLimit`); see docs/alerts.md. Checked at start by every
+   * process: an unknown rule or setting, or a value out of bounds, is refused with every problem.
+   */
+  readonly alerts?: AlertRulesInput;
 }
 
 /** What a configuration file (`toolgate.config.ts`) exports as its default. */
@@ -61,6 +72,8 @@ export interface Deployment {
    * days); anything else is refused at start. Default 1800.
    */
   readonly confirmationTtlSeconds?: number;
+  /** Stream analytics on the audit topic: its alert rules. Every field optional. */
+  readonly analytics?: DeploymentAnalytics;
 }
 
 /** Identity for typing: lets a configuration file declare a deployment with inference. */

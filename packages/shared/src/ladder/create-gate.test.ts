@@ -88,6 +88,19 @@ describe('createGate', () => {
     ]);
   });
 
+  it('refuses bad alert rules at start, naming the rule and the setting, with the other parts', () => {
+    const bad = deployment({
+      analytics: { alerts: { rules: { forgery: { enabled: false } } } },
+      ceilings: { maxDepth: 0 },
+    });
+    expect(() => createGate(bad)).toThrow(
+      /analytics\.alerts: rules\.forgery\.enabled: must be true, the rule is always on/,
+    );
+    expect(() => createGate(bad)).toThrow(/ceilings: maxDepth/);
+    const tuned = { alerts: { rules: { authorization_probing: { threshold: 9 } } } };
+    expect(() => createGate(deployment({ analytics: tuned }))).not.toThrow();
+  });
+
   it('checks the tools under the largest ceilings when the ceilings are bad', () => {
     const bad = deployment({
       tools: [tool({ timeoutMs: 60_000 }), tool({ name: 'slow', timeoutMs: 2 * 86_400_000 })],

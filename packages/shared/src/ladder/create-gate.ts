@@ -9,6 +9,7 @@ import {
   type JwksSource,
   type SessionVerifier,
 } from '../auth/index.js';
+import { alertRuleProblems } from '../analytics/alerts/alert-rules.js';
 import { rejecterFor } from '../decision.js';
 import { loadPolicySet } from '../authz/index.js';
 import { confirmationTtlProblems } from '../confirmation/index.js';
@@ -62,6 +63,15 @@ export function createGate(
   const ttlProblems = confirmationTtlProblems(deployment.confirmationTtlSeconds);
   if (ttlProblems.length > 0) {
     refused.push({ part: '', error: new ConfigError('deployment', ttlProblems) });
+  }
+  // Read by the analytics service only: checked here too, so that a bad rule stops every process
+  // at start rather than only the one that would have run it.
+  const alertProblems = alertRuleProblems(deployment.analytics?.alerts);
+  if (alertProblems.length > 0) {
+    refused.push({
+      part: 'analytics.alerts',
+      error: new ConfigError('analytics.alerts', alertProblems),
+    });
   }
   const tenantProblems = deploymentTenantProblems(deployment);
   if (tenantProblems.length > 0) {

@@ -109,7 +109,12 @@ const count = (threshold: number, windowMs: number, cooldownMs = windowMs): Coun
   cooldownMs,
 });
 
-/** The rules a deployment gets when it sets none. Frozen. */
+/**
+ * The rules a deployment gets when it sets none. Frozen. `authorization_probing` fires on more
+ * than 5 authorization refusals of a run or a principal in 10 minutes: the threshold security
+ * products document for denied tool calls, the signature of an agent probing what it may do.
+ * Every default is listed, with its meaning, in docs/alerts.md.
+ */
 export const DEFAULT_ALERT_RULES: AlertRules = deepFreeze({
   evidenceLimit: 20,
   rules: {
