@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { CliError, EXIT } from './cli-error.js';
 import type { Command, CommandIo } from './command.js';
 import { aclsCommand } from './commands/acls.js';
+import { alertsCommand } from './commands/alerts.js';
 import { approveCommand, rejectCommand } from './commands/decide.js';
 import { evaluateCommand } from './commands/evaluate.js';
 import { keysCommand } from './commands/keys.js';
@@ -32,6 +33,7 @@ export const COMMANDS: readonly Command[] = [
   rejectCommand,
   tailCommand,
   statsCommand,
+  alertsCommand,
   tokenCommand,
 ];
 
