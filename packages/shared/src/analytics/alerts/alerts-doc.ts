@@ -17,7 +17,7 @@ import { INVALID_SESSION_CODES } from './window-rules.js';
 /** What each rule counts, for whom, and why it matters. */
 export const ALERT_RULE_MEANINGS: Readonly<Record<AlertRuleName, string>> = {
   authorization_probing:
-    'Refusals at the `authorization` rung, per run and per principal (each its own subject), more than `threshold` in `windowMs`. More than 5 denied tool calls in 10 minutes is the threshold security products document for denied tool calls: an agent that keeps asking for what it may not do is probing, typically after a prompt injection.',
+    'Refusals at the `authorization` rung (`not_authorized`; a `policy_error` refuses every caller alike and says nothing of one), per run and per principal (each its own subject), more than `threshold` in `windowMs`. More than 5 denied tool calls in 10 minutes is the threshold security products document for denied tool calls: an agent that keeps asking for what it may not do is probing, typically after a prompt injection.',
   object_enumeration:
     "`resolution/not_found` refusals per run and per principal: more than `threshold` *distinct* object ids (the event's `objectIds`) in `windowMs`. Another tenant's object is refused exactly like a missing one, so many distinct misses are the signature of guessing ids.",
   refusal_rate_jump:

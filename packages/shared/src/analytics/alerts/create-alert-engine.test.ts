@@ -49,12 +49,20 @@ describe('authorization_probing', () => {
     expect(feed(times(12, T0, 2 * MIN + 1000).map((t) => denied(t)))).toEqual([]);
   });
 
-  it('counts only authorization refusals, and the principal across runs', () => {
+  it('counts only not_authorized refusals, and the principal across runs', () => {
     const { feed } = engineWith();
     const schema = times(10, T0, 1000).map((t) =>
       refusal('schema', 'unknown_tool', { atMs: t, runId: 'r', subject: 'alice', tenant: 'acme' }),
     );
-    expect(feed(schema)).toEqual([]);
+    const broken = times(10, T0, 1000).map((t) =>
+      refusal('authorization', 'policy_error', {
+        atMs: t,
+        runId: 'r',
+        subject: 'alice',
+        tenant: 'acme',
+      }),
+    );
+    expect(feed([...schema, ...broken])).toEqual([]);
     const alerts = feed(times(6, T0 + 20_000, 1000).map((t, i) => denied(t, `run-${i}`)));
     expect(alerts.map((a) => a.subject)).toEqual([
       { kind: 'principal', tenant: 'acme', id: 'alice' },

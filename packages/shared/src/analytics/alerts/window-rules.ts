@@ -3,7 +3,6 @@
  * one counts, for which subjects, and when the window crosses its threshold.
  */
 import type { AnyCode } from '../../catalogue.js';
-import { isRefusal } from '../../audit-summary/is-refusal.js';
 import type { AuditEvent } from '../../messages/audit-event.js';
 import type { AlertSubject } from '../analytics-types.js';
 import type { AlertRuleName, AlertRuleSettings, RuleSwitch } from './alert-rules.js';
@@ -95,7 +94,9 @@ export function windowRules(settings: AlertRuleSettings): readonly WindowRule[] 
       name: 'authorization_probing',
       settings: probing,
       match: (e) =>
-        e.stage === 'authorization' && isRefusal(e)
+        // `policy_error` is a policy that cannot be evaluated: it refuses every caller alike and
+        // says nothing of the one refused (refusal_rate_jump sees it).
+        e.stage === 'authorization' && e.code === 'not_authorized'
           ? [...runOf(e), ...principalOf(e)].map((subject) => ({ subject, marks: [] }))
           : [],
       judge: (w) =>
