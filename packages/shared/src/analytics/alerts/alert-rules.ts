@@ -11,6 +11,7 @@ import { createValidator } from '../../tools/create-validator.js';
 export const ALERT_RULE_NAMES = [
   'authorization_probing',
   'object_enumeration',
+  'runaway_run',
   'refusal_rate_jump',
   'forgery',
   'invalid_sessions_burst',
@@ -71,6 +72,7 @@ export interface ApprovalHealthRule extends RuleSwitch {
 export interface AlertRuleSettings {
   readonly authorization_probing: CountRule;
   readonly object_enumeration: CountRule;
+  readonly runaway_run: CountRule;
   readonly refusal_rate_jump: RateJumpRule;
   readonly forgery: CountRule;
   readonly invalid_sessions_burst: CountRule;
@@ -113,6 +115,8 @@ const count = (threshold: number, windowMs: number, cooldownMs = windowMs): Coun
  * The rules a deployment gets when it sets none. Frozen. `authorization_probing` fires on more
  * than 5 authorization refusals of a run or a principal in 10 minutes: the threshold security
  * products document for denied tool calls, the signature of an agent probing what it may do.
+ * `runaway_run` fires on the first refusal of a run for its call ceiling or its repair budget: an
+ * agent that loops, once per run and hour.
  * Every default is listed, with its meaning, in docs/alerts.md.
  */
 export const DEFAULT_ALERT_RULES: AlertRules = deepFreeze({
@@ -120,6 +124,7 @@ export const DEFAULT_ALERT_RULES: AlertRules = deepFreeze({
   rules: {
     authorization_probing: count(5, 10 * MINUTE),
     object_enumeration: count(10, 10 * MINUTE),
+    runaway_run: count(0, 10 * MINUTE, HOUR),
     refusal_rate_jump: {
       enabled: true,
       mode: 'alert',
@@ -169,6 +174,7 @@ const SECTION_SCHEMA = {
       properties: {
         authorization_probing: countRule('authorization_probing'),
         object_enumeration: countRule('object_enumeration'),
+        runaway_run: countRule('runaway_run'),
         refusal_rate_jump: {
           type: 'object',
           additionalProperties: false,

@@ -12,7 +12,7 @@ import {
 } from './alert-rules.js';
 import { ALERT_IDLE_MS } from './create-alert-engine.js';
 import { MAX_ENTRIES_PER_SUBJECT } from './sliding-window.js';
-import { INVALID_SESSION_CODES } from './window-rules.js';
+import { INVALID_SESSION_CODES, RUNAWAY_CODES } from './window-rules.js';
 
 /** What each rule counts, for whom, and why it matters. */
 export const ALERT_RULE_MEANINGS: Readonly<Record<AlertRuleName, string>> = {
@@ -20,6 +20,7 @@ export const ALERT_RULE_MEANINGS: Readonly<Record<AlertRuleName, string>> = {
     'Refusals at the `authorization` rung (`not_authorized`; a `policy_error` refuses every caller alike and says nothing of one), per run and per principal (each its own subject), more than `threshold` in `windowMs`. More than 5 denied tool calls in 10 minutes is the threshold security products document for denied tool calls: an agent that keeps asking for what it may not do is probing, typically after a prompt injection.',
   object_enumeration:
     "`resolution/not_found` refusals per run and per principal: more than `threshold` *distinct* object ids (the event's `objectIds`) in `windowMs`. Another tenant's object is refused exactly like a missing one, so many distinct misses are the signature of guessing ids.",
+  runaway_run: `Refusals of a run at the \`limits\` rung for what the run itself did (${RUNAWAY_CODES.map((c) => `\`${c}\``).join(', ')}): more than \`threshold\` in \`windowMs\` (by default the first one alerts, once per run and \`cooldownMs\`). An agent that calls past its run's ceiling, or keeps sending calls the gate cannot repair, is looping: its tokens and its tools' quota burn until someone stops it.`,
   refusal_rate_jump:
     "A tenant's refusals per minute over the last `recentMs` more than `factor` times its rate over the `baselineMs` before, with at least `minRefusals` in the recent window (so one refusal does not page). Counted in one-minute buckets of event time; a tenant is judged only once the engine has seen it since the baseline's start, so a fresh engine does not page on every tenant.",
   forgery: `Always on. Any audit event of a forgery: \`authentication/forged_envelope\` (an internal envelope whose integrity tag does not verify), \`authentication/stale_envelope\` (a genuine envelope published again after its lifetime) and kind \`forged_result\` (a tool result whose proof does not verify), per tenant, or for the gate when the event names no tenant (forged envelopes never do). Forged commands (dropped by tool workers) and unsigned observations (dropped by agent clients) write no audit event: alert on the metric \`toolgate_refused_forgeries_total\` for those.`,

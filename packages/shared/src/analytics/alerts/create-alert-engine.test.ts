@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMessageChecker } from '../../messages/create-message-checker.js';
 import type { Alert } from '../analytics-types.js';
-import { resolveAlertRules, type AlertRulesInput } from './alert-rules.js';
+import { ALERT_RULE_NAMES, resolveAlertRules, type AlertRulesInput } from './alert-rules.js';
 import { denied, feed, MIN, ofKind, refusal, T0 } from './alerts.test-support.js';
 import { ALERT_IDLE_MS, createAlertEngine } from './create-alert-engine.js';
 
@@ -107,6 +107,30 @@ describe('authorization_probing', () => {
     const [alert] = feed(events);
     expect(alert?.counts).toEqual({ refusals: 8 });
     expect(alert?.evidence.map((e) => e.eventId)).toEqual(events.slice(0, 3).map((e) => e.eventId));
+  });
+});
+
+describe('runaway_run', () => {
+  const stopped = (atMs: number, code: 'run_call_limit' | 'repair_budget_exhausted', runId = 'r') =>
+    refusal('limits', code, { atMs, runId, subject: 'carol', tenant: 'acme' });
+
+  it('fires on the first refusal of a run for its call ceiling, once per run and hour', () => {
+    const { feed } = engineWith();
+    const first = feed([stopped(T0, 'run_call_limit')]);
+    expect(first.map((a) => [a.rule, a.subject, a.counts])).toEqual([
+      ['runaway_run', { kind: 'run', tenant: 'acme', id: 'r' }, { refusals: 1, run_call_limit: 1 }],
+    ]);
+    expect(feed([stopped(T0 + MIN, 'repair_budget_exhausted')])).toEqual([]);
+    expect(feed([stopped(T0 + 2 * MIN, 'run_call_limit', 'other')])).toHaveLength(1);
+    expect(feed([stopped(T0 + 61 * MIN, 'run_call_limit')])).toHaveLength(1);
+  });
+
+  it("ignores a tenant's or a user's rate limit, which says nothing of one run", () => {
+    const { feed } = engineWith();
+    const limited = times(20, T0, 1000).map((t) =>
+      refusal('limits', 'rate_limited', { atMs: t, runId: 'r', subject: 'carol', tenant: 'acme' }),
+    );
+    expect(feed(limited).filter((a) => a.rule === 'runaway_run')).toEqual([]);
   });
 });
 
@@ -367,6 +391,6 @@ describe('createAlertEngine', () => {
     expect(raised.length).toBeGreaterThan(20);
     const check = createMessageChecker();
     for (const alert of raised) expect(check('alerts', alert), alert.rule).toEqual([]);
-    expect(new Set(raised.map((a) => a.rule)).size).toBe(7);
+    expect(new Set(raised.map((a) => a.rule)).size).toBe(ALERT_RULE_NAMES.length);
   });
 });

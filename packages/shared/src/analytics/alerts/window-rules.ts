@@ -58,6 +58,12 @@ export function forgeryOf(event: AuditEvent): string | undefined {
     : undefined;
 }
 
+/**
+ * Limits-rung codes that stop a run for what it did itself: it called past its call ceiling, or it
+ * kept sending calls the gate could not repair. Rate limits are a tenant's or a user's, not a run's.
+ */
+export const RUNAWAY_CODES: readonly AnyCode[] = ['run_call_limit', 'repair_budget_exhausted'];
+
 /** The mark of an unhealthy approval outcome, or undefined. */
 function approvalTroubleOf(event: AuditEvent): string | undefined {
   if (event.stage !== 'confirmation') return undefined;
@@ -84,6 +90,7 @@ const markCounts = (window: WindowTally, names: readonly string[]) =>
 export function windowRules(settings: AlertRuleSettings): readonly WindowRule[] {
   const probing = settings.authorization_probing;
   const enumeration = settings.object_enumeration;
+  const runaway = settings.runaway_run;
   const forgery = settings.forgery;
   const sessions = settings.invalid_sessions_burst;
   const quarantine = settings.quarantine_burst;
@@ -116,6 +123,21 @@ export function windowRules(settings: AlertRuleSettings): readonly WindowRule[] 
           ? {
               counts: { distinctObjects: w.marks.size, refusals: w.total },
               threshold: { distinctObjects: enumeration.threshold },
+            }
+          : undefined,
+    },
+    {
+      name: 'runaway_run',
+      settings: runaway,
+      match: (e) =>
+        e.stage === 'limits' && e.code !== null && RUNAWAY_CODES.includes(e.code)
+          ? runOf(e).map((subject) => ({ subject, marks: [e.code ?? ''] }))
+          : [],
+      judge: (w) =>
+        over(w.total, runaway.threshold)
+          ? {
+              counts: { refusals: w.total, ...Object.fromEntries(w.marks) },
+              threshold: { refusals: runaway.threshold },
             }
           : undefined,
     },
