@@ -1,0 +1,2 @@
+export * from './top-labels.js';
+export * from './analytics-metrics.js';
