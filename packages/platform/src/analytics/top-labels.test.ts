@@ -85,6 +85,7 @@ describe('createTopLabels', () => {
     expect(() => createTopLabels({ hysteresis: 0.5 })).toThrow(
       /hysteresis must be a number of at least 1/,
     );
-    expect(() => createTopLabels().observe('acme', -1)).toThrow(/weight must be a finite number/);
+    expect(() => createTopLabels().observe('acme', 1.5)).toThrow(/weight must be a whole number/);
+    expect(() => createTopLabels().observe('acme', -1)).toThrow(/weight must be a whole number/);
   });
 });

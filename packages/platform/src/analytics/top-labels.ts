@@ -86,6 +86,9 @@ export function createTopLabels(options: TopLabelsOptions = {}): TopLabels {
       kept.add(value);
       return { label: value };
     }
+    // Every tracked count is at least 1: a newcomer's guaranteed volume below the hysteresis
+    // cannot displace anything, and a flood of distinct values costs no scan of the kept ones.
+    if (entry.count - entry.error < hysteresis) return { label: OTHER_LABEL };
     const weakest = leastOf(tracked, (v) => kept.has(v));
     if (weakest === undefined || entry.count - entry.error < hysteresis * weakest[1].count) {
       return { label: OTHER_LABEL };
@@ -97,10 +100,11 @@ export function createTopLabels(options: TopLabelsOptions = {}): TopLabels {
 
   return {
     observe: (value, weight = 1) => {
-      if (!Number.isFinite(weight) || weight < 0) {
-        throw new RangeError(`weight must be a finite number of at least 0, got ${weight}`);
+      if (!Number.isSafeInteger(weight) || weight < 0) {
+        throw new RangeError(`weight must be a whole number of at least 0, got ${weight}`);
       }
       if (!labelable(value)) return { label: OTHER_LABEL };
+      if (weight === 0) return { label: kept.has(value) ? value : OTHER_LABEL };
       const entry = track(value, weight);
       return kept.has(value) ? { label: value } : admit(value, entry);
     },
