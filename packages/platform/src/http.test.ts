@@ -4,6 +4,7 @@ import { Fault } from './fault.js';
 import {
   MAX_BODY_BYTES,
   route,
+  sessionTokenOf,
   startHttpServer,
   type HttpServer,
   type HttpServerOptions,
@@ -182,5 +183,38 @@ describe('startHttpServer', () => {
     await expect(startHttpServer({ port: server.port, ready: () => true })).rejects.toThrow(
       /EADDRINUSE/,
     );
+  });
+
+  it('sends a streaming answer as it is written, and ends it when the handler closes it', async () => {
+    let closedSeen = false;
+    const routes = [
+      route('GET', '/stream', () => ({
+        status: 200,
+        headers: { 'content-type': 'text/plain; charset=utf-8' },
+        open: (stream) => {
+          stream.onClose(() => (closedSeen = true));
+          stream.write('one ');
+          stream.write('two');
+          stream.close();
+          expect(stream.write('three')).toBe(false);
+        },
+      })),
+    ];
+    const { call } = await start({ routes });
+    const res = await call('/stream');
+    expect(res).toMatchObject({ status: 200, text: 'one two' });
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(closedSeen).toBe(true);
+  });
+});
+
+describe('sessionTokenOf', () => {
+  it('takes the toolgate-session header, else a bearer token, else nothing', () => {
+    expect(sessionTokenOf({ 'toolgate-session': 'own', authorization: 'Bearer other' })).toBe(
+      'own',
+    );
+    expect(sessionTokenOf({ 'toolgate-session': '', authorization: 'bearer  tok ' })).toBe('tok');
+    expect(sessionTokenOf({ authorization: 'Basic dXNlcg==' })).toBeUndefined();
+    expect(sessionTokenOf({})).toBeUndefined();
   });
 });

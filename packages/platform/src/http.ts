@@ -14,7 +14,7 @@ import {
 } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { parseJsonBounded } from '@toolgate/shared';
+import { parseJsonBounded, SESSION_HEADER } from '@toolgate/shared';
 import { Fault } from './fault.js';
 
 /** Largest request body accepted, in bytes (64 KiB). */
@@ -47,8 +47,35 @@ export interface HttpResponse {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
+/**
+ * A route's answer that stays open (a server-sent-events stream): the head is sent, then `open`
+ * is given the stream to write to until the client goes away, the handler closes it or the server
+ * stops (which closes every open stream first).
+ */
+export interface HttpStreamResponse {
+  readonly status: number;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly open: (stream: HttpStream) => void;
+}
+
+/** An open response body. */
+export interface HttpStream {
+  /** Writes `chunk` (UTF-8); false when the stream is closed and nothing was written. */
+  write(chunk: string): boolean;
+  /** Bytes written but not yet taken by the client's connection. */
+  readonly buffered: number;
+  /** True once the stream is closed, by either side. */
+  readonly closed: boolean;
+  /** Ends the response and its connection. Idempotent. */
+  close(): void;
+  /** Runs `listener` once when the stream closes, whoever closed it (at once if it is closed). */
+  onClose(listener: () => void): void;
+}
+
 /** Answers one route. A thrown retriable {@link Fault} answers 503, anything else 500. */
-export type RouteHandler = (request: HttpRequest) => Promise<HttpResponse> | HttpResponse;
+export type RouteHandler = (
+  request: HttpRequest,
+) => Promise<HttpResponse | HttpStreamResponse> | HttpResponse | HttpStreamResponse;
 
 /** A route: method, a path pattern (`/confirmations/:id/approve`) and its handler. */
 export interface Route {
@@ -57,9 +84,34 @@ export interface Route {
   readonly handler: RouteHandler;
 }
 
+/** An error answer in the shape every route gives: `{error: {code, message}}`. */
+export function errorResponse(
+  status: number,
+  code: string,
+  message: string,
+  headers?: Readonly<Record<string, string>>,
+): HttpResponse {
+  return {
+    status,
+    body: { error: { code, message } },
+    ...(headers === undefined ? {} : { headers }),
+  };
+}
+
 /** Builds a {@link Route}. */
 export function route(method: HttpMethod, path: string, handler: RouteHandler): Route {
   return { method, path, handler };
+}
+
+/**
+ * The session token a request carries: the `toolgate-session` header, else
+ * `Authorization: Bearer`; undefined when it carries neither.
+ */
+export function sessionTokenOf(headers: IncomingHttpHeaders): string | undefined {
+  const own = headers[SESSION_HEADER];
+  if (typeof own === 'string' && own !== '') return own;
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? '');
+  return bearer?.[1];
 }
 
 /** What `/metrics` serves (a {@link Metrics} fits). */
@@ -89,7 +141,10 @@ export interface HttpServerOptions {
 export interface HttpServer {
   /** The port it listens on (the real one when 0 was asked for). */
   readonly port: number;
-  /** Stops listening and closes idle connections; resolves when all are closed. Idempotent. */
+  /**
+   * Stops listening, closes open streams and idle connections; resolves when all are closed.
+   * Idempotent.
+   */
   close(): Promise<void>;
 }
 
@@ -108,8 +163,9 @@ class HttpError extends Error {
 /** Starts listening; rejects when the port cannot be bound. */
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
   const routes = [...builtInRoutes(options), ...(options.routes ?? [])].map(compile);
+  const streams: OpenStreams = { open: new Set(), stopping: false };
   const handler = (req: IncomingMessage, res: ServerResponse) =>
-    void serve(req, res, routes, options);
+    void serve(req, res, routes, { ...options, streams });
   const { tls } = options;
   // An https.Server is an http.Server as far as listening, timeouts and closing go.
   const server =
@@ -126,7 +182,13 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   let closing: Promise<void> | undefined;
   return {
     port,
-    close: () => (closing ??= closeServer(server)),
+    close: () =>
+      (closing ??= (() => {
+        // An open stream is never idle: end them, or closing would wait for their clients.
+        streams.stopping = true;
+        for (const stream of streams.open) stream.close();
+        return closeServer(server);
+      })()),
   };
 }
 
@@ -210,12 +272,14 @@ async function serve(
   req: IncomingMessage,
   res: ServerResponse,
   routes: readonly CompiledRoute[],
-  options: HttpServerOptions,
+  options: HttpServerOptions & { readonly streams: OpenStreams },
 ): Promise<void> {
   req.on('error', () => res.destroy());
   try {
     const answer = await dispatch(req, routes);
-    send(res, answer.status, answer.body, answer.headers);
+    if ('open' in answer && options.streams.stopping) throw stopping();
+    if ('open' in answer) openStream(res, answer, options.streams.open);
+    else send(res, answer.status, answer.body, answer.headers);
   } catch (error) {
     sendError(res, error, req, options);
   }
@@ -224,7 +288,7 @@ async function serve(
 async function dispatch(
   req: IncomingMessage,
   routes: readonly CompiledRoute[],
-): Promise<HttpResponse> {
+): Promise<HttpResponse | HttpStreamResponse> {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const parts = url.pathname.split('/').slice(1);
   const matching = routes.flatMap((r) => {
@@ -335,6 +399,59 @@ function send(
     ...headers,
   });
   res.end(text);
+}
+
+/** The streams a server has open, and whether it is stopping (it opens no more then). */
+interface OpenStreams {
+  readonly open: Set<HttpStream>;
+  stopping: boolean;
+}
+
+function stopping(): HttpError {
+  return new HttpError(503, 'unavailable', 'The server is stopping.', { 'retry-after': '1' });
+}
+
+/** Sends the head of `answer` and hands its body to `answer.open`, tracked in `streams`. */
+function openStream(
+  res: ServerResponse,
+  answer: HttpStreamResponse,
+  streams: Set<HttpStream>,
+): void {
+  // The client may have gone while the handler ran: there is nothing to open.
+  if (res.socket === null || res.socket.destroyed) return;
+  const listeners: (() => void)[] = [];
+  let closed = false;
+  const stream: HttpStream = {
+    write: (chunk) => !closed && (res.write(chunk), true),
+    get buffered() {
+      return res.writableLength;
+    },
+    get closed() {
+      return closed;
+    },
+    close: () => {
+      if (!closed) res.end();
+      finish();
+    },
+    onClose: (listener) => (closed ? listener() : void listeners.push(listener)),
+  };
+  const finish = () => {
+    if (closed) return;
+    closed = true;
+    streams.delete(stream);
+    for (const listener of listeners.splice(0)) listener();
+  };
+  res.once('close', finish);
+  res.writeHead(answer.status, {
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    // The connection ends with the stream, so closing the server never waits on it.
+    connection: 'close',
+    ...answer.headers,
+  });
+  res.flushHeaders();
+  streams.add(stream);
+  answer.open(stream);
 }
 
 function contentTypeOf(body: unknown): string {

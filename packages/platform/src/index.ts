@@ -28,3 +28,4 @@ export * from './read-topic.js';
 export * from './acls.js';
 export * from './gate-keys.js';
 export * from './session-keys/index.js';
+export * from './analytics/index.js';

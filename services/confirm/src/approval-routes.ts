@@ -9,7 +9,9 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import {
+  errorResponse,
   route,
+  sessionTokenOf,
   type HttpResponse,
   type Outgoing,
   type Route,
@@ -31,11 +33,11 @@ export function approvalRoutes(
   produce: (outgoing: readonly Outgoing[]) => Promise<void>,
 ): readonly Route[] {
   const signedIn = async (headers: IncomingHttpHeaders) => {
-    const token = sessionToken(headers);
+    const token = sessionTokenOf(headers);
     const principal = await deps.gate.verifier.verify(token, deps.now());
     return principal.ok && token !== undefined
       ? { token, principal: principal.value }
-      : failure(401, 'unauthorized', principal.ok ? 'Sign in.' : principal.publicMessage, {
+      : errorResponse(401, 'unauthorized', principal.ok ? 'Sign in.' : principal.publicMessage, {
           'www-authenticate': 'Bearer',
         });
   };
@@ -46,7 +48,7 @@ export function approvalRoutes(
       if ('status' in caller) return caller;
       const digest = (request.body as { digest?: unknown } | undefined)?.digest;
       const approval = parseApproval({ confirmationId: request.params['id'], decision, digest });
-      if (!approval.ok) return failure(400, 'invalid_approval', approval.publicMessage);
+      if (!approval.ok) return errorResponse(400, 'invalid_approval', approval.publicMessage);
       const { confirmationId } = approval.value;
       await produce([
         {
@@ -77,10 +79,10 @@ async function listPending(
 ): Promise<HttpResponse> {
   const asked = query.get('tenant');
   if (asked !== null && asked !== caller.tenant) {
-    return failure(403, 'forbidden', "Only your own tenant's confirmations can be listed.");
+    return errorResponse(403, 'forbidden', "Only your own tenant's confirmations can be listed.");
   }
   const page = pageQueryOf(query);
-  if (!page.ok) return failure(400, page.code, page.message);
+  if (!page.ok) return errorResponse(400, page.code, page.message);
   const { confirmations, next } = await pendingPage(deps, caller, page, (p) =>
     mayBeShown(deps, p, caller),
   );
@@ -102,25 +104,4 @@ async function mayBeShown(
   if (pending.requestedBy === caller.subject) return true;
   const facts = await approverFacts(deps, pending, caller);
   return facts.ok && facts.approverAuthorized.ok;
-}
-
-/** The session token from `toolgate-session`, else from `Authorization: Bearer`. */
-function sessionToken(headers: IncomingHttpHeaders): string | undefined {
-  const own = headers[SESSION_HEADER];
-  if (typeof own === 'string' && own !== '') return own;
-  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? '');
-  return bearer?.[1];
-}
-
-function failure(
-  status: number,
-  code: string,
-  message: string,
-  headers?: Readonly<Record<string, string>>,
-): HttpResponse {
-  return {
-    status,
-    body: { error: { code, message } },
-    ...(headers === undefined ? {} : { headers }),
-  };
 }
