@@ -339,7 +339,7 @@ export async function measurePipeline(
 }
 
 /** Each gate stage's loop, by load level and stage. */
-type StageTimings = Record<string, Record<string, StageTiming>>;
+export type StageTimings = Record<string, Record<string, StageTiming>>;
 
 /** Where the gate stages' metrics are, and where their timings go (`--hops`). */
 interface StageScrape {
@@ -363,7 +363,7 @@ async function scrapeStages(ports: Readonly<Record<string, number>>) {
  * Runs `run` between two scrapes of the gate stages, and adds what moved to `moved`. A scrape
  * that fails is reported and leaves this run out of the timings; the run itself still counts.
  */
-async function scraped<T>(
+export async function scraped<T>(
   ports: Readonly<Record<string, number>>,
   moved: Map<string, MovedCounters>,
   progress: (line: string) => void,
