@@ -9,7 +9,7 @@
 import { mkdtempSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCodec, gateTopics, SILENT_LOGGER, type Bus } from '@toolgate/platform';
+import { gateTopics, type Bus } from '@toolgate/platform';
 import { loadStackConfig } from '../../infra/stack-config.js';
 import { buildMix, type MixEntry, type UserName } from '../core/build-mix.js';
 import type { BenchOptions } from './bench-options.js';
@@ -32,7 +32,7 @@ import { hopTopicsOf, readStamps } from './hop-times.js';
 import { createLoadDriver, type LoadDriver, type RunResult } from './load-driver.js';
 import { findServiceProcesses, sampleProcess } from './proc-stats.js';
 import { adminBus, benchNamespace, dropRun, provisionRun, type Made } from './bench-namespace.js';
-import { scraped, tokensFor, type StageTimings } from './measure-pipeline.js';
+import { readerCodec, scraped, tokensFor, type StageTimings } from './measure-pipeline.js';
 import { formatStageTimings, timingOf, type MovedCounters } from './stage-timings.js';
 import { probeStack } from './stack-probe.js';
 import { REPO_ROOT, runStartOptions, startSystems } from './start-systems.js';
@@ -152,7 +152,10 @@ export async function measureFairness(
       runs,
       params,
     );
-    for (const line of formatStageTimings(stageTimings)) progress(line);
+    for (const line of formatStageTimings(stageTimings, (phase) =>
+      phase === 'alone' ? 'with the victim alone' : 'beside the flood',
+    ))
+      progress(line);
     const victimLegs = await legsOf(bus, config, ns, victim, progress);
     const cpu = cpus();
     const mismatched = [...victim.mismatches()].map(
@@ -222,13 +225,9 @@ async function legsOf(
   progress: (line: string) => void,
 ): Promise<Record<'alone' | 'flooded', PhaseLegs>> {
   progress("hops: reading the gate's topics again");
-  const codec = createCodec({
-    registryUrl: config.addresses.schemaRegistryUrl,
-    logger: SILENT_LOGGER,
-  });
   const stamps = await readStamps(
     bus,
-    codec,
+    readerCodec(config),
     `${ns.id}.hops.`,
     hopTopicsOf({
       topicPrefix: ns.gate.topicPrefix,

@@ -16,6 +16,7 @@ import {
   gateTopics,
   SILENT_LOGGER,
   type Bus,
+  type Codec,
 } from '@toolgate/platform';
 import { mintSession } from '@toolgate/shared';
 import { USERS } from '../../examples/billing/data.js';
@@ -484,6 +485,11 @@ function notesOf(driver: LoadDriver, runs: readonly RunRecord[]): string[] {
 }
 
 /** Reads both systems' topics again for `--hops`, as the stack's admin, and prints what it found. */
+/** A codec to read the stack's topics back with (the registry's schemas, no log lines). */
+export function readerCodec(config: StackConfig): Codec {
+  return createCodec({ registryUrl: config.addresses.schemaRegistryUrl, logger: SILENT_LOGGER });
+}
+
 async function hopsOf(
   bus: Bus,
   config: StackConfig,
@@ -492,13 +498,9 @@ async function hopsOf(
   progress: (line: string) => void,
 ): Promise<HopReport> {
   progress('hops: reading every topic of both systems again');
-  const codec = createCodec({
-    registryUrl: config.addresses.schemaRegistryUrl,
-    logger: SILENT_LOGGER,
-  });
   const report = await measureHops(
     bus,
-    codec,
+    readerCodec(config),
     `${ns.id}.hops.`,
     {
       relay: { topicPrefix: ns.relay.topicPrefix, tools: EXAMPLE_TOOLS, tenants: EXAMPLE_TENANTS },
