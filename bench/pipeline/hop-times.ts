@@ -68,11 +68,14 @@ function stampOf(hop: Stamp['hop'], value: Record<string, unknown>, at: number):
   return id === undefined ? undefined : { hop, id, at };
 }
 
-/** Per hop, the gaps between consecutive stamps of the calls `wanted` accepts. Pure. */
-export function summarizeHops(
+/**
+ * The stamp of each hop (in {@link HOPS} order) of every call `wanted` accepts that went the whole
+ * way without a person, by proposalId. Pure.
+ */
+export function callHopTimes(
   stamps: readonly Stamp[],
   wanted: (proposalId: string) => boolean,
-): HopSummary {
+): Map<string, number[]> {
   const proposalOf = new Map<string, string>();
   for (const s of stamps) if (s.commandId !== undefined) proposalOf.set(s.commandId, s.id);
   const confirmed = new Set<string>();
@@ -89,12 +92,23 @@ export function summarizeHops(
     call[s.hop] ??= s.at;
     calls.set(id, call);
   }
-  const gaps: number[][] = HOPS.slice(1).map(() => []);
-  const totals: number[] = [];
+  const out = new Map<string, number[]>();
   for (const [id, call] of calls) {
     const at = HOPS.map((hop) => call[hop]);
     if (confirmed.has(id) || at.some((t) => t === undefined)) continue;
-    const times = at as number[];
+    out.set(id, at as number[]);
+  }
+  return out;
+}
+
+/** Per hop, the gaps between consecutive stamps of the calls `wanted` accepts. Pure. */
+export function summarizeHops(
+  stamps: readonly Stamp[],
+  wanted: (proposalId: string) => boolean,
+): HopSummary {
+  const gaps: number[][] = HOPS.slice(1).map(() => []);
+  const totals: number[] = [];
+  for (const times of callHopTimes(stamps, wanted).values()) {
     for (let i = 1; i < times.length; i += 1)
       (gaps[i - 1] as number[]).push((times[i] as number) - (times[i - 1] as number));
     totals.push((times.at(-1) as number) - (times[0] as number));

@@ -59,6 +59,14 @@ export interface DriverOptions {
   readonly progress: (line: string) => void;
   /** How long to wait for stragglers after the last send. Default 60 s. */
   readonly drainMs?: number;
+  /** Keep each answered proposal's {@link CallTime} (see `LoadDriver.callTimes`). */
+  readonly keepCallTimes?: boolean;
+}
+
+/** When a proposal was due and when its terminal observation reached the driver, epoch ms. */
+export interface CallTime {
+  readonly dueAt: number;
+  readonly answeredAt: number;
 }
 
 /** A connected driver. */
@@ -76,6 +84,8 @@ export interface LoadDriver {
   ): Promise<RunResult>;
   /** Sends `rate` proposals/s on schedule for `durationMs`, never waiting for answers. */
   openLoop(system: SystemName, tag: string, rate: number, durationMs: number): Promise<RunResult>;
+  /** Each answered proposal's times, by proposalId (empty unless `keepCallTimes`). */
+  callTimes(): ReadonlyMap<string, CallTime>;
   /** Gate answers that differed from the mix's recipe, by label. */
   mismatches(): ReadonlyMap<string, number>;
   close(): Promise<void>;
@@ -105,6 +115,8 @@ export async function createLoadDriver(o: DriverOptions): Promise<LoadDriver> {
   await approvals.connect();
   const pending = new Map<string, Pending>();
   const mismatched = new Map<string, number>();
+  const callTimes = new Map<string, CallTime>();
+  const epoch = (at: number) => performance.timeOrigin + at;
   let current: Current | undefined;
   let wake: (() => void) | undefined;
 
@@ -121,6 +133,8 @@ export async function createLoadDriver(o: DriverOptions): Promise<LoadDriver> {
     }
     if (current === undefined) return;
     const latency = Math.max(0, at - p.dueAt);
+    if (o.keepCallTimes === true)
+      callTimes.set(id as string, { dueAt: epoch(p.dueAt), answeredAt: epoch(at) });
     current.histogram.record(latency);
     if (unattended(p.out)) current.unattended.record(latency);
     const outcome = outcomeOf(value);
@@ -303,6 +317,8 @@ export async function createLoadDriver(o: DriverOptions): Promise<LoadDriver> {
         outcomes: run.outcomes,
       };
     },
+
+    callTimes: () => callTimes,
 
     mismatches: () => mismatched,
 

@@ -9,7 +9,7 @@
 import { mkdtempSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gateTopics } from '@toolgate/platform';
+import { gateTopics, type Bus } from '@toolgate/platform';
 import { loadStackConfig } from '../../infra/stack-config.js';
 import { buildMix, type MixEntry, type UserName } from '../core/build-mix.js';
 import type { BenchOptions } from './bench-options.js';
@@ -26,11 +26,14 @@ import {
   type FairnessVerdict,
   type TenantRun,
 } from './fairness.js';
+import { formatPhaseLegs, phaseLegs, type PhaseLegs } from './fairness-hops.js';
 import { mergeHistograms, type Histogram } from './histogram.js';
+import { hopTopicsOf, readStamps } from './hop-times.js';
 import { createLoadDriver, type LoadDriver, type RunResult } from './load-driver.js';
 import { findServiceProcesses, sampleProcess } from './proc-stats.js';
 import { adminBus, benchNamespace, dropRun, provisionRun, type Made } from './bench-namespace.js';
-import { tokensFor } from './measure-pipeline.js';
+import { readerCodec, scraped, tokensFor, type StageTimings } from './measure-pipeline.js';
+import { formatStageTimings, timingOf, type MovedCounters } from './stage-timings.js';
 import { probeStack } from './stack-probe.js';
 import { REPO_ROOT, runStartOptions, startSystems } from './start-systems.js';
 import deployment from './fairness-deployment.js';
@@ -43,6 +46,10 @@ export interface FairnessResult {
   readonly seed: number;
   readonly runs: readonly FairnessRun[];
   readonly verdict: FairnessVerdict;
+  /** The victim's calls leg by leg, alone and beside the flood. */
+  readonly victimLegs: Readonly<Record<'alone' | 'flooded', PhaseLegs>>;
+  /** Each gate stage's loop, alone and beside the flood (from the stages' `/metrics`). */
+  readonly stageTimings: StageTimings;
   /** The load average (1, 5, 15 min) before the gate started and after the last run. */
   readonly loadAverage: { readonly atStart: readonly number[]; readonly atEnd: readonly number[] };
   readonly cpus: number;
@@ -114,20 +121,27 @@ export async function measureFairness(
       throw new Error('the fairness deployment must use an HS256 session secret');
     const tokens = await tokensFor(secret);
     const mix = buildMix({ size: 500, seed: options.seed });
-    const driverOf = (tenant: string, reads: readonly MixEntry[]) =>
-      tenantDriver(bus, ns.id, ns.gate.topicPrefix, tenant, reads, tokens, progress);
-    const victim = await driverOf(params.victimTenant, tenantReads(mix, params.victimTenant));
+    const driverOf = (tenant: string, reads: readonly MixEntry[], keepCallTimes: boolean) =>
+      tenantDriver(
+        bus,
+        ns.id,
+        ns.gate.topicPrefix,
+        { tenant, reads, keepCallTimes },
+        tokens,
+        progress,
+      );
+    const victim = await driverOf(params.victimTenant, tenantReads(mix, params.victimTenant), true);
     drivers.push(victim);
-    const flood = await driverOf(params.floodTenant, tenantReads(mix, params.floodTenant));
+    const flood = await driverOf(params.floodTenant, tenantReads(mix, params.floodTenant), false);
     drivers.push(flood);
     const services = findServiceProcesses(
       [config.stackDir],
       Number(new URL(config.addresses.redisUrl).port || 6379),
     );
     const measured = [...started.gate, ...services.found];
-    const { runs, victimHistograms } = await runPhases(
+    const { runs, victimHistograms, stageTimings } = await runPhases(
       { victim, flood },
-      { gate: started.gate, measured },
+      { gate: started.gate, measured, ports: started.gatePorts },
       params,
       { ...options, phaseMs },
       progress,
@@ -138,6 +152,11 @@ export async function measureFairness(
       runs,
       params,
     );
+    for (const line of formatStageTimings(stageTimings, (phase) =>
+      phase === 'alone' ? 'with the victim alone' : 'beside the flood',
+    ))
+      progress(line);
+    const victimLegs = await legsOf(bus, config, ns, victim, progress);
     const cpu = cpus();
     const mismatched = [...victim.mismatches()].map(
       ([what, n]) => `victim answered ${n} × ${what}, not what the mix's recipe expects`,
@@ -149,6 +168,8 @@ export async function measureFairness(
       seed: options.seed,
       runs,
       verdict,
+      victimLegs,
+      stageTimings,
       loadAverage: { atStart: rounded(atStart), atEnd: rounded(loadavg()) },
       cpus: cpu.length,
       cpuModel: cpu[0]?.model ?? 'unknown',
@@ -166,8 +187,11 @@ async function tenantDriver(
   bus: ReturnType<typeof adminBus>,
   id: string,
   topicPrefix: string,
-  tenant: string,
-  reads: readonly MixEntry[],
+  {
+    tenant,
+    reads,
+    keepCallTimes,
+  }: { tenant: string; reads: readonly MixEntry[]; keepCallTimes: boolean },
   tokens: Readonly<Record<UserName, string>>,
   progress: (line: string) => void,
 ): Promise<LoadDriver> {
@@ -185,7 +209,37 @@ async function tenantDriver(
     approvalsTopic: topics.approvals,
     approverTokens: { acme: tokens.alice, globex: tokens.carol },
     progress: (line) => progress(`${tenant}:${line}`),
+    keepCallTimes,
   });
+}
+
+/**
+ * Reads the gate's topics again and splits the victim's calls of each phase into legs. Its
+ * proposals are `g.r<rep>-<phase>-v.<n>` (traffic.ts, runPhases).
+ */
+async function legsOf(
+  bus: Bus,
+  config: ReturnType<typeof loadStackConfig>,
+  ns: ReturnType<typeof benchNamespace>,
+  victim: LoadDriver,
+  progress: (line: string) => void,
+): Promise<Record<'alone' | 'flooded', PhaseLegs>> {
+  progress("hops: reading the gate's topics again");
+  const stamps = await readStamps(
+    bus,
+    readerCodec(config),
+    `${ns.id}.hops.`,
+    hopTopicsOf({
+      topicPrefix: ns.gate.topicPrefix,
+      tools: deployment.tools.map((t) => t.name),
+      tenants: [FAIRNESS.victimTenant, FAIRNESS.floodTenant],
+    }),
+  );
+  const of = (phase: 'alone' | 'flooded') =>
+    phaseLegs(stamps, victim.callTimes(), (id) => new RegExp(`^g\\.r\\d+-${phase}-v\\.`).test(id));
+  const legs = { alone: of('alone'), flooded: of('flooded') };
+  for (const line of formatPhaseLegs(legs)) progress(line);
+  return legs;
 }
 
 /** The victim's latencies of each phase, every repetition's, to pool. */
@@ -228,11 +282,23 @@ async function withCpu<T>(
 
 async function runPhases(
   d: { readonly victim: LoadDriver; readonly flood: LoadDriver },
-  p: { readonly gate: readonly Child[]; readonly measured: readonly Measured[] },
+  p: {
+    readonly gate: readonly Child[];
+    readonly measured: readonly Measured[];
+    readonly ports: Readonly<Record<string, number>>;
+  },
   params: FairnessParams,
   o: BenchOptions & { readonly phaseMs: number },
   progress: (line: string) => void,
-): Promise<{ runs: FairnessRun[]; victimHistograms: VictimHistograms }> {
+): Promise<{
+  runs: FairnessRun[];
+  victimHistograms: VictimHistograms;
+  stageTimings: StageTimings;
+}> {
+  const moved = {
+    alone: new Map<string, MovedCounters>(),
+    flooded: new Map<string, MovedCounters>(),
+  };
   const watched = <T>(what: string, work: () => Promise<T>) => whileRunning(what, p.gate, work);
   const floodRate = floodPerSecond(params);
   const both = (tag: string, ms: number) =>
@@ -254,8 +320,10 @@ async function runPhases(
       const started = performance.now();
       if (phase === 'alone') {
         const { result: v, cpuSeconds } = await withCpu(p.measured, () =>
-          watched(what, () =>
-            d.victim.openLoop('gate', `${tag}-v`, params.victimPerSecond, o.phaseMs),
+          scraped(p.ports, moved.alone, progress, () =>
+            watched(what, () =>
+              d.victim.openLoop('gate', `${tag}-v`, params.victimPerSecond, o.phaseMs),
+            ),
           ),
         );
         victimHistograms.alone.push(v.histogram);
@@ -263,7 +331,9 @@ async function runPhases(
         runs.push({ phase, rep, victim: tenantRun(v), cpuSeconds, wallMs });
       } else {
         const { result, cpuSeconds } = await withCpu(p.measured, () =>
-          watched(what, () => both(tag, o.phaseMs)),
+          scraped(p.ports, moved.flooded, progress, () =>
+            watched(what, () => both(tag, o.phaseMs)),
+          ),
         );
         const [v, f] = result;
         victimHistograms.flooded.push(v.histogram);
@@ -274,5 +344,8 @@ async function runPhases(
       progress(`  → victim p50 ${last?.p50.toFixed(1)} ms, p99 ${last?.p99.toFixed(1)} ms`);
     }
   }
-  return { runs, victimHistograms };
+  const timings = (m: Map<string, MovedCounters>) =>
+    Object.fromEntries([...m].map(([stage, counters]) => [stage, timingOf(counters)]));
+  const stageTimings = { alone: timings(moved.alone), flooded: timings(moved.flooded) };
+  return { runs, victimHistograms, stageTimings };
 }

@@ -16,6 +16,7 @@ import {
   gateTopics,
   SILENT_LOGGER,
   type Bus,
+  type Codec,
 } from '@toolgate/platform';
 import { mintSession } from '@toolgate/shared';
 import { USERS } from '../../examples/billing/data.js';
@@ -339,7 +340,7 @@ export async function measurePipeline(
 }
 
 /** Each gate stage's loop, by load level and stage. */
-type StageTimings = Record<string, Record<string, StageTiming>>;
+export type StageTimings = Record<string, Record<string, StageTiming>>;
 
 /** Where the gate stages' metrics are, and where their timings go (`--hops`). */
 interface StageScrape {
@@ -363,7 +364,7 @@ async function scrapeStages(ports: Readonly<Record<string, number>>) {
  * Runs `run` between two scrapes of the gate stages, and adds what moved to `moved`. A scrape
  * that fails is reported and leaves this run out of the timings; the run itself still counts.
  */
-async function scraped<T>(
+export async function scraped<T>(
   ports: Readonly<Record<string, number>>,
   moved: Map<string, MovedCounters>,
   progress: (line: string) => void,
@@ -484,6 +485,11 @@ function notesOf(driver: LoadDriver, runs: readonly RunRecord[]): string[] {
 }
 
 /** Reads both systems' topics again for `--hops`, as the stack's admin, and prints what it found. */
+/** A codec to read the stack's topics back with (the registry's schemas, no log lines). */
+export function readerCodec(config: StackConfig): Codec {
+  return createCodec({ registryUrl: config.addresses.schemaRegistryUrl, logger: SILENT_LOGGER });
+}
+
 async function hopsOf(
   bus: Bus,
   config: StackConfig,
@@ -492,13 +498,9 @@ async function hopsOf(
   progress: (line: string) => void,
 ): Promise<HopReport> {
   progress('hops: reading every topic of both systems again');
-  const codec = createCodec({
-    registryUrl: config.addresses.schemaRegistryUrl,
-    logger: SILENT_LOGGER,
-  });
   const report = await measureHops(
     bus,
-    codec,
+    readerCodec(config),
     `${ns.id}.hops.`,
     {
       relay: { topicPrefix: ns.relay.topicPrefix, tools: EXAMPLE_TOOLS, tenants: EXAMPLE_TENANTS },

@@ -98,15 +98,16 @@ export function timingOf(moved: StageCounters): StageTiming {
   };
 }
 
-/** One line per load level and stage. */
+/** One line per load level (or phase, as `label` names it) and stage. */
 export function formatStageTimings(
   timings: Readonly<Record<string, Readonly<Record<string, StageTiming>>>>,
+  label: (key: string) => string = (percent) => `at ${percent} %`,
 ): string[] {
   const ms = (x: number) => (Number.isNaN(x) ? '–' : x.toFixed(1));
   return Object.entries(timings).flatMap(([percent, stages]) =>
     Object.entries(stages).map(
       ([stage, t]) =>
-        `stage loop at ${percent} %, gate-${stage}: ${t.messages} messages, ${ms(t.handleMs)} ms ` +
+        `stage loop ${label(percent)}, gate-${stage}: ${t.messages} messages, ${ms(t.handleMs)} ms ` +
         `each; chunk ${ms(t.chunkMs)} ms; transaction ${ms(t.transactionMs)} ms, ` +
         `${ms(t.messagesPerTransaction)} messages to ${ms(t.partitionsPerTransaction)} ` +
         `partitions each; Redis ${ms(t.storeCallsPerMessage)} ` +

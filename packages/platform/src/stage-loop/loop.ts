@@ -304,6 +304,7 @@ function consumerOptions(o: ResolvedStageLoopOptions): BusConsumerOptions {
     maxWaitTimeMs: o.maxWaitTimeMs,
     idleMaxWaitTimeMs: o.idleMaxWaitTimeMs,
     busyMinBytes: o.fetchBusyMinBytes,
+    busyWindowMs: o.fetchBusyWindowMs,
     ...(o.sessionTimeoutMs === undefined ? {} : { sessionTimeoutMs: o.sessionTimeoutMs }),
     partitionsConcurrently: o.partitionsConcurrently,
   };
