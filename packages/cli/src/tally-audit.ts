@@ -4,6 +4,7 @@
  */
 import {
   AUDIT_DIMENSIONS,
+  isRefusal,
   summarizeAudit,
   type AuditDimension,
   type AuditRow,
@@ -21,15 +22,6 @@ export interface AuditTally {
   readonly counted: number;
   /** Values that were not audit events (undecodable or of another shape); never counted. */
   readonly skipped: number;
-}
-
-/**
- * A refusal is an event that carries a code, except a pending confirmation (it waits, it does not
- * refuse): rejections of every rung, quarantined input, internal errors, expired confirmations,
- * unknown outcomes, and results the result rung withheld or the tool failed.
- */
-export function isRefusal(event: Pick<SummarizedEvent, 'kind' | 'code'>): boolean {
-  return event.code !== null && event.kind !== 'pending_confirmation';
 }
 
 /** Groups the audit events among `values` by `by` and counts them (see `summarizeAudit`). */

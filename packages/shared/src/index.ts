@@ -18,3 +18,4 @@ export * from './tools/index.js';
 export * from './messages/index.js';
 export * from './audit-summary/index.js';
 export * from './analytics/analytics-types.js';
+export * from './analytics/windows/index.js';

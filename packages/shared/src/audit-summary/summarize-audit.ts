@@ -29,6 +29,16 @@ export interface AuditRow {
 export type SummarizedEvent = Pick<AuditEvent, 'eventId' | AuditDimension>;
 
 /**
+ * A refusal is an event that carries a code, except a pending confirmation (it waits, it does not
+ * refuse): rejections of every rung, quarantined input, internal errors, expired confirmations,
+ * unknown outcomes, and results the result rung withheld or the tool failed. `toolgate stats` and
+ * the analytics service's per-principal and per-run counts both count by it.
+ */
+export function isRefusal(event: Pick<SummarizedEvent, 'kind' | 'code'>): boolean {
+  return event.code !== null && event.kind !== 'pending_confirmation';
+}
+
+/**
  * Groups `events` by `by` (in that order) and counts them, most frequent first, ties in key order.
  * Events with the same `eventId` (a redelivered decision) count once. Missing values show as `-`.
  */
