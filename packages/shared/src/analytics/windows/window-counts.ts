@@ -15,6 +15,8 @@ export interface DecisionCount {
   readonly rung: string;
   readonly code: string | null;
   readonly disposition: string | null;
+  /** Whether these decisions are refusals (`isRefusal`: a code, and not a pending confirmation). */
+  readonly refusal: boolean;
   readonly count: number;
 }
 
@@ -96,11 +98,12 @@ export function emptyTally(size: WindowSize, startMs: number): WindowTally {
 /** Adds one event to `tally`. */
 export function countEvent(tally: WindowTally, event: WindowedEvent): void {
   tally.events += 1;
+  const refusal = isRefusal(event);
   bump(
     tally.decisions,
-    JSON.stringify([event.tenant, event.tool, event.stage, event.code, event.disposition]),
+    JSON.stringify([event.tenant, event.tool, event.stage, event.code, event.disposition, refusal]),
   );
-  if (!isRefusal(event)) return;
+  if (!refusal) return;
   tally.refusals += 1;
   if (event.subject !== null) bump(tally.principals, JSON.stringify([event.tenant, event.subject]));
   if (event.runId !== null) bump(tally.runs, JSON.stringify([event.tenant, event.runId]));
@@ -118,12 +121,13 @@ export function countsOf(tally: WindowTally, partition: number): WindowCounts {
     late: tally.late,
     invalid: tally.invalid,
     decisions: entries<Dims5>(tally.decisions).map(
-      ([[tenant, tool, rung, code, disposition], count]) => ({
+      ([[tenant, tool, rung, code, disposition, refusal], count]) => ({
         tenant,
         tool,
         rung: rung ?? '-',
         code,
         disposition,
+        refusal,
         count,
       }),
     ),
@@ -184,10 +188,10 @@ function bump(map: Map<string, number>, key: string): void {
 
 type Dim = string | null;
 type Dims2 = [Dim, Dim];
-type Dims5 = [Dim, Dim, Dim, Dim, Dim];
+type Dims5 = [Dim, Dim, Dim, Dim, Dim, boolean];
 
 /** The map's entries in key order, each key parsed back to the dimensions it was made of. */
-function entries<K extends Dim[]>(map: ReadonlyMap<string, number>): [K, number][] {
+function entries<K extends (Dim | boolean)[]>(map: ReadonlyMap<string, number>): [K, number][] {
   return [...map.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([key, count]) => [JSON.parse(key) as K, count]);

@@ -46,6 +46,7 @@ export type WindowRecordValue = WindowRecordBase &
         readonly rung: string;
         readonly code: string | null;
         readonly disposition: string | null;
+        readonly refusal: boolean;
         readonly count: number;
       }
     | {
@@ -71,13 +72,14 @@ export interface WindowRecord {
 /**
  * The records of one final window, the `window` record first. Key: the JSON array
  * `[size, windowStart, partition, kind, ...dimensions]`, e.g.
- * `["minute","2026-12-07T12:00:00.000Z",3,"decision","acme","search","authorization","not_authorized","refused"]`.
+ * `["minute","2026-12-07T12:00:00.000Z",3,"decision","acme","search","authorization","not_authorized","final",true]`.
  */
 export function windowRecords(final: FinalWindow): WindowRecord[] {
   const c = final.counts;
   const base = baseOf(c, final.closedBy);
   const at = [c.size, base.windowStart, c.partition];
-  const key = (...parts: readonly (string | number | null)[]) => JSON.stringify([...at, ...parts]);
+  const key = (...parts: readonly (string | number | boolean | null)[]) =>
+    JSON.stringify([...at, ...parts]);
   return [
     {
       key: key('window'),
@@ -91,7 +93,7 @@ export function windowRecords(final: FinalWindow): WindowRecord[] {
       },
     },
     ...c.decisions.map((d) => ({
-      key: key('decision', d.tenant, d.tool, d.rung, d.code, d.disposition),
+      key: key('decision', d.tenant, d.tool, d.rung, d.code, d.disposition, d.refusal),
       value: { ...base, kind: 'decision' as const, ...d },
     })),
     ...c.principals.map((p) => ({
@@ -137,6 +139,7 @@ export const windowRecordSchema: MessageSchema = closed(
     rung: str,
     code: nullable,
     disposition: nullable,
+    refusal: { type: 'boolean' },
     count,
     subject: str,
     runId: str,
@@ -147,7 +150,7 @@ export const windowRecordSchema: MessageSchema = closed(
       when({ kind: { const: 'window' } }, requires('events', 'refusals', 'late', 'invalid')),
       when(
         { kind: { const: 'decision' } },
-        requires('tenant', 'tool', 'rung', 'code', 'disposition', 'count'),
+        requires('tenant', 'tool', 'rung', 'code', 'disposition', 'refusal', 'count'),
       ),
       when({ kind: { const: 'principal' } }, requires('tenant', 'subject', 'refusals')),
       when({ kind: { const: 'run' } }, requires('tenant', 'runId', 'refusals')),
