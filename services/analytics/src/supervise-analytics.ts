@@ -24,7 +24,9 @@ import {
   type ConfigOf,
   type Env,
   type Lifecycle,
+  type MetricsSource,
   type ProcessEvents,
+  type Route,
 } from '@toolgate/platform';
 import type { DestinationStream } from 'pino';
 import { SERVICE, startAnalytics, type AnalyticsDeps, type RunningAnalytics } from './service.js';
@@ -58,6 +60,12 @@ export interface SuperviseAnalyticsOptions {
   readonly process?: ProcessEvents;
   /** See {@link AnalyticsDeps.alerts}. */
   readonly alerts?: Pick<AnalyticsDeps, 'alerts' | 'alertSchema'>;
+  /** Told of every late and invalid record and of every window written (for metrics). */
+  readonly observe?: AnalyticsDeps['observe'];
+  /** Routes served beside /healthz, /readyz and /metrics (an HTTP API of the live windows). */
+  readonly routes?: (service: RunningAnalytics) => readonly Route[];
+  /** Served at /metrics; default the process's default metrics under the service's name. */
+  readonly metrics?: MetricsSource;
 }
 
 /** The running analytics process. */
@@ -110,12 +118,14 @@ export async function superviseAnalytics(
       logger,
       onCrash: (error) => void lifecycle.stop('the analytics consumer crashed', error),
       ...options.alerts,
+      ...(options.observe === undefined ? {} : { observe: options.observe }),
     });
     lifecycle.onStop('analytics service', () => service.stop());
     const http = await startHttpServer({
       port: config.httpPort ?? DEFAULT_ANALYTICS_HTTP_PORT,
       host: config.httpHost,
-      metrics: createMetrics(SERVICE),
+      metrics: options.metrics ?? createMetrics(SERVICE),
+      routes: options.routes?.(service) ?? [],
       ready: () => service.ready(),
       logger,
     });
