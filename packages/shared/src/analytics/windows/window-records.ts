@@ -8,7 +8,12 @@ import { closed, count, instant, requires, when } from '../../messages/schema-pa
 import type { MessageSchema } from '../../messages/schema-parts.js';
 import { WINDOW_SIZES } from '../analytics-types.js';
 import type { ClosedBy, FinalWindow } from './partition-windows.js';
-import type { WindowCounts } from './window-counts.js';
+import type {
+  DecisionCount,
+  PrincipalRefusals,
+  RunRefusals,
+  WindowCounts,
+} from './window-counts.js';
 
 /** What a refusal-stats record counts. */
 export const WINDOW_RECORD_KINDS = ['window', 'decision', 'principal', 'run'] as const;
@@ -39,28 +44,9 @@ export type WindowRecordValue = WindowRecordBase &
         readonly late: number;
         readonly invalid: number;
       }
-    | {
-        readonly kind: 'decision';
-        readonly tenant: string | null;
-        readonly tool: string | null;
-        readonly rung: string;
-        readonly code: string | null;
-        readonly disposition: string | null;
-        readonly refusal: boolean;
-        readonly count: number;
-      }
-    | {
-        readonly kind: 'principal';
-        readonly tenant: string | null;
-        readonly subject: string;
-        readonly refusals: number;
-      }
-    | {
-        readonly kind: 'run';
-        readonly tenant: string | null;
-        readonly runId: string;
-        readonly refusals: number;
-      }
+    | ({ readonly kind: 'decision' } & DecisionCount)
+    | ({ readonly kind: 'principal' } & PrincipalRefusals)
+    | ({ readonly kind: 'run' } & RunRefusals)
   );
 
 /** A record to write: its key (a JSON array as text) and value. */
