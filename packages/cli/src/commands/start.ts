@@ -64,7 +64,7 @@ export const startCommand: Command = {
           if (!analytics) return;
           // One process, one stop: the stages' lifecycle also stops the analytics service.
           const running = await superviseAnalytics({
-            env: io.env,
+            env: analyticsEnv(io.env),
             exit: (code) => {
               if (code !== 0) void stages.lifecycle.stop('the analytics service stopped');
             },
@@ -84,6 +84,16 @@ export const startCommand: Command = {
     return stopped;
   },
 };
+
+/**
+ * The environment of the analytics service beside the stages: with TOOLGATE_HTTP_PORT set (not 0),
+ * the stages listen on it and the ports after it, and analytics on the next one.
+ */
+function analyticsEnv(env: Env): Env {
+  const port = env['TOOLGATE_HTTP_PORT'];
+  if (port === undefined || port === '' || port === '0') return env;
+  return { ...env, TOOLGATE_HTTP_PORT: String(Number(port) + STAGE_MODULES.length) };
+}
 
 /** `toolgate start analytics`: the analytics service alone, until a signal. */
 function runAnalytics(io: {
