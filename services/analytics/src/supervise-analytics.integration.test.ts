@@ -4,11 +4,15 @@
  * serving /readyz, and stopped by its lifecycle.
  */
 import { ANALYTICS_PRINCIPAL } from '@toolgate/platform';
+import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../../test/support/deadline.js';
-import { identityEnv } from '../../../test/support/gate-harness.js';
+import deployment from '../../../test/support/deployment/index.js';
+import { gateEnv, identityEnv } from '../../../test/support/gate-harness.js';
 import {
   dropNamespace,
   provisionNamespace,
@@ -19,10 +23,14 @@ import { kafkaClient, stackAddresses } from '../../../test/support/stack.js';
 import { superviseAnalytics } from './supervise-analytics.js';
 
 const ns = testNamespace('analytics-main');
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 let kafka: Kafka;
 
 beforeAll(async () => {
-  await provisionNamespace(ns);
+  await provisionNamespace(ns, {
+    tools: deployment.tools.map((t) => t.name),
+    tenants: deployment.tenants,
+  });
   kafka = kafkaClient(ns.id);
 });
 
@@ -60,4 +68,42 @@ describe('superviseAnalytics', () => {
     await supervised.lifecycle.stop('test over');
     expect(exits).toEqual([0]);
   });
+
+  it('runs beside the four stages under `toolgate start all`, and stops with them on SIGTERM', async () => {
+    const child = spawn(
+      process.execPath,
+      [
+        'packages/cli/bin/toolgate.js',
+        'start',
+        'all',
+        '--config',
+        'test/support/deployment/index.ts',
+      ],
+      {
+        cwd: repoRoot,
+        env: {
+          ...process.env,
+          ...gateEnv(ns, { TOOLGATE_INSTANCE_ID: `${ns.id}-all`, TOOLGATE_LOG_LEVEL: 'info' }),
+          ...identityEnv('admin'),
+        },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    try {
+      await eventually(
+        90_000,
+        'the analytics service to start beside the stages',
+        () => Promise.resolve(out.includes('"msg":"analytics started"')),
+        100,
+      );
+      expect(out).toContain('"msg":"execute started"');
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  }, 150_000);
 });
