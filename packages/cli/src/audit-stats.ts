@@ -5,9 +5,10 @@
  * the prefixes, never the integrity key.
  */
 import { readTopicWindow, type Env } from '@toolgate/platform';
-import type { AuditDimension, AuditRow } from '@toolgate/shared';
+import type { AuditDimension, AuditRow, WindowSize } from '@toolgate/shared';
 import { cliErrorOf } from './fault-exit.js';
 import { tallyAudit, type AuditInclude } from './tally-audit.js';
+import { tallyWindows } from './tally-windows.js';
 import { openTopicReader } from './topic-reader.js';
 import { readerGroupPrefix, resolveTopic } from './topic-name.js';
 
@@ -69,6 +70,60 @@ export async function auditStats(env: Env, options: AuditStatsOptions = {}): Pro
     });
     const tally = tallyAudit(values, by, options.include ?? 'refusals');
     return { topic, sinceMs, by, read, ...tally };
+  } catch (error) {
+    throw cliErrorOf(error, `reading ${topic}`, topic);
+  } finally {
+    await reader.close();
+  }
+}
+
+/** Options of {@link windowStats}. */
+export interface WindowStatsOptions extends AuditStatsOptions {
+  /** Which windows to sum. */
+  readonly size: WindowSize;
+  /** Only windows ending at or before this, ms since the epoch. Default no bound. */
+  readonly toMs?: number;
+}
+
+/** What {@link windowStats} read and counted. */
+export interface WindowStats extends AuditStats {
+  readonly size: WindowSize;
+  /** Distinct windows (start and audit partition) counted. */
+  readonly windows: number;
+  /** Events the windows counted as late (in no window's counts). */
+  readonly late: number;
+}
+
+/**
+ * The rows {@link auditStats} gives, summed from the analytics service's final windows
+ * (`<TOOLGATE_TOPIC_PREFIX>toolgate.refusal-stats`) of `size` that start at or after `sinceMs`,
+ * instead of rescanning the audit topic. Windows still open are not there yet. Same variables and
+ * identity as {@link auditStats}.
+ *
+ * @throws CliError as {@link auditStats}, and (usage) for a dimension windows do not carry.
+ */
+export async function windowStats(env: Env, options: WindowStatsOptions): Promise<WindowStats> {
+  const sinceMs = options.sinceMs ?? Date.now() - DEFAULT_WINDOW_MS;
+  const by = options.by ?? ['stage', 'code'];
+  const reader = openTopicReader(env);
+  const topic = resolveTopic('refusal-stats', reader.topicPrefix);
+  const records: [string, unknown][] = [];
+  try {
+    // A window's records are written when it closes, after it starts: none before `sinceMs`.
+    const read = await readTopicWindow(reader.bus, reader.codec, {
+      topic,
+      sinceMs,
+      groupPrefix: readerGroupPrefix('refusal-stats', reader),
+      onRecord: (r) => records.push([r.key ?? '', r.value]),
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    });
+    const span = {
+      size: options.size,
+      fromMs: sinceMs,
+      ...(options.toMs === undefined ? {} : { toMs: options.toMs }),
+    };
+    const tally = tallyWindows(records, span, by, options.include ?? 'refusals');
+    return { topic, sinceMs, by, read, skipped: 0, size: options.size, ...tally };
   } catch (error) {
     throw cliErrorOf(error, `reading ${topic}`, topic);
   } finally {

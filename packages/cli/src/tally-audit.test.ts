@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isRefusal, parseDimensions, tallyAudit } from './tally-audit.js';
+import { isRefusal } from '@toolgate/shared';
+import { parseDimensions, tallyAudit } from './tally-audit.js';
 
 const event = (
   eventId: string,

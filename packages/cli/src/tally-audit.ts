@@ -24,9 +24,6 @@ export interface AuditTally {
   readonly skipped: number;
 }
 
-/** Re-exported: the CLI's tallies count refusals as the rest of the gate does. */
-export { isRefusal };
-
 /** Groups the audit events among `values` by `by` and counts them (see `summarizeAudit`). */
 export function tallyAudit(
   values: Iterable<unknown>,

@@ -30,7 +30,7 @@ describe('resolveTopic', () => {
         expect.objectContaining({
           exitCode: 2,
           message: expect.stringContaining(
-            'one of proposals, validated, authorized, cleared, confirmations, approvals, results, audit, quarantine, refusal-stats, alerts, commands.<tool>, observations.<tenant>',
+            'one of proposals, validated, authorized, cleared, confirmations, approvals, results, audit, quarantine, refusal-stats, alerts, analytics-state, commands.<tool>, observations.<tenant>',
           ) as string,
         }),
       );

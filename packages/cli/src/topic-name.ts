@@ -22,8 +22,13 @@ const SHORT_NAMES: ReadonlyMap<string, TopicShortName> = new Map(
     .map(([short, name]) => [name.slice('toolgate.'.length), short]),
 );
 
-/** Topics written by analytics: read under its consumer groups. */
-const ANALYTICS_TOPICS: readonly TopicShortName[] = ['audit', 'refusalStats', 'alerts'];
+/** Topics analytics reads or writes: read under its consumer groups. */
+const ANALYTICS_TOPICS: readonly TopicShortName[] = [
+  'audit',
+  'refusalStats',
+  'alerts',
+  'windowState',
+];
 
 /** A topic of the catalogue, by what names it. */
 type CatalogueTopic =

@@ -236,6 +236,8 @@ export function aclTable(scope: AclScope): readonly AclRow[] {
       'its output, read back by `toolgate stats` and `alerts`',
     );
   }
+  topic(ANALYTICS_PRINCIPAL, topics.windowState, 'WRITE', 'its open windows, at each offset');
+  topic(ANALYTICS_PRINCIPAL, topics.windowState, 'READ', 'its open windows, after a restart');
   group(
     ANALYTICS_PRINCIPAL,
     analyticsGroupPrefix(scope.groupPrefix),

@@ -16,6 +16,7 @@ export * from './config/http-variables.js';
 export { DEFAULT_APPROVAL_PORT } from './config/approval-variables.js';
 export { EXECUTE_INPUTS, STOP_SHARE, type ExecuteInputs } from './config/process-variables.js';
 export * from './config/fetch-settings.js';
+export * from './config/analytics-variables.js';
 export * from './config/variables.js';
 export * from './config/load-config.js';
 export { renderConfigurationDoc } from './config/configuration-doc.js';

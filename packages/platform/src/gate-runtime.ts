@@ -222,7 +222,13 @@ export const REGISTRY_STARTUP_DEADLINE_MS = 120_000;
 /** Registrations in flight at once: a registry under load answers a few faster than many. */
 const REGISTER_CONCURRENCY = 4;
 
-const NOT_REGISTERED_BY_STAGES = ['quarantine', 'observations', 'refusalStats', 'alerts'] as const;
+const NOT_REGISTERED_BY_STAGES = [
+  'quarantine',
+  'observations',
+  'refusalStats',
+  'alerts',
+  'windowState',
+] as const;
 
 async function registerSchemas(
   codec: Codec,

@@ -70,6 +70,7 @@ export const TOPIC_NAMES = {
   quarantine: 'toolgate.quarantine',
   refusalStats: 'toolgate.refusal-stats',
   alerts: 'toolgate.alerts',
+  windowState: 'toolgate.analytics-state',
 } as const;
 
 /** One fixed topic's short name. */
@@ -152,6 +153,9 @@ const FIXED_TOPICS: readonly TopicSpec[] = [
   analyticsRecord(TOPIC_NAMES.refusalStats, 'window + dimensions'),
   // Compacted by rule and subject: the latest alert of each, kept 40 days.
   analyticsRecord(TOPIC_NAMES.alerts, 'rule + subject'),
+  // The analytics service's changelog: the open windows of each audit partition, written in the
+  // same transaction as that partition's offset; compacted, so the latest state of each is kept.
+  analyticsRecord(TOPIC_NAMES.windowState, 'audit partition'),
 ];
 
 function analyticsRecord(name: string, key: string): TopicSpec {

@@ -19,3 +19,4 @@ export * from './messages/index.js';
 export * from './audit-summary/index.js';
 export * from './analytics/analytics-types.js';
 export * from './analytics/alerts/index.js';
+export * from './analytics/windows/index.js';

@@ -2,11 +2,17 @@
  * `toolgate start <stage|all>`: runs gate stages until a signal. Tools run elsewhere and talk to
  * the gate through `toolgate.commands.<tool>` and `toolgate.results`.
  */
+import { superviseAnalytics } from '@toolgate/analytics';
 import * as authorize from '@toolgate/authorize';
 import * as confirm from '@toolgate/confirm';
 import * as execute from '@toolgate/execute';
 import * as validate from '@toolgate/validate';
-import { isConfigurationError, superviseStages, type StageModule } from '@toolgate/platform';
+import {
+  isConfigurationError,
+  superviseStages,
+  type Env,
+  type StageModule,
+} from '@toolgate/platform';
 import { CliError, EXIT } from '../cli-error.js';
 import { optionalString, type Command } from '../command.js';
 import { loadDeployment } from '../load-deployment.js';
@@ -14,11 +20,15 @@ import { loadDeployment } from '../load-deployment.js';
 /** The stages, in ladder order. */
 export const STAGE_MODULES: readonly StageModule[] = [validate, authorize, confirm, execute];
 
+/** The service beside the stages: it reads the audit topic and needs no deployment file. */
+export const ANALYTICS = 'analytics';
+
 /** `toolgate start <stage|all> --config <file>`. */
 export const startCommand: Command = {
   name: 'start',
-  summary: 'Run gate stages (validate, authorize, confirm, execute, or all) until Ctrl-C.',
-  usage: 'toolgate start <validate|authorize|confirm|execute|all> [--config <file>]',
+  summary:
+    'Run gate stages (validate, authorize, confirm, execute), analytics, or all until Ctrl-C.',
+  usage: 'toolgate start <validate|authorize|confirm|execute|analytics|all> [--config <file>]',
   details: [
     'Addresses, prefixes, keys and the Kafka identity come from TOOLGATE_* variables',
     '(docs/configuration.md). A stage runs as its own principal toolgate-<stage> (TOOLGATE_KAFKA_*);',
@@ -27,12 +37,16 @@ export const startCommand: Command = {
     'and /metrics on its HTTP port; the confirm stage also serves the approval API.',
     'TOOLGATE_EXECUTE_INPUTS=cleared or results runs one half of execute, to run the halves apart.',
     'TOOLGATE_FETCH_MAX_WAIT_MS (default 25) is how long a busy stage waits for more records: lower answers sooner, at some CPU.',
+    'analytics (toolgate-analytics) counts the audit topic in windows; it needs no --config, no',
+    'integrity key and no Redis, and serves its HTTP port (default 9105). all runs it too.',
   ],
   options: {
     config: { type: 'string', description: 'the deployment file (default TOOLGATE_CONFIG)' },
   },
   async run({ values, positionals, io }) {
     const modules = selected(positionals);
+    const analytics = positionals[0] === ANALYTICS || positionals[0] === 'all';
+    if (modules.length === 0) return runAnalytics(io);
     const file = optionalString(values, 'config') ?? io.env['TOOLGATE_CONFIG'];
     if (file === undefined)
       throw new CliError('--config (or TOOLGATE_CONFIG) is required', EXIT.usage);
@@ -45,29 +59,71 @@ export const startCommand: Command = {
         resolve(code === EXIT.failed && !started ? EXIT.unavailable : code);
         setTimeout(() => process.exit(code), 500).unref();
       };
-      superviseStages({ env: io.env, deployment, modules, exit }).then(
-        () => (started = true),
-        (error: unknown) => {
-          io.stderr.write(
-            `toolgate start: ${error instanceof Error ? error.message : String(error)}\n`,
-          );
-          resolve(isConfigurationError(error) ? EXIT.usage : EXIT.unavailable);
-        },
-      );
+      superviseStages({ env: io.env, deployment, modules, exit })
+        .then(async (stages) => {
+          if (!analytics) return;
+          // One process, one stop: the stages' lifecycle also stops the analytics service.
+          const running = await superviseAnalytics({
+            env: analyticsEnv(io.env),
+            exit: (code) => {
+              if (code !== 0) void stages.lifecycle.stop('the analytics service stopped');
+            },
+          });
+          stages.lifecycle.onStop('analytics', () => running.lifecycle.stop('the gate stopped'));
+        })
+        .then(
+          () => (started = true),
+          (error: unknown) => {
+            io.stderr.write(
+              `toolgate start: ${error instanceof Error ? error.message : String(error)}\n`,
+            );
+            resolve(isConfigurationError(error) ? EXIT.usage : EXIT.unavailable);
+          },
+        );
     });
     return stopped;
   },
 };
 
+/**
+ * The environment of the analytics service beside the stages: with TOOLGATE_HTTP_PORT set (not 0),
+ * the stages listen on it and the ports after it, and analytics on the next one.
+ */
+function analyticsEnv(env: Env): Env {
+  const port = env['TOOLGATE_HTTP_PORT'];
+  if (port === undefined || port === '' || port === '0') return env;
+  return { ...env, TOOLGATE_HTTP_PORT: String(Number(port) + STAGE_MODULES.length) };
+}
+
+/** `toolgate start analytics`: the analytics service alone, until a signal. */
+function runAnalytics(io: {
+  readonly env: Env;
+  readonly stderr: { write(text: string): unknown };
+}): Promise<number> {
+  return new Promise<number>((resolve) => {
+    const exit = (code: number) => {
+      resolve(code);
+      setTimeout(() => process.exit(code), 500).unref();
+    };
+    superviseAnalytics({ env: io.env, exit }).catch((error: unknown) => {
+      io.stderr.write(
+        `toolgate start: ${error instanceof Error ? error.message : String(error)}\n`,
+      );
+      resolve(isConfigurationError(error) ? EXIT.usage : EXIT.unavailable);
+    });
+  });
+}
+
 function selected(positionals: readonly string[]): readonly StageModule[] {
   const [which, ...rest] = positionals;
   if (which === undefined || rest.length > 0)
-    throw new CliError('name one stage, or all', EXIT.usage);
+    throw new CliError('name one stage, analytics, or all', EXIT.usage);
   if (which === 'all') return STAGE_MODULES;
+  if (which === ANALYTICS) return [];
   const module = STAGE_MODULES.find((m) => m.STAGE === which);
   if (module === undefined)
     throw new CliError(
-      `unknown stage "${which}"; one of ${STAGE_MODULES.map((m) => m.STAGE).join(', ')}, all`,
+      `unknown stage "${which}"; one of ${STAGE_MODULES.map((m) => m.STAGE).join(', ')}, ${ANALYTICS}, all`,
       EXIT.usage,
     );
   return [module];

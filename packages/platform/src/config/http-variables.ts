@@ -21,7 +21,7 @@ export const HTTP_VARIABLES = {
     kind: 'integer',
     schema: PORT,
     description:
-      'Port of /healthz, /readyz and /metrics; 0 picks a free one. Unset: the stage default (validate 9101, authorize 9102, confirm 9103, execute 9104).',
+      'Port of /healthz, /readyz and /metrics; 0 picks a free one. Unset: the stage default (validate 9101, authorize 9102, confirm 9103, execute 9104, analytics 9105).',
   },
 } as const satisfies VariableTable;
 

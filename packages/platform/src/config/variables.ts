@@ -10,6 +10,7 @@ import {
   REDIS_VARIABLES,
   REGISTRY_VARIABLES,
 } from './connection-variables.js';
+import { ANALYTICS_VARIABLES } from './analytics-variables.js';
 import { APPROVAL_VARIABLES } from './approval-variables.js';
 import { FETCH_VARIABLES } from './fetch-settings.js';
 import { HTTP_VARIABLES } from './http-variables.js';
@@ -34,6 +35,7 @@ export const CONFIG_VARIABLES = {
   ...APPROVAL_VARIABLES,
   ...EXECUTE_VARIABLES,
   ...FETCH_VARIABLES,
+  ...ANALYTICS_VARIABLES,
   ...PROCESS_VARIABLES,
 } as const satisfies VariableTable;
 
@@ -138,6 +140,14 @@ export interface Config extends KafkaIdentitySettings {
   readonly fetchMinBytes: number;
   /** TOOLGATE_FETCH_BUSY_MIN_BYTES: bytes a fetch must bring for the stage to be busy; 2 KiB. */
   readonly fetchBusyMinBytes: number;
+  /** TOOLGATE_ANALYTICS_MINUTE_GRACE_MS: grace of one-minute windows, ms; default 30 s. */
+  readonly analyticsMinuteGraceMs: number;
+  /** TOOLGATE_ANALYTICS_HOUR_GRACE_MS: grace of one-hour windows, ms; default 5 min. */
+  readonly analyticsHourGraceMs: number;
+  /** TOOLGATE_ANALYTICS_IDLE_MS: idle time after which windows close by the clock, ms; 60 s. */
+  readonly analyticsIdleMs: number;
+  /** TOOLGATE_ANALYTICS_TICK_MS: how often the clock is checked, ms; default 1 s. */
+  readonly analyticsTickMs: number;
   /** TOOLGATE_LOG_LEVEL: pino level; default `info`. */
   readonly logLevel: string;
   /** TOOLGATE_INSTANCE_ID: unique per running instance; default `<hostname>-<pid>`. */

@@ -1,0 +1,147 @@
+/**
+ * Runs the analytics service as a process: its own variables (Kafka as `toolgate-analytics`, the
+ * registry, prefixes, window settings; never the integrity key nor Redis) → logger → bus and codec
+ * → the service → HTTP (/healthz, /readyz, /metrics), all under one lifecycle that a signal or a
+ * crashed consumer stops in reverse order. `main.ts`, `toolgate start analytics` and the tests
+ * start it through here.
+ */
+import {
+  analyticsGroupPrefix,
+  ANALYTICS_VARIABLES,
+  CONFIG_VARIABLES,
+  createBus,
+  createCodec,
+  createLifecycle,
+  createLogger,
+  createMetrics,
+  DEFAULT_ANALYTICS_HTTP_PORT,
+  describeKafkaSecurity,
+  gateTopics,
+  KAFKA_SECURITY_VARIABLES,
+  kafkaSecurityOf,
+  loadVariables,
+  startHttpServer,
+  type ConfigOf,
+  type Env,
+  type Lifecycle,
+  type MetricsSource,
+  type ProcessEvents,
+  type Route,
+} from '@toolgate/platform';
+import type { DestinationStream } from 'pino';
+import { SERVICE, startAnalytics, type AnalyticsDeps, type RunningAnalytics } from './service.js';
+
+/** The variables the analytics process reads (see docs/configuration.md). */
+export const ANALYTICS_PROCESS_VARIABLES = {
+  KAFKA_BROKERS: CONFIG_VARIABLES.KAFKA_BROKERS,
+  ...KAFKA_SECURITY_VARIABLES,
+  SCHEMA_REGISTRY_URL: CONFIG_VARIABLES.SCHEMA_REGISTRY_URL,
+  TOPIC_PREFIX: CONFIG_VARIABLES.TOPIC_PREFIX,
+  GROUP_PREFIX: CONFIG_VARIABLES.GROUP_PREFIX,
+  HTTP_HOST: CONFIG_VARIABLES.HTTP_HOST,
+  HTTP_PORT: CONFIG_VARIABLES.HTTP_PORT,
+  LOG_LEVEL: CONFIG_VARIABLES.LOG_LEVEL,
+  INSTANCE_ID: CONFIG_VARIABLES.INSTANCE_ID,
+  SHUTDOWN_TIMEOUT_MS: CONFIG_VARIABLES.SHUTDOWN_TIMEOUT_MS,
+  ...ANALYTICS_VARIABLES,
+} as const;
+
+/** The loaded {@link ANALYTICS_PROCESS_VARIABLES}. */
+export type AnalyticsConfig = ConfigOf<typeof ANALYTICS_PROCESS_VARIABLES>;
+
+/** Options of {@link superviseAnalytics}. */
+export interface SuperviseAnalyticsOptions {
+  readonly env: Env;
+  /** Where log lines go; default standard output. */
+  readonly logDestination?: DestinationStream;
+  /** Ends the process after a stop; default `process.exit`. */
+  readonly exit?: (code: number) => void;
+  /** Where signals are heard; default `process`. */
+  readonly process?: ProcessEvents;
+  /** See {@link AnalyticsDeps.alerts}. */
+  readonly alerts?: Pick<AnalyticsDeps, 'alerts' | 'alertSchema'>;
+  /** Told of every late and invalid record and of every window written (for metrics). */
+  readonly observe?: AnalyticsDeps['observe'];
+  /** Routes served beside /healthz, /readyz and /metrics (an HTTP API of the live windows). */
+  readonly routes?: (service: RunningAnalytics) => readonly Route[];
+  /** Served at /metrics; default the process's default metrics under the service's name. */
+  readonly metrics?: MetricsSource;
+}
+
+/** The running analytics process. */
+export interface SupervisedAnalytics {
+  readonly config: AnalyticsConfig;
+  readonly service: RunningAnalytics;
+  /** The HTTP port of /healthz, /readyz and /metrics. */
+  readonly port: number;
+  readonly lifecycle: Lifecycle;
+}
+
+/**
+ * Starts the analytics process. Throws a ConfigError naming every bad variable before connecting
+ * anything; past that, a failed start closes what it opened and rethrows (the caller exits).
+ */
+export async function superviseAnalytics(
+  options: SuperviseAnalyticsOptions,
+): Promise<SupervisedAnalytics> {
+  const config = loadVariables(options.env, ANALYTICS_PROCESS_VARIABLES);
+  const logger = createLogger({
+    level: config.logLevel,
+    stage: SERVICE,
+    instanceId: config.instanceId,
+    ...(options.logDestination === undefined ? {} : { destination: options.logDestination }),
+  });
+  const lifecycle = createLifecycle({
+    logger,
+    timeoutMs: config.shutdownTimeoutMs,
+    ...(options.exit === undefined ? {} : { exit: options.exit }),
+    ...(options.process === undefined ? {} : { process: options.process }),
+  });
+  try {
+    const security = kafkaSecurityOf(config);
+    logger.info({ kafka: describeKafkaSecurity(security) }, 'Kafka identity');
+    const bus = createBus({
+      brokers: [...config.kafkaBrokers],
+      clientId: `toolgate-analytics-${config.instanceId}`,
+      logger,
+      security,
+    });
+    lifecycle.onStop('bus', () => bus.close());
+    const topics = gateTopics(config.topicPrefix);
+    const service = await startAnalytics({
+      bus,
+      codec: createCodec({ registryUrl: config.schemaRegistryUrl, logger }),
+      topics,
+      groupId: analyticsGroupPrefix(config.groupPrefix),
+      settings: settingsOf(config),
+      tickMs: config.analyticsTickMs,
+      logger,
+      onCrash: (error) => void lifecycle.stop('the analytics consumer crashed', error),
+      ...options.alerts,
+      ...(options.observe === undefined ? {} : { observe: options.observe }),
+    });
+    lifecycle.onStop('analytics service', () => service.stop());
+    const http = await startHttpServer({
+      port: config.httpPort ?? DEFAULT_ANALYTICS_HTTP_PORT,
+      host: config.httpHost,
+      metrics: options.metrics ?? createMetrics(SERVICE),
+      routes: options.routes?.(service) ?? [],
+      ready: () => service.ready(),
+      logger,
+    });
+    lifecycle.onStop('analytics http', () => http.close());
+    logger.info({ port: http.port }, `${SERVICE} started`);
+    return { config, service, port: http.port, lifecycle };
+  } catch (error) {
+    await lifecycle.abandon('start-up failed', error);
+    throw error;
+  }
+}
+
+function settingsOf(config: AnalyticsConfig): AnalyticsDeps['settings'] {
+  return {
+    graceMs: { minute: config.analyticsMinuteGraceMs, hour: config.analyticsHourGraceMs },
+    idleMs: config.analyticsIdleMs,
+    maxSkewMs: 60_000,
+  };
+}
