@@ -7,12 +7,14 @@
  */
 import type { BusBatch, BusProducer, Codec, OutRecord } from '@toolgate/platform';
 import {
+  alertKey,
   windowRecords,
   type Alert,
   type AlertEngine,
   type FinalWindow,
   type PartitionWindows,
   type WindowCounts,
+  type WindowSize,
   type WindowStateRecord,
 } from '@toolgate/shared';
 
@@ -35,14 +37,31 @@ export interface PartitionDeps {
     debug(fields: object, message: string): void;
   };
   readonly alerts?: AlertEngine;
-  /** Told of every late and invalid record and of every window written (for metrics). */
-  readonly observe?: (what: 'late' | 'invalid' | 'window', partition: number) => void;
+  /**
+   * Told of every late record (once per window size it was late for, with that size), every
+   * invalid record and every window written (for metrics).
+   */
+  readonly observe?: (
+    what: 'late' | 'invalid' | 'window',
+    partition: number,
+    size?: WindowSize,
+  ) => void;
+  /** Told of what a transaction committed, once it has (for the live view and the metrics). */
+  readonly committed?: (what: Committed) => void;
 }
 
-/** The key of an alert on the alerts topic: its rule and subject, as a JSON array. */
-export function alertKey(alert: Alert): string {
-  const s = alert.subject;
-  return JSON.stringify([alert.rule, s.kind, s.tenant, s.id]);
+/** What one committed transaction of a partition carried. */
+export interface Committed {
+  readonly partition: number;
+  /** Windows whose final counts it wrote. */
+  readonly windows: readonly FinalWindow[];
+  readonly alerts: readonly Alert[];
+  /** Audit records it consumed (0 for a tick). */
+  readonly consumed: number;
+  /** Records of the partition not yet read after it, when a batch was consumed. */
+  readonly lag?: number;
+  /** How long the transaction took, seconds. */
+  readonly seconds: number;
 }
 
 /** The windows of one audit partition, owned by this instance while it holds the partition. */
@@ -88,9 +107,13 @@ export class PartitionCounter {
    */
   async handleBatch(batch: BusBatch, nowMs: number): Promise<void> {
     const out: OutRecord[] = [];
+    const finals: FinalWindow[] = [];
+    const raised: Alert[] = [];
+    let consumed = 0;
     const next = BigInt(batch.lastOffset()) + 1n;
     for (const message of batch.messages) {
       if (this.next !== null && BigInt(message.offset) < this.next) continue;
+      consumed += 1;
       const decoded = await this.deps.codec.decode(message.value, { plainJsonAllowed: false });
       const value = 'error' in decoded ? undefined : decoded.value;
       const observed = this.windows.observe(value, nowMs);
@@ -105,16 +128,27 @@ export class PartitionCounter {
         );
         this.deps.observe?.('invalid', this.partition);
       }
-      for (const _ of observed.lateIn) this.deps.observe?.('late', this.partition);
+      for (const size of observed.lateIn) this.deps.observe?.('late', this.partition, size);
       out.push(...(await this.windowOutputs(observed.closed)));
+      finals.push(...observed.closed);
       if (observed.invalid === undefined && this.deps.alerts !== undefined) {
         const position = { partition: this.partition, offset: message.offset };
         const alerts = this.deps.alerts.observe(value as never, position);
         out.push(...(await this.alertOutputs(alerts)));
+        raised.push(...alerts);
       }
     }
     if (batch.messages.length > 0 || this.next === null || next > this.next) {
-      await this.commit(out, next);
+      const seconds = await this.commit(out, next);
+      const lag = Number(BigInt(batch.highWatermark) - next);
+      this.deps.committed?.({
+        partition: this.partition,
+        windows: finals,
+        alerts: raised,
+        consumed,
+        lag: Math.max(0, lag),
+        seconds,
+      });
     }
     this.behind = next < BigInt(batch.highWatermark);
     this.lastFetchMs = nowMs;
@@ -134,7 +168,14 @@ export class PartitionCounter {
     const out = [...(await this.windowOutputs(closed)), ...(await this.alertOutputs(alerts))];
     // No offsets: a tick consumed nothing, and an owner that lost the partition a moment ago must
     // not move the group's offset back (its producer is fenced by then in any case).
-    await this.commit(out, null);
+    const seconds = await this.commit(out, null);
+    this.deps.committed?.({
+      partition: this.partition,
+      windows: closed,
+      alerts,
+      consumed: 0,
+      seconds,
+    });
   }
 
   /** The partition's open windows (live counts). */
@@ -147,8 +188,12 @@ export class PartitionCounter {
     await this.producer.disconnect();
   }
 
-  /** Commits `out` and the window state, with the offset `next` when a batch was consumed. */
-  private async commit(out: readonly OutRecord[], next: bigint | null): Promise<void> {
+  /**
+   * Commits `out` and the window state, with the offset `next` when a batch was consumed; returns
+   * how long the transaction took, seconds.
+   */
+  private async commit(out: readonly OutRecord[], next: bigint | null): Promise<number> {
+    const startedAt = performance.now();
     const state: WindowStateRecord = {
       partition: this.partition,
       nextOffset: (next ?? this.next ?? 0n).toString(),
@@ -176,6 +221,7 @@ export class PartitionCounter {
       throw error;
     }
     if (next !== null) this.next = next;
+    return (performance.now() - startedAt) / 1000;
   }
 
   private async windowOutputs(closed: readonly FinalWindow[]): Promise<OutRecord[]> {

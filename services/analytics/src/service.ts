@@ -35,7 +35,7 @@ import {
   type PartitionDeps,
 } from './handle-audit-batch.js';
 
-export { alertKey, type AnalyticsTopics } from './handle-audit-batch.js';
+export type { AnalyticsTopics, Committed } from './handle-audit-batch.js';
 
 /** The service's name everywhere: folder, package, consumer group, log field. */
 export const SERVICE = 'analytics' as const;
@@ -69,6 +69,8 @@ export interface AnalyticsDeps {
   readonly onCrash?: (error: Error) => void;
   /** Told of every late and invalid record and of every window written (for metrics). */
   readonly observe?: NonNullable<PartitionDeps['observe']>;
+  /** Told of what each transaction committed (final windows, alerts, records consumed, lag). */
+  readonly committed?: NonNullable<PartitionDeps['committed']>;
   /** Audit partitions handled at once. Default 3. */
   readonly partitionsConcurrently?: number;
 }

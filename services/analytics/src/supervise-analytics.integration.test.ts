@@ -1,9 +1,18 @@
 /**
  * The analytics process as `toolgate start analytics` runs it: its own variables only (no
  * integrity key, no Redis URL), as `toolgate-analytics`, ready once it holds the audit partitions,
- * serving /readyz, and stopped by its lifecycle.
+ * serving /readyz, and stopped by its lifecycle; with the deployment, raising its alerts onto the
+ * alerts topic and serving the windows and alerts to operators.
  */
-import { ANALYTICS_PRINCIPAL } from '@toolgate/platform';
+import { ANALYTICS_PRINCIPAL, createCodec, type Env } from '@toolgate/platform';
+import {
+  auditEvent,
+  MESSAGE_SCHEMAS,
+  mintSession,
+  rejecterFor,
+  type Alert,
+  type AuditEvent,
+} from '@toolgate/shared';
 import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import path from 'node:path';
@@ -11,7 +20,10 @@ import { fileURLToPath } from 'node:url';
 import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../../test/support/deadline.js';
-import deployment from '../../../test/support/deployment/index.js';
+import deployment, {
+  TEST_SESSION_ISSUER,
+  TEST_SESSION_SECRET,
+} from '../../../test/support/deployment/index.js';
 import { gateEnv, identityEnv } from '../../../test/support/gate-harness.js';
 import {
   dropNamespace,
@@ -23,6 +35,12 @@ import { kafkaClient, stackAddresses } from '../../../test/support/stack.js';
 import { superviseAnalytics } from './supervise-analytics.js';
 
 const ns = testNamespace('analytics-main');
+const SILENT = {
+  warn: () => undefined,
+  error: () => undefined,
+  info: () => undefined,
+  debug: () => undefined,
+};
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 let kafka: Kafka;
 
@@ -38,6 +56,79 @@ afterAll(async () => {
   await dropNamespace(ns, { kafka });
   await dropSubjects(stackAddresses().schemaRegistryUrl, ns.id);
 });
+
+function analyticsEnv(): Env {
+  const stack = stackAddresses();
+  return {
+    TOOLGATE_KAFKA_BROKERS: stack.kafkaBrokers.join(','),
+    ...identityEnv(ANALYTICS_PRINCIPAL),
+    TOOLGATE_SCHEMA_REGISTRY_URL: stack.schemaRegistryUrl,
+    TOOLGATE_TOPIC_PREFIX: `${ns.id}.`,
+    TOOLGATE_GROUP_PREFIX: `${ns.id}.`,
+    TOOLGATE_HTTP_PORT: '0',
+    TOOLGATE_LOG_LEVEL: 'silent',
+    TOOLGATE_ANALYTICS_TICK_MS: '200',
+  };
+}
+
+/** Writes `events` to the namespace's audit topic in one transaction, as a stage does. */
+async function writeAudit(events: readonly AuditEvent[]): Promise<void> {
+  const audit = ns.topic('toolgate.audit');
+  const codec = createCodec({
+    registryUrl: stackAddresses().schemaRegistryUrl,
+    logger: SILENT,
+    compatibility: 'NONE',
+  });
+  await codec.register(`${audit}-value`, MESSAGE_SCHEMAS.audit);
+  const producer = kafka.producer({
+    transactionalId: `${ns.id}.writer`,
+    idempotent: true,
+    maxInFlightRequests: 1,
+  });
+  await producer.connect();
+  try {
+    const tx = await producer.transaction();
+    await tx.send({
+      topic: audit,
+      messages: await Promise.all(
+        events.map(async (e) => ({
+          key: e.tenant,
+          value: await codec.encode(`${audit}-value`, e),
+        })),
+      ),
+    });
+    await tx.commit();
+  } finally {
+    await producer.disconnect();
+  }
+}
+
+/** The alerts on the namespace's alerts topic, decoded. */
+async function alertsOnTopic(): Promise<Alert[]> {
+  const codec = createCodec({
+    registryUrl: stackAddresses().schemaRegistryUrl,
+    logger: SILENT,
+    compatibility: 'NONE',
+  });
+  const consumer = kafka.consumer({ groupId: `${ns.id}.toolgate.analytics.read-${Date.now()}` });
+  const alerts: Alert[] = [];
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topic: ns.topic('toolgate.alerts'), fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        const decoded = await codec.decode(message.value, { plainJsonAllowed: false });
+        if ('value' in decoded) alerts.push(decoded.value as Alert);
+      },
+    });
+    await eventually(30_000, 'two alerts on the alerts topic', () =>
+      Promise.resolve(alerts.length >= 2),
+    );
+  } finally {
+    await consumer.disconnect();
+  }
+  return alerts;
+}
 
 describe('superviseAnalytics', () => {
   it('starts without the integrity key or Redis, answers /readyz once it holds the partitions, and stops', async () => {
@@ -106,4 +197,60 @@ describe('superviseAnalytics', () => {
       if (child.exitCode === null) child.kill('SIGKILL');
     }
   }, 150_000);
+  it("raises the deployment's alerts onto the alerts topic, counts them in its series, and serves windows and alerts to operators only", async () => {
+    const supervised = await superviseAnalytics({
+      env: analyticsEnv(),
+      deployment,
+      exit: () => undefined,
+      process: new EventEmitter(),
+    });
+    const base = `http://127.0.0.1:${supervised.port}`;
+    try {
+      const now = Date.now();
+      const facts = { tenant: 'acme', tool: 'calculate', subject: 'carol', runId: 'loops' };
+      const limited = rejecterFor('limits')('run_call_limit', undefined, 'twelve calls');
+      const forged = rejecterFor('authentication')('forged_envelope', undefined, 'bad tag');
+      await writeAudit([
+        auditEvent({ ...facts, proposalId: 'p1', kind: 'validated' }, new Date(now - 2000)),
+        auditEvent(
+          { ...facts, proposalId: 'p2', kind: 'rejected', rejected: limited },
+          new Date(now - 1000),
+        ),
+        auditEvent({ proposalId: 'p3', kind: 'rejected', rejected: forged }, new Date(now)),
+      ]);
+      const alerts = await alertsOnTopic();
+      expect(alerts.map((a) => [a.rule, a.subject.kind, a.subject.id]).sort()).toEqual([
+        ['forgery', 'gate', 'integrity'],
+        ['runaway_run', 'run', 'loops'],
+      ]);
+      const metrics = await fetch(`${base}/metrics`).then((r) => r.text());
+      expect(metrics).toMatch(/toolgate_analytics_alerts_total\{[^}]*rule="runaway_run"[^}]*\} 1/);
+      expect(metrics).toMatch(/toolgate_analytics_events_consumed_total\{[^}]*\} 3/);
+
+      const token = (roles: string[]) =>
+        mintSession({ subject: 'olivia', tenant: 'acme', roles }, TEST_SESSION_SECRET, {
+          issuer: TEST_SESSION_ISSUER,
+          ttlSeconds: 300,
+          now: new Date(),
+        });
+      const asOperator = { authorization: `Bearer ${await token(['operator'])}` };
+      expect((await fetch(`${base}/analytics/alerts`)).status).toBe(401);
+      const viewer = { authorization: `Bearer ${await token(['viewer'])}` };
+      expect((await fetch(`${base}/analytics/alerts`, { headers: viewer })).status).toBe(403);
+      const served = (await fetch(`${base}/analytics/alerts`, { headers: asOperator }).then((r) =>
+        r.json(),
+      )) as { alerts: Alert[] };
+      expect(served.alerts.map((a) => a.rule)).toEqual(['runaway_run']);
+      await eventually(10_000, 'the live minute window to show the refusal', async () => {
+        const body = (await fetch(`${base}/analytics/windows?size=minute`, {
+          headers: asOperator,
+        }).then((r) => r.json())) as {
+          windows: { rows: { code: string | null; count: number }[] }[];
+        };
+        return body.windows.some((w) => w.rows.some((r) => r.code === 'run_call_limit'));
+      });
+    } finally {
+      await supervised.lifecycle.stop('test over');
+    }
+  }, 90_000);
 });

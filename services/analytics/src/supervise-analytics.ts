@@ -6,6 +6,10 @@
  * start it through here.
  */
 import {
+  analyticsRoutes,
+  createAnalyticsHub,
+  createAnalyticsMetrics,
+  createGateWithSessionKeys,
   analyticsGroupPrefix,
   ANALYTICS_VARIABLES,
   CONFIG_VARIABLES,
@@ -13,7 +17,6 @@ import {
   createCodec,
   createLifecycle,
   createLogger,
-  createMetrics,
   DEFAULT_ANALYTICS_HTTP_PORT,
   describeKafkaSecurity,
   gateTopics,
@@ -28,7 +31,14 @@ import {
   type ProcessEvents,
   type Route,
 } from '@toolgate/platform';
+import {
+  createAlertEngine,
+  MESSAGE_SCHEMAS,
+  resolveAlertRules,
+  type Deployment,
+} from '@toolgate/shared';
 import type { DestinationStream } from 'pino';
+import { analyticsOutputs } from './analytics-outputs.js';
 import { SERVICE, startAnalytics, type AnalyticsDeps, type RunningAnalytics } from './service.js';
 
 /** The variables the analytics process reads (see docs/configuration.md). */
@@ -58,13 +68,15 @@ export interface SuperviseAnalyticsOptions {
   readonly exit?: (code: number) => void;
   /** Where signals are heard; default `process`. */
   readonly process?: ProcessEvents;
-  /** See {@link AnalyticsDeps.alerts}. */
-  readonly alerts?: Pick<AnalyticsDeps, 'alerts' | 'alertSchema'>;
-  /** Told of every late and invalid record and of every window written (for metrics). */
-  readonly observe?: AnalyticsDeps['observe'];
-  /** Routes served beside /healthz, /readyz and /metrics (an HTTP API of the live windows). */
+  /**
+   * The deployment (its `analytics.alerts` rules, and its session keys for the HTTP API). Without
+   * one, the alert rules are the defaults and the windows and alerts API is not served: it takes
+   * the same session tokens as the approval API, and only a deployment says how to verify them.
+   */
+  readonly deployment?: Deployment;
+  /** Routes served beside /healthz, /readyz, /metrics and the analytics API. */
   readonly routes?: (service: RunningAnalytics) => readonly Route[];
-  /** Served at /metrics; default the process's default metrics under the service's name. */
+  /** Served at /metrics; default the analytics series ({@link createAnalyticsMetrics}). */
   readonly metrics?: MetricsSource;
 }
 
@@ -108,24 +120,43 @@ export async function superviseAnalytics(
     });
     lifecycle.onStop('bus', () => bus.close());
     const topics = gateTopics(config.topicPrefix);
+    const metrics = createAnalyticsMetrics();
+    const hub = createAnalyticsHub();
+    // Batches may be committed before startAnalytics resolves: the open windows are none till then.
+    const started: { service?: RunningAnalytics } = {};
+    const outputs = analyticsOutputs(metrics, hub, () => started.service?.live() ?? []);
     const service = await startAnalytics({
       bus,
-      codec: createCodec({ registryUrl: config.schemaRegistryUrl, logger }),
+      codec: createCodec({ registryUrl: config.schemaRegistryUrl, logger, compatibility: 'NONE' }),
       topics,
       groupId: analyticsGroupPrefix(config.groupPrefix),
       settings: settingsOf(config),
       tickMs: config.analyticsTickMs,
       logger,
       onCrash: (error) => void lifecycle.stop('the analytics consumer crashed', error),
-      ...options.alerts,
-      ...(options.observe === undefined ? {} : { observe: options.observe }),
+      alerts: createAlertEngine(resolveAlertRules(options.deployment?.analytics?.alerts)),
+      alertSchema: MESSAGE_SCHEMAS.alerts,
+      observe: outputs.observe,
+      committed: outputs.committed,
     });
+    started.service = service;
     lifecycle.onStop('analytics service', () => service.stop());
+    const refresh = setInterval(() => outputs.refresh(service.live()), config.analyticsTickMs);
+    refresh.unref();
+    lifecycle.onStop('analytics live view', () => clearInterval(refresh));
+    const api =
+      options.deployment === undefined
+        ? []
+        : analyticsRoutes({
+            view: hub,
+            verifier: createGateWithSessionKeys(options.deployment, {}, logger).verifier,
+            now: () => new Date(),
+          });
     const http = await startHttpServer({
       port: config.httpPort ?? DEFAULT_ANALYTICS_HTTP_PORT,
       host: config.httpHost,
-      metrics: options.metrics ?? createMetrics(SERVICE),
-      routes: options.routes?.(service) ?? [],
+      metrics: options.metrics ?? metrics,
+      routes: [...api, ...(options.routes?.(service) ?? [])],
       ready: () => service.ready(),
       logger,
     });

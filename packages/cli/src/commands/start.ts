@@ -16,6 +16,7 @@ import {
 import { CliError, EXIT } from '../cli-error.js';
 import { optionalString, type Command } from '../command.js';
 import { loadDeployment } from '../load-deployment.js';
+import type { Deployment } from '@toolgate/shared';
 
 /** The stages, in ladder order. */
 export const STAGE_MODULES: readonly StageModule[] = [validate, authorize, confirm, execute];
@@ -37,8 +38,10 @@ export const startCommand: Command = {
     'and /metrics on its HTTP port; the confirm stage also serves the approval API.',
     'TOOLGATE_EXECUTE_INPUTS=cleared or results runs one half of execute, to run the halves apart.',
     'TOOLGATE_FETCH_MAX_WAIT_MS (default 25) is how long a busy stage waits for more records: lower answers sooner, at some CPU.',
-    'analytics (toolgate-analytics) counts the audit topic in windows; it needs no --config, no',
-    'integrity key and no Redis, and serves its HTTP port (default 9105). all runs it too.',
+    'analytics (toolgate-analytics) counts the audit topic in windows and raises alerts; it needs no',
+    'integrity key and no Redis, and serves its HTTP port (default 9105). With --config it takes the',
+    "deployment's alert rules (analytics.alerts) and serves the windows and alerts API to operators",
+    "with the deployment's session tokens; without, default rules and no API. all runs it too.",
   ],
   options: {
     config: { type: 'string', description: 'the deployment file (default TOOLGATE_CONFIG)' },
@@ -46,8 +49,10 @@ export const startCommand: Command = {
   async run({ values, positionals, io }) {
     const modules = selected(positionals);
     const analytics = positionals[0] === ANALYTICS || positionals[0] === 'all';
-    if (modules.length === 0) return runAnalytics(io);
     const file = optionalString(values, 'config') ?? io.env['TOOLGATE_CONFIG'];
+    if (modules.length === 0) {
+      return runAnalytics(io, file === undefined ? undefined : await loadDeployment(file));
+    }
     if (file === undefined)
       throw new CliError('--config (or TOOLGATE_CONFIG) is required', EXIT.usage);
     const deployment = await loadDeployment(file);
@@ -65,6 +70,7 @@ export const startCommand: Command = {
           // One process, one stop: the stages' lifecycle also stops the analytics service.
           const running = await superviseAnalytics({
             env: analyticsEnv(io.env),
+            deployment,
             exit: (code) => {
               if (code !== 0) void stages.lifecycle.stop('the analytics service stopped');
             },
@@ -96,16 +102,20 @@ function analyticsEnv(env: Env): Env {
 }
 
 /** `toolgate start analytics`: the analytics service alone, until a signal. */
-function runAnalytics(io: {
-  readonly env: Env;
-  readonly stderr: { write(text: string): unknown };
-}): Promise<number> {
+function runAnalytics(
+  io: { readonly env: Env; readonly stderr: { write(text: string): unknown } },
+  deployment: Deployment | undefined,
+): Promise<number> {
   return new Promise<number>((resolve) => {
     const exit = (code: number) => {
       resolve(code);
       setTimeout(() => process.exit(code), 500).unref();
     };
-    superviseAnalytics({ env: io.env, exit }).catch((error: unknown) => {
+    superviseAnalytics({
+      env: io.env,
+      exit,
+      ...(deployment === undefined ? {} : { deployment }),
+    }).catch((error: unknown) => {
       io.stderr.write(
         `toolgate start: ${error instanceof Error ? error.message : String(error)}\n`,
       );
