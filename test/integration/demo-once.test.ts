@@ -2,8 +2,9 @@
  * `npm start -- --once` as a user runs it, in a namespace of its own: the demo provisions the
  * namespace as the stack's admin (topics, ACLs, a worker Redis user), starts each stage and the
  * tool worker as a child process connecting as its own principal, plays its scripted workload,
- * tries to walk around the gate, and exits 0 only when every outcome was the expected one, every
- * rung refused something, and every walk-around attempt was stopped. The stack is already up here
+ * tries to walk around the gate, reads back the alerts analytics raised, and exits 0 only when
+ * every outcome was the expected one, every rung refused something, every walk-around attempt was
+ * stopped, and analytics alerted on the runaway run and the forgeries. The stack is already up here
  * (the global setup), so the test runs the demo's entry point without `stack:up`; it drops what
  * the demo provisioned afterwards.
  */
@@ -150,6 +151,7 @@ describe('npm start -- --once', () => {
     expect(out).toMatch(/sessions: a random HS256 secret generated for this demo run/);
     expect(out).toContain('all 43 proposals ended as the script expected');
     expect(out).toContain('all 12 walk-around attempts were stopped');
+    expect(out).toContain('analytics alerted on the runaway run and on the forgeries');
     expect(code, out).toBe(0);
     const rows = tableRows(out);
     const refusedAt = new Set(

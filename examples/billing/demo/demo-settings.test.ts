@@ -31,6 +31,7 @@ describe('demoSettings', () => {
       confirm: 9103,
       execute: 9104,
       worker: 9105,
+      analytics: 9106,
     });
     expect(s.approvalUrl).toBe('http://127.0.0.1:9110');
     expect(s.urlOf('worker')).toBe('http://127.0.0.1:9105');
@@ -76,9 +77,9 @@ describe('demoSettings', () => {
     expect(() => s.envOf('nobody')).toThrow(/no principal nobody/);
   });
 
-  it('moves the approval API past the worker with a base port, unless its own port is given', () => {
+  it('moves the approval API past the worker and analytics with a base port, unless its own port is given', () => {
     expect(demoSettings([], { ...stack, TOOLGATE_HTTP_PORT: '20000' }).approvalUrl).toBe(
-      'http://127.0.0.1:20005',
+      'http://127.0.0.1:20006',
     );
     expect(() => demoSettings([], { ...stack, TOOLGATE_APPROVAL_PORT: '0' })).toThrow(
       /TOOLGATE_APPROVAL_PORT=0/,
@@ -100,6 +101,7 @@ describe('demoSettings', () => {
       confirm: 20002,
       execute: 20003,
       worker: 20004,
+      analytics: 20005,
     });
     expect(s.approvalUrl).toBe('http://127.0.0.1:20100');
     expect(s.logDir).toMatch(/\.demo\/logs\/ns-1$/);

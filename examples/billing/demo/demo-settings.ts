@@ -37,11 +37,17 @@ export const DEMO_STAGES = GATE_STAGE_NAMES;
 /** One of {@link DEMO_STAGES}. */
 export type DemoStage = GateStageName;
 
-/** The demo's processes that serve HTTP (`/readyz`, `/metrics`): the stages and the tool worker. */
-export type DemoProcess = DemoStage | 'worker';
+/**
+ * The demo's processes that serve HTTP (`/readyz`, `/metrics`): the stages, the tool worker and
+ * analytics.
+ */
+export type DemoProcess = DemoStage | 'worker' | 'analytics';
 
 /** The tool worker's HTTP port when TOOLGATE_HTTP_PORT gives no base: the one after execute's. */
 export const DEMO_WORKER_PORT = 9105;
+
+/** Analytics' HTTP port (its API, /readyz, /metrics) when TOOLGATE_HTTP_PORT gives no base. */
+export const DEMO_ANALYTICS_PORT = 9106;
 
 /** The repository's root directory. */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -153,7 +159,7 @@ export function demoSettings(argv: readonly string[], env: Env): DemoSettings {
   // After the worker's port when a base is given, so that one base moves every port of the demo.
   const approvalPort =
     nonEmpty(env['TOOLGATE_APPROVAL_PORT']) === undefined && config.httpPort !== undefined
-      ? config.httpPort + DEMO_STAGES.length + 1
+      ? config.httpPort + DEMO_STAGES.length + 2
       : config.approvalPort;
   const approvalHost = config.approvalHost === '0.0.0.0' ? '127.0.0.1' : config.approvalHost;
   const scheme = config.approvalTlsCertFile === undefined ? 'http' : 'https';
@@ -231,14 +237,15 @@ function addressVariables(addresses: StackAddresses): Record<string, string> {
   };
 }
 
-/** Consecutive ports from a base (the stages in order, then the worker), or each default. */
+/** Consecutive ports from a base (the stages in order, the worker, analytics), or each default. */
 function portsOf(base: number | undefined): Record<DemoProcess, number> {
   const stages = DEMO_STAGES.map((s, i) => [
     s,
     base === undefined ? DEFAULT_HTTP_PORTS[s] : base + i,
   ]);
   const worker = base === undefined ? DEMO_WORKER_PORT : base + DEMO_STAGES.length;
-  return { ...(Object.fromEntries(stages) as Record<DemoStage, number>), worker };
+  const analytics = base === undefined ? DEMO_ANALYTICS_PORT : base + DEMO_STAGES.length + 1;
+  return { ...(Object.fromEntries(stages) as Record<DemoStage, number>), worker, analytics };
 }
 
 /** `.demo/logs`, or a directory of its own per topic prefix, so namespaced runs keep apart. */

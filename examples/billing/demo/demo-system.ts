@@ -1,11 +1,12 @@
 /**
- * Brings the gate and the tool worker up as child processes, each as its own principal of the
- * stack (`toolgate-<stage>` for each stage, `worker-billing` for the worker, each with only the
+ * Brings the gate, analytics and the tool worker up as child processes, each as its own principal
+ * of the stack (`toolgate-<stage>` for each stage, `toolgate-analytics`, `worker-billing` for the
+ * worker, each with only the
  * keys its role holds), and waits until every one of them reports ready on `/readyz`, failing
  * with the log to read when one of them dies or does not get there in time.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { EXAMPLE_WORKER, stagePrincipal, type Env } from '@toolgate/platform';
+import { ANALYTICS_PRINCIPAL, EXAMPLE_WORKER, stagePrincipal, type Env } from '@toolgate/platform';
 import { startChild, type DemoChild } from './child-processes.js';
 import {
   DEMO_STAGES,
@@ -81,7 +82,8 @@ async function startOnce(
     env: workerEnv(settings, provisioned),
     logDir: settings.logDir,
   });
-  const children = [...stages, worker];
+  const analytics = startAnalytics(settings);
+  const children = [...stages, analytics, worker];
   const system: DemoSystem = {
     children,
     worker,
@@ -92,7 +94,7 @@ async function startOnce(
     },
   };
   for (const child of children) say(`started ${child.name} (pid ${child.pid}, log ${child.log})`);
-  const processes: readonly DemoProcess[] = [...DEMO_STAGES, 'worker'];
+  const processes: readonly DemoProcess[] = [...DEMO_STAGES, 'analytics', 'worker'];
   try {
     await waitUntil(system, START_TIMEOUT_MS, signal, async () => {
       const ready = await Promise.all(processes.map((p) => isReady(`${settings.urlOf(p)}/readyz`)));
@@ -119,6 +121,28 @@ function startStage(settings: DemoSettings, stage: DemoStage): DemoChild {
     name: stage,
     args: ['packages/cli/bin/toolgate.js', 'start', stage, '--config', settings.deploymentFile],
     env,
+    logDir: settings.logDir,
+  });
+}
+
+/**
+ * `toolgate start analytics` as `toolgate-analytics`, with the deployment (its alert rules, and its
+ * session keys for the windows and alerts API) on its own HTTP port.
+ */
+function startAnalytics(settings: DemoSettings): DemoChild {
+  return startChild({
+    name: 'analytics',
+    args: [
+      'packages/cli/bin/toolgate.js',
+      'start',
+      'analytics',
+      '--config',
+      settings.deploymentFile,
+    ],
+    env: {
+      ...settings.envOf(ANALYTICS_PRINCIPAL),
+      TOOLGATE_HTTP_PORT: String(settings.ports.analytics),
+    },
     logDir: settings.logDir,
   });
 }

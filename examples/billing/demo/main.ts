@@ -38,7 +38,7 @@ async function main(): Promise<number> {
       : 'sessions: the HS256 secret of TOOLGATE_SESSION_SECRET',
   );
   say(
-    `run ${settings.runTag}: starting the gate (validate, authorize, confirm, execute) and the tool worker, each as its own principal`,
+    `run ${settings.runTag}: starting the gate (validate, authorize, confirm, execute), analytics and the tool worker, each as its own principal`,
   );
   const interrupt = new AbortController();
   const interrupted = onSignal(interrupt);
@@ -53,7 +53,7 @@ async function main(): Promise<number> {
   }
   const died = watchChildren(system, interrupt.signal);
   try {
-    say('the gate and the tool worker are ready');
+    say('the gate, analytics and the tool worker are ready');
     const ok = await Promise.race([
       playDemo(settings, system, provisioned, { say, print }),
       died.promise,

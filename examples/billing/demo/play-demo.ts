@@ -1,10 +1,12 @@
 /**
  * What the demo does once its system is up: the scripted run and its table of outcomes, then the
- * walk-around attempts and their table, each printed as soon as it is known. Resolves true only
- * when every outcome was the expected one, every rung refused something, and every walk-around
- * attempt was stopped.
+ * walk-around attempts and their table, then the alerts analytics raised, each printed as soon as
+ * it is known. Resolves true only when every outcome was the expected one, every rung refused
+ * something, every walk-around attempt was stopped, and analytics alerted on the runaway run and
+ * on the forgeries.
  */
 import { EXAMPLE_WORKER } from '@toolgate/platform';
+import { alertsTable, readDemoAlerts } from './analytics-alerts.js';
 import { openDemoClients } from './demo-clients.js';
 import type { DemoSettings } from './demo-settings.js';
 import type { DemoSystem } from './demo-system.js';
@@ -27,6 +29,8 @@ export async function playDemo(
   out: DemoOutput,
 ): Promise<boolean> {
   const clients = await openDemoClients(settings);
+  // Alerts are read back by event time: this run's start, a little early for clock skew.
+  const sinceMs = Date.now() - 5_000;
   try {
     const report = await runDemo(settings, clients, out.say);
     printReport(report, out);
@@ -38,7 +42,9 @@ export async function playDemo(
       workerRedisUrl: provisioned.workerRedisUrl ?? workerRedisUrl(settings),
     });
     printWalkAround(lines, out);
-    return report.mismatches.length === 0 && lines.every((l) => l.stopped);
+    out.say('reading back the alerts analytics raised (toolgate alerts, as toolgate-analytics)');
+    const alerted = await printAlerts(settings, sinceMs, out);
+    return report.mismatches.length === 0 && lines.every((l) => l.stopped) && alerted;
   } finally {
     await clients.close();
   }
@@ -69,4 +75,21 @@ function printWalkAround(lines: readonly AttemptLine[], out: DemoOutput): void {
     `\nWalk-around attempts: what was tried, as whom, and what stopped it (as observed):\n\n${walkAroundTable(lines)}\n\n`,
   );
   out.say(walkAroundVerdict(lines));
+}
+
+async function printAlerts(
+  settings: DemoSettings,
+  sinceMs: number,
+  out: DemoOutput,
+): Promise<boolean> {
+  const { alerts, missing } = await readDemoAlerts(settings, sinceMs);
+  out.print(
+    `\nAlerts analytics raised during this run (read back from the alerts topic):\n\n${alertsTable(alerts)}\n\n`,
+  );
+  if (missing.length === 0) {
+    out.say('analytics alerted on the runaway run and on the forgeries');
+    return true;
+  }
+  out.say(`analytics raised no alert for ${missing.map((m) => m.what).join(', ')}`);
+  return false;
 }
