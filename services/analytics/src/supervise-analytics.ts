@@ -151,6 +151,9 @@ export async function superviseAnalytics(
             view: hub,
             verifier: createGateWithSessionKeys(options.deployment, {}, logger).verifier,
             now: () => new Date(),
+            ...(config.analyticsOperatorTenant === ''
+              ? {}
+              : { access: { installationTenant: config.analyticsOperatorTenant } }),
           });
     const http = await startHttpServer({
       port: config.httpPort ?? DEFAULT_ANALYTICS_HTTP_PORT,

@@ -39,6 +39,14 @@ export const ANALYTICS_VARIABLES = {
     schema: { minimum: 10, maximum: 60_000 },
     description: 'Analytics: how often the clock is checked for windows to close, ms.',
   },
+  ANALYTICS_OPERATOR_TENANT: {
+    key: 'analyticsOperatorTenant',
+    kind: 'string',
+    default: '',
+    schema: { pattern: '^[A-Za-z0-9_-]{0,64}$' },
+    description:
+      "Analytics API: the tenant whose operators see every tenant's counts and the alerts about the gate as a whole (the installation's own). Empty: every operator sees their own tenant only.",
+  },
 } as const satisfies VariableTable;
 
 /** The analytics service's default HTTP port (/healthz, /readyz, /metrics); TOOLGATE_HTTP_PORT overrides. */

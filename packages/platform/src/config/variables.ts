@@ -138,7 +138,7 @@ export interface Config extends KafkaIdentitySettings {
   readonly fetchMaxWaitMs: number;
   /** TOOLGATE_FETCH_MIN_BYTES: bytes a busy stage's fetch waits for; default 32 KiB. */
   readonly fetchMinBytes: number;
-  /** TOOLGATE_FETCH_BUSY_MIN_BYTES: bytes a fetch must bring for the stage to be busy; 2 KiB. */
+  /** TOOLGATE_FETCH_BUSY_MIN_BYTES: bytes per fetch wait, over the last 250 ms, that make a stage busy; 2 KiB. */
   readonly fetchBusyMinBytes: number;
   /** TOOLGATE_ANALYTICS_MINUTE_GRACE_MS: grace of one-minute windows, ms; default 30 s. */
   readonly analyticsMinuteGraceMs: number;
@@ -148,6 +148,8 @@ export interface Config extends KafkaIdentitySettings {
   readonly analyticsIdleMs: number;
   /** TOOLGATE_ANALYTICS_TICK_MS: how often the clock is checked, ms; default 1 s. */
   readonly analyticsTickMs: number;
+  /** The tenant whose operators see every tenant in the analytics API; '' for none. */
+  readonly analyticsOperatorTenant: string;
   /** TOOLGATE_LOG_LEVEL: pino level; default `info`. */
   readonly logLevel: string;
   /** TOOLGATE_INSTANCE_ID: unique per running instance; default `<hostname>-<pid>`. */
