@@ -29,3 +29,4 @@ export * from './acls.js';
 export * from './gate-keys.js';
 export * from './session-keys/index.js';
 export * from './analytics/index.js';
+export * from './process-shell.js';

@@ -9,8 +9,9 @@ import type { DestinationStream } from 'pino';
 import { httpPortFor, loadConfig, type Config, type Env, type ServiceStage } from './config.js';
 import { startApprovalServer } from './approval-server.js';
 import { startHttpServer, type Route } from './http.js';
-import { createLifecycle, type Lifecycle, type ProcessEvents } from './lifecycle.js';
-import { createLogger, type Logger } from './logger.js';
+import type { Lifecycle, ProcessEvents } from './lifecycle.js';
+import type { Logger } from './logger.js';
+import { processLifecycle, processLogger } from './process-shell.js';
 import { createMetrics } from './metrics.js';
 import { openGateRuntime, type GateRuntime, type GateRuntimeOptions } from './gate-runtime.js';
 import type { RunningStage, StageDeps } from './stage-deps.js';
@@ -89,20 +90,9 @@ export async function superviseStages(options: SuperviseOptions): Promise<Superv
   }
   const name = options.modules.length === 1 ? options.modules[0]!.STAGE : 'gate';
   // A logger per stage, not a child that names the stage again: pino would write `stage` twice.
-  const loggerOf = (stage: string) =>
-    createLogger({
-      level: config.logLevel,
-      stage,
-      instanceId: config.instanceId,
-      ...(options.logDestination === undefined ? {} : { destination: options.logDestination }),
-    });
+  const loggerOf = (stage: string) => processLogger(config, stage, options);
   const logger = loggerOf(name);
-  const lifecycle = createLifecycle({
-    logger,
-    timeoutMs: config.shutdownTimeoutMs,
-    ...(options.exit === undefined ? {} : { exit: options.exit }),
-    ...(options.process === undefined ? {} : { process: options.process }),
-  });
+  const lifecycle = processLifecycle(config, logger, options);
   try {
     // The stages share the runtime's Redis connection: each stage's metrics see all of its calls.
     const storeWatchers: NonNullable<RedisConnectionOptions['observe']>[] = [];

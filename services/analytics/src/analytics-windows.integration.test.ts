@@ -23,6 +23,7 @@ import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tallyAudit } from '../../../packages/cli/src/tally-audit.js';
 import { eventually, within } from '../../../test/support/deadline.js';
+import { writeAuditEvents } from '../../../test/support/audit-writer.js';
 import { identityEnv } from '../../../test/support/gate-harness.js';
 import {
   dropNamespace,
@@ -124,32 +125,9 @@ function eventAt(atMs: number): AuditEvent {
 }
 
 /** Writes events in transactions of `chunk`, as a stage does; records what was written. */
-async function writeAudit(events: readonly AuditEvent[], chunk = 20): Promise<void> {
-  const producer = kafka.producer({
-    transactionalId: `${ns.id}.writer.${seq}`,
-    idempotent: true,
-    maxInFlightRequests: 1,
-  });
-  await producer.connect();
-  try {
-    for (let i = 0; i < events.length; i += chunk) {
-      const part = events.slice(i, i + chunk);
-      const tx = await producer.transaction();
-      await tx.send({
-        topic: audit,
-        messages: await Promise.all(
-          part.map(async (e) => ({
-            key: e.tenant,
-            value: await codec.encode(`${audit}-value`, e),
-          })),
-        ),
-      });
-      await tx.commit();
-      written.push(...part);
-    }
-  } finally {
-    await producer.disconnect();
-  }
+function writeAudit(events: readonly AuditEvent[], chunk = 20): Promise<void> {
+  const writer = { kafka, codec, topic: audit, transactionalId: `${ns.id}.writer.${seq}` };
+  return writeAuditEvents(writer, events, { chunk, written: (part) => written.push(...part) });
 }
 
 /** `count` events from `fromMs`, `stepMs` apart in event time, a few out of order. */

@@ -19,6 +19,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeAuditEvents } from '../../../test/support/audit-writer.js';
 import { eventually } from '../../../test/support/deadline.js';
 import deployment, {
   TEST_SESSION_ISSUER,
@@ -73,34 +74,15 @@ function analyticsEnv(): Env {
 
 /** Writes `events` to the namespace's audit topic in one transaction, as a stage does. */
 async function writeAudit(events: readonly AuditEvent[]): Promise<void> {
-  const audit = ns.topic('toolgate.audit');
+  const topic = ns.topic('toolgate.audit');
   const codec = createCodec({
     registryUrl: stackAddresses().schemaRegistryUrl,
     logger: SILENT,
     compatibility: 'NONE',
   });
-  await codec.register(`${audit}-value`, MESSAGE_SCHEMAS.audit);
-  const producer = kafka.producer({
-    transactionalId: `${ns.id}.writer`,
-    idempotent: true,
-    maxInFlightRequests: 1,
-  });
-  await producer.connect();
-  try {
-    const tx = await producer.transaction();
-    await tx.send({
-      topic: audit,
-      messages: await Promise.all(
-        events.map(async (e) => ({
-          key: e.tenant,
-          value: await codec.encode(`${audit}-value`, e),
-        })),
-      ),
-    });
-    await tx.commit();
-  } finally {
-    await producer.disconnect();
-  }
+  await codec.register(`${topic}-value`, MESSAGE_SCHEMAS.audit);
+  const writer = { kafka, codec, topic, transactionalId: `${ns.id}.writer` };
+  await writeAuditEvents(writer, events, { chunk: events.length });
 }
 
 /** The alerts on the namespace's alerts topic, decoded. */
@@ -132,18 +114,9 @@ async function alertsOnTopic(): Promise<Alert[]> {
 
 describe('superviseAnalytics', () => {
   it('starts without the integrity key or Redis, answers /readyz once it holds the partitions, and stops', async () => {
-    const stack = stackAddresses();
     const exits: number[] = [];
     const supervised = await superviseAnalytics({
-      env: {
-        TOOLGATE_KAFKA_BROKERS: stack.kafkaBrokers.join(','),
-        ...identityEnv(ANALYTICS_PRINCIPAL),
-        TOOLGATE_SCHEMA_REGISTRY_URL: stack.schemaRegistryUrl,
-        TOOLGATE_TOPIC_PREFIX: `${ns.id}.`,
-        TOOLGATE_GROUP_PREFIX: `${ns.id}.`,
-        TOOLGATE_HTTP_PORT: '0',
-        TOOLGATE_LOG_LEVEL: 'silent',
-      },
+      env: analyticsEnv(),
       exit: (code) => exits.push(code),
       process: new EventEmitter(),
     });

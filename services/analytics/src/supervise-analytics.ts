@@ -15,8 +15,8 @@ import {
   CONFIG_VARIABLES,
   createBus,
   createCodec,
-  createLifecycle,
-  createLogger,
+  processLifecycle,
+  processLogger,
   DEFAULT_ANALYTICS_HTTP_PORT,
   describeKafkaSecurity,
   gateTopics,
@@ -97,18 +97,8 @@ export async function superviseAnalytics(
   options: SuperviseAnalyticsOptions,
 ): Promise<SupervisedAnalytics> {
   const config = loadVariables(options.env, ANALYTICS_PROCESS_VARIABLES);
-  const logger = createLogger({
-    level: config.logLevel,
-    stage: SERVICE,
-    instanceId: config.instanceId,
-    ...(options.logDestination === undefined ? {} : { destination: options.logDestination }),
-  });
-  const lifecycle = createLifecycle({
-    logger,
-    timeoutMs: config.shutdownTimeoutMs,
-    ...(options.exit === undefined ? {} : { exit: options.exit }),
-    ...(options.process === undefined ? {} : { process: options.process }),
-  });
+  const logger = processLogger(config, SERVICE, options);
+  const lifecycle = processLifecycle(config, logger, options);
   try {
     const security = kafkaSecurityOf(config);
     logger.info({ kafka: describeKafkaSecurity(security) }, 'Kafka identity');
