@@ -24,7 +24,13 @@ import { MESSAGE_SCHEMAS } from '@toolgate/shared';
 import { loadStackConfig, type StackConfig } from '../../infra/stack-config.js';
 import { stackEnv } from '../../infra/stack-env.js';
 import { provisionNamespace, workerRedisUserFor } from '../../infra/provision.js';
-import { adminBus, benchNamespace, dropRun, type Made } from '../pipeline/bench-namespace.js';
+import {
+  adminBus,
+  benchNamespace,
+  dropRun,
+  type BenchNamespace,
+  type Made,
+} from '../pipeline/bench-namespace.js';
 import { createChildren, waitUntil, type Child, type Children } from '../pipeline/children.js';
 import { sampleProcess } from '../pipeline/proc-stats.js';
 import { freePort, REPO_ROOT } from '../pipeline/start-systems.js';
@@ -98,36 +104,8 @@ export async function measureAnalytics(
   process.once('SIGTERM', onSignal);
   try {
     const loadAverageAtStart = loadavg();
-    const prefix = ns.gate.topicPrefix;
-    progress(`namespace ${ns.id}: provisioning the gate's topics and grants`);
-    await provisionGate(config, prefix, ns.gate.redisPrefix, made);
-    const audit = gateTopics(prefix).audit;
-    const codec = createCodec({
-      registryUrl: config.addresses.schemaRegistryUrl,
-      logger: SILENT_LOGGER,
-    });
-    await codec.register(`${audit}-value`, MESSAGE_SCHEMAS.audit);
-    const logDir = mkdtempSync(join(tmpdir(), `toolgate-${ns.id}-`));
-    children = createChildren(logDir);
-    const port = await freePort();
-    progress(`starting analytics as ${ANALYTICS_PRINCIPAL} (log ${logDir}/analytics.log)`);
-    const analytics = startAnalyticsChild(children, config, prefix, ns.id, port);
-    const metricsUrl = `http://127.0.0.1:${port}/metrics`;
-    await waitUntil(
-      'analytics joining its group',
-      analytics,
-      async () =>
-        (await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(1_000) })).ok,
-    );
-    const run: Run = {
-      bus,
-      codec,
-      audit,
-      groupId: analyticsGroupPrefix(prefix),
-      analytics,
-      metricsUrl,
-      progress,
-    };
+    children = createChildren(mkdtempSync(join(tmpdir(), `toolgate-${ns.id}-`)));
+    const run = await prepareRun({ config, ns, made, bus, children, progress });
     const rates = options.headroom ? [options.rate, options.rate * 2] : [options.rate];
     const phases: PhaseSummary[] = [];
     const samples: Record<string, readonly LagSample[]> = {};
@@ -162,6 +140,44 @@ export async function measureAnalytics(
     process.off('SIGTERM', onSignal);
     await cleanup();
   }
+}
+
+/**
+ * Provisions the namespace (recorded in `made`), registers the audit schema and starts analytics
+ * among `children`; resolves once it has joined its group.
+ */
+async function prepareRun(o: {
+  readonly config: StackConfig;
+  readonly ns: BenchNamespace;
+  readonly made: Made;
+  readonly bus: Bus;
+  readonly children: Children;
+  readonly progress: (line: string) => void;
+}): Promise<Run> {
+  const prefix = o.ns.gate.topicPrefix;
+  o.progress(`namespace ${o.ns.id}: provisioning the gate's topics and grants`);
+  await provisionGate(o.config, prefix, o.ns.gate.redisPrefix, o.made);
+  const audit = gateTopics(prefix).audit;
+  const codec = createCodec({
+    registryUrl: o.config.addresses.schemaRegistryUrl,
+    logger: SILENT_LOGGER,
+  });
+  await codec.register(`${audit}-value`, MESSAGE_SCHEMAS.audit);
+  const port = await freePort();
+  const analytics = startAnalyticsChild(o.children, o.config, prefix, o.ns.id, port);
+  o.progress(`started analytics as ${ANALYTICS_PRINCIPAL} (log ${analytics.log})`);
+  const ready = async () =>
+    (await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(1_000) })).ok;
+  await waitUntil('analytics joining its group', analytics, ready);
+  return {
+    bus: o.bus,
+    codec,
+    audit,
+    groupId: analyticsGroupPrefix(prefix),
+    analytics,
+    metricsUrl: `http://127.0.0.1:${port}/metrics`,
+    progress: o.progress,
+  };
 }
 
 /** The gate's installation under `prefix`, recorded in `made` first so a failure still drops it. */
@@ -204,16 +220,16 @@ function startAnalyticsChild(
   });
 }
 
+/** What one phase offers: `rate` events/s for `seconds`, drawn from the mix of `seed`. */
+interface Phase {
+  readonly name: string;
+  readonly rate: number;
+  readonly seconds: number;
+  readonly seed: number;
+}
+
 /** One phase: `rate` events/s for `seconds`, then sampling until drained or the limit passed. */
-async function runPhase(
-  run: Run,
-  phase: {
-    readonly name: string;
-    readonly rate: number;
-    readonly seconds: number;
-    readonly seed: number;
-  },
-): Promise<PhaseFacts> {
+async function runPhase(run: Run, phase: Phase): Promise<PhaseFacts> {
   const samples: LagSample[] = [];
   const consumedAtStart = (await readConsumed(run)) ?? 0;
   let sampling = true;
@@ -258,12 +274,7 @@ async function runPhase(
  */
 async function writeOpenLoop(
   run: Run,
-  phase: {
-    readonly name: string;
-    readonly rate: number;
-    readonly seconds: number;
-    readonly seed: number;
-  },
+  phase: Phase,
   startMs: number,
 ): Promise<{ events: number; transactions: number }> {
   const mix = createAuditMix(phase.seed);

@@ -74,6 +74,15 @@ describe('summarizePhase', () => {
     expect(s.drainMs).toBe(20_000);
   });
 
+  it('leaves what analytics was not asked about unknown rather than zero', () => {
+    const f = facts(draining(12_000));
+    const unread = f.samples.map(({ atMs, lag }) => ({ atMs, lag }));
+    const s = summarizePhase({ ...f, samples: unread });
+    expect(s.consumedRateLoaded).toBeNull();
+    expect(s.cpuCores).toBeNull();
+    expect(formatPhases([s])[1]).toMatch(/^target\s+100\s+100\s+\?\s+250.*\? \/ \?$/);
+  });
+
   it('refuses a phase whose load never ran', () => {
     expect(() => summarizePhase({ ...facts(), loadEndMs: T0 })).toThrow(/never ran/);
   });

@@ -44,8 +44,8 @@ export interface PhaseSummary {
   readonly writtenRate: number;
   readonly written: number;
   readonly transactions: number;
-  /** Events consumed per second while the load ran. */
-  readonly consumedRateLoaded: number;
+  /** Events consumed per second while the load ran; null when analytics' counter was unread. */
+  readonly consumedRateLoaded: number | null;
   /** Events consumed per second from the load's start until the lag was back to zero. */
   readonly consumedRateOverall: number | null;
   readonly maxLag: number;
@@ -87,7 +87,7 @@ export function summarizePhase(facts: PhaseFacts): PhaseSummary {
     writtenRate: round(facts.written / loadSeconds),
     written: facts.written,
     transactions: facts.transactions,
-    consumedRateLoaded: loadedConsumed === null ? 0 : round(loadedConsumed / loadSeconds),
+    consumedRateLoaded: loadedConsumed === null ? null : round(loadedConsumed / loadSeconds),
     consumedRateOverall:
       overall === null || done === undefined
         ? null
@@ -167,7 +167,7 @@ export function formatPhases(phases: readonly PhaseSummary[]): string[] {
     p.name,
     String(p.targetRate),
     String(p.writtenRate),
-    String(p.consumedRateLoaded),
+    p.consumedRateLoaded === null ? '?' : String(p.consumedRateLoaded),
     String(p.maxLag),
     String(p.lagAtStop),
     p.drainMs === null ? 'never' : `${(p.drainMs / 1000).toFixed(1)} s`,
