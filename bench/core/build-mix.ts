@@ -384,7 +384,11 @@ function objectArgs(args: Args | string): Args {
   return args;
 }
 
-function weighted<K extends string>(r: SeededRandom, weights: Readonly<Record<K, number>>): K {
+/** One key of `weights`, drawn with probability proportional to its weight. */
+export function weighted<K extends string>(
+  r: SeededRandom,
+  weights: Readonly<Record<K, number>>,
+): K {
   const entries = Object.entries(weights) as [K, number][];
   let ticket = r.next() * entries.reduce((sum, [, w]) => sum + w, 0);
   for (const [key, weight] of entries) {

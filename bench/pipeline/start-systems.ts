@@ -106,7 +106,8 @@ export function runStartOptions(run: {
 
 const NODE_FLAGS = ['--no-turbo-inline-js-wasm-calls'];
 
-async function freePort(): Promise<number> {
+/** A TCP port free on 127.0.0.1 a moment ago. */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
