@@ -384,10 +384,7 @@ describe('fetching in batches (minBytes with the idle long poll of our kafkajs p
    * as {@link BUSY}. `deliver` sends one record and resolves once the consumer was handed it;
    * `fetchThatBrought` and `fetchesAfter` tell how the consumer fetched it.
    */
-  async function watchedConsumer(
-    name: string,
-    options: { readonly busyMinBytes?: number; readonly busyWindowMs?: number } = {},
-  ) {
+  async function watchedConsumer(name: string, options: { readonly busyMinBytes?: number } = {}) {
     const topic = ns.topic(name);
     await ensureTopic(topic, 1);
     const consumer = bus.consumer({
@@ -466,25 +463,6 @@ describe('fetching in batches (minBytes with the idle long poll of our kafkajs p
     expect(await fetchOfSecondRecord('busy-any', 1)).toMatchObject(BUSY);
     // 100 bytes are fewer than 1 KiB: the next fetch is answered by the second record.
     expect(await fetchOfSecondRecord('busy-1k', 1024)).toMatchObject(IDLE);
-  });
-
-  it('measures busyMinBytes as a rate over busyWindowMs, so a burst of a few records is not busy', async () => {
-    // 1,000 bytes arrive at once; a second record is sent the moment they are handed out.
-    const fetchAfterBurst = async (name: string, busyWindowMs?: number) => {
-      const c = await watchedConsumer(name, {
-        busyMinBytes: 512,
-        ...(busyWindowMs === undefined ? {} : { busyWindowMs }),
-      });
-      await c.deliver('a'.repeat(1_000));
-      await c.deliver('b'.repeat(100));
-      const fetch = c.fetchThatBrought('b'.repeat(100));
-      await c.close();
-      return fetch;
-    };
-    // Over the default window (one busy wait, 1 s here), 1,000 bytes are 512 or more: busy.
-    expect(await fetchAfterBurst('rate-one-wait')).toMatchObject(BUSY);
-    // Over four waits they come at 250 bytes a wait, fewer than 512: the next fetch is idle.
-    expect(await fetchAfterBurst('rate-four-waits', 4 * BUSY.maxWaitTime)).toMatchObject(IDLE);
   });
 
   it('lets an idle consumer long-poll: idleMaxWaitTimeInMs reaches kafkajs through kafka.consumer()', async () => {

@@ -9,20 +9,13 @@ import type { VariableTable } from './variable-spec.js';
 
 /**
  * The stage loop's fetch defaults: a busy stage's fetch waits up to `maxWaitMs` for `minBytes` of
- * records; it is busy while its records come at `busyMinBytes` per `maxWaitMs` or more, measured
- * over the last `busyWindowMs`; an idle stage's fetch long-polls up to `idleMaxWaitMs`. The first
- * three are TOOLGATE_FETCH_*; the idle wait adds no latency.
- *
- * The window is ten waits: a stage is busy from about 80 KiB/s (a hundred envelopes a second),
- * and a burst of a few records, as an upstream stage's transaction makes visible at once, does
- * not make it wait for more. With the last fetch alone as the measure, a stage 30 records/s
- * behind a flood of refusals was busy after every such burst, and each hop waited.
+ * records; it is busy while its last fetch brought `busyMinBytes`; an idle stage's fetch long-polls
+ * up to `idleMaxWaitMs`. The first three are TOOLGATE_FETCH_*; the idle wait adds no latency.
  */
 export const FETCH_DEFAULTS = {
   maxWaitMs: 25,
   minBytes: 32 * 1024,
   busyMinBytes: 2 * 1024,
-  busyWindowMs: 250,
   idleMaxWaitMs: 500,
 } as const;
 
@@ -32,13 +25,11 @@ export const FETCH_DEFAULTS = {
  * A fetch of a busy stage is answered once `fetchMinBytes` of records are ready or after
  * `maxWaitTimeMs`, so it handles (and commits) larger chunks: a transaction costs about six
  * broker round trips whatever it carries, and under load a stage that fetched whatever was there
- * spent most of its CPU on transactions of a few messages. A stage is busy while its records come
- * at `fetchBusyMinBytes` per `maxWaitTimeMs` or more, over the fetches of the last
- * `fetchBusyWindowMs`; otherwise the next fetch waits for the first record, up to
- * `idleMaxWaitTimeMs`: an idle stage long-polls, and under light traffic, or after a quiet spell,
- * a record is not held back. Defaults 32 KiB, 25 ms, 2 KiB, 250 ms and 500 ms: under steady
- * traffic of more than about a hundred envelopes a second a hop may wait up to 25 ms for more.
- * `fetchMinBytes: 1` takes whatever is there. A
+ * spent most of its CPU on transactions of a few messages. A stage is busy while its last fetch
+ * brought at least `fetchBusyMinBytes`; otherwise the next fetch waits for the first record, up
+ * to `idleMaxWaitTimeMs`: an idle stage long-polls, and under light traffic, or after a quiet
+ * spell, a record is not held back. Defaults 32 KiB, 25 ms, 2 KiB and 500 ms: under steady
+ * traffic a hop may wait up to 25 ms for more. `fetchMinBytes: 1` takes whatever is there. A
  * process sets the first three from `TOOLGATE_FETCH_*` ({@link fetchOptions}); the ranges are
  * {@link FETCH_LIMITS}. See `BusConsumerOptions.minBytes`.
  */
@@ -53,16 +44,10 @@ export interface FetchOptions {
   /** How long an idle stage's fetch waits for its first record, in ms. Default 500. */
   readonly idleMaxWaitTimeMs?: number;
   /**
-   * Bytes of records (keys and values) per `maxWaitTimeMs` that make a stage busy, so that its
-   * next fetch waits for `fetchMinBytes`. Default 2 KiB, about three envelopes; 1 makes any record
-   * count.
+   * Bytes of records (keys and values) a fetch must bring for the next one to wait for
+   * `fetchMinBytes`. Default 2 KiB, about three envelopes; 1 makes any record count.
    */
   readonly fetchBusyMinBytes?: number;
-  /**
-   * The window over which `fetchBusyMinBytes` is measured, in ms: the fetches answered within it
-   * count. Default 250; `maxWaitTimeMs` makes it about the last fetch's bytes.
-   */
-  readonly fetchBusyWindowMs?: number;
 }
 
 /** The range of a whole-number setting; no `maximum` means no upper bound. */
@@ -79,7 +64,6 @@ export const FETCH_LIMITS = {
   maxWaitTimeMs: { minimum: 1, maximum: 10_000 },
   fetchMinBytes: { minimum: 1, maximum: 1_048_576 },
   fetchBusyMinBytes: { minimum: 1, maximum: 1_048_576 },
-  fetchBusyWindowMs: { minimum: 1, maximum: 60_000 },
   idleMaxWaitTimeMs: { minimum: 0 },
 } as const satisfies Record<keyof FetchOptions, WholeNumberRange>;
 
@@ -106,7 +90,7 @@ export const FETCH_VARIABLES = {
     kind: 'integer',
     default: FETCH_DEFAULTS.busyMinBytes,
     schema: FETCH_LIMITS.fetchBusyMinBytes,
-    description: `A stage is busy while its records come at this many bytes per \`FETCH_MAX_WAIT_MS\` or more, measured over the fetches of the last ${FETCH_DEFAULTS.busyWindowMs} ms; otherwise its next fetch returns with the first record (a long poll of up to ${FETCH_DEFAULTS.idleMaxWaitMs} ms), so light traffic, and a burst of a few records, is not held back.`,
+    description: `A stage is busy while its last fetch brought at least this many bytes of records; otherwise its next fetch returns with the first record (a long poll of up to ${FETCH_DEFAULTS.idleMaxWaitMs} ms), so light traffic is not held back.`,
   },
 } as const satisfies VariableTable;
 

@@ -138,7 +138,7 @@ export interface Config extends KafkaIdentitySettings {
   readonly fetchMaxWaitMs: number;
   /** TOOLGATE_FETCH_MIN_BYTES: bytes a busy stage's fetch waits for; default 32 KiB. */
   readonly fetchMinBytes: number;
-  /** TOOLGATE_FETCH_BUSY_MIN_BYTES: bytes per fetch wait, over the last 250 ms, that make a stage busy; 2 KiB. */
+  /** TOOLGATE_FETCH_BUSY_MIN_BYTES: bytes a fetch must bring for the stage to be busy; 2 KiB. */
   readonly fetchBusyMinBytes: number;
   /** TOOLGATE_ANALYTICS_MINUTE_GRACE_MS: grace of one-minute windows, ms; default 30 s. */
   readonly analyticsMinuteGraceMs: number;

@@ -164,17 +164,10 @@ export interface BusConsumerOptions {
    */
   readonly idleMaxWaitTimeMs?: number;
   /**
-   * What makes a fetch busy, so that the next one waits for `minBytes`: records (keys and values)
-   * coming at this many bytes per `maxWaitTimeMs` or more, over the fetches answered in the last
-   * `busyWindowMs` (our kafkajs patch). Default 1: any record.
+   * What makes a fetch busy, so that the next one waits for `minBytes`: at least this many bytes
+   * of records (keys and values) in its answer (our kafkajs patch). Default 1: any record.
    */
   readonly busyMinBytes?: number;
-  /**
-   * The window `busyMinBytes` is measured over, in ms. Default `maxWaitTimeMs`: at least
-   * `busyMinBytes` within the last wait. A longer one keeps a burst of a few records (an upstream
-   * transaction's, seen at once) from making the next fetch wait for more that are not coming.
-   */
-  readonly busyWindowMs?: number;
   /** Default 1 MiB. */
   readonly maxBytesPerPartition?: number;
   /**

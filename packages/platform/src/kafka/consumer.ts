@@ -136,7 +136,6 @@ export function newConsumer(kafka: Kafka, options: BusConsumerOptions): Consumer
     minBytes: options.minBytes ?? 1,
     idleMaxWaitTimeInMs: options.idleMaxWaitTimeMs ?? maxWaitTimeInMs,
     busyMinBytes: options.busyMinBytes ?? 1,
-    ...(options.busyWindowMs === undefined ? {} : { busyWindowMs: options.busyWindowMs }),
     maxBytesPerPartition: options.maxBytesPerPartition ?? 1_048_576,
     allowAutoTopicCreation: false,
     // Members may subscribe to different topics (execute's halves); round robin stays listed so

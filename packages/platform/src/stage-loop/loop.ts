@@ -304,7 +304,6 @@ function consumerOptions(o: ResolvedStageLoopOptions): BusConsumerOptions {
     maxWaitTimeMs: o.maxWaitTimeMs,
     idleMaxWaitTimeMs: o.idleMaxWaitTimeMs,
     busyMinBytes: o.fetchBusyMinBytes,
-    busyWindowMs: o.fetchBusyWindowMs,
     ...(o.sessionTimeoutMs === undefined ? {} : { sessionTimeoutMs: o.sessionTimeoutMs }),
     partitionsConcurrently: o.partitionsConcurrently,
   };

@@ -125,7 +125,6 @@ const RANGES: readonly (readonly [
   ['maxWaitTimeMs', (o) => o.maxWaitTimeMs, FETCH_LIMITS.maxWaitTimeMs],
   ['idleMaxWaitTimeMs', (o) => o.idleMaxWaitTimeMs, FETCH_LIMITS.idleMaxWaitTimeMs],
   ['fetchBusyMinBytes', (o) => o.fetchBusyMinBytes, FETCH_LIMITS.fetchBusyMinBytes],
-  ['fetchBusyWindowMs', (o) => o.fetchBusyWindowMs, FETCH_LIMITS.fetchBusyWindowMs],
 ];
 
 /** `value`'s problem as an option `name` of `range`, or undefined when it is fine or unset. */
@@ -169,7 +168,6 @@ export function resolveStageLoopOptions(options: StageLoopOptions): StageLoopOpt
     maxWaitTimeMs: options.maxWaitTimeMs ?? FETCH_DEFAULTS.maxWaitMs,
     idleMaxWaitTimeMs: options.idleMaxWaitTimeMs ?? FETCH_DEFAULTS.idleMaxWaitMs,
     fetchBusyMinBytes: options.fetchBusyMinBytes ?? FETCH_DEFAULTS.busyMinBytes,
-    fetchBusyWindowMs: options.fetchBusyWindowMs ?? FETCH_DEFAULTS.busyWindowMs,
   };
   return { ok: true, options: Object.freeze(resolved) };
 }
