@@ -33,7 +33,8 @@ export function roleOf(principal: string): string {
   const tenant = EXAMPLE_TENANTS.find((t) => agentPrincipal(t) === principal);
   if (tenant !== undefined) return `agents of tenant ${tenant}`;
   if (principal === EXAMPLE_WORKER.principal) return "the example's tool worker (every tool)";
-  if (principal === ANALYTICS_PRINCIPAL) return 'analytics: reads the audit topic, writes its window counts and alerts';
+  if (principal === ANALYTICS_PRINCIPAL)
+    return 'analytics: reads the audit topic, writes its window counts and alerts';
   if (principal === CONSOLE_PRINCIPAL) return 'approval UIs: reads confirmations, writes approvals';
   if (principal === STACK_ADMIN) return "the stack's super user, for administration only";
   if (principal === REGISTRY_PRINCIPAL) return 'the schema registry (its own topics only)';
