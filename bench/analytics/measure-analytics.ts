@@ -5,8 +5,7 @@
  * the stages write them), and a sampler of the group's lag, analytics' consumed counter and its
  * CPU every 500 ms. Each phase offers a rate for a while, then waits for the lag to return to zero.
  */
-import { mkdtempSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import {
   aclTable,
@@ -21,17 +20,12 @@ import {
   type OutRecord,
 } from '@toolgate/platform';
 import { MESSAGE_SCHEMAS } from '@toolgate/shared';
-import { loadStackConfig, type StackConfig } from '../../infra/stack-config.js';
+import type { StackConfig } from '../../infra/stack-config.js';
 import { stackEnv } from '../../infra/stack-env.js';
 import { provisionNamespace, workerRedisUserFor } from '../../infra/provision.js';
-import {
-  adminBus,
-  benchNamespace,
-  dropRun,
-  type BenchNamespace,
-  type Made,
-} from '../pipeline/bench-namespace.js';
-import { createChildren, waitUntil, type Child, type Children } from '../pipeline/children.js';
+import type { BenchNamespace, Made } from '../pipeline/bench-namespace.js';
+import { withBenchRun } from '../pipeline/bench-run.js';
+import { waitUntil, type Child, type Children } from '../pipeline/children.js';
 import { sampleProcess } from '../pipeline/proc-stats.js';
 import { freePort, REPO_ROOT } from '../pipeline/start-systems.js';
 import type { AnalyticsBenchOptions } from './analytics-options.js';
@@ -87,59 +81,43 @@ export async function measureAnalytics(
   options: AnalyticsBenchOptions,
   progress: (line: string) => void,
 ): Promise<AnalyticsBenchResult> {
-  const config = loadStackConfig(process.env, REPO_ROOT);
-  const ns = benchNamespace();
-  const made: Made = {};
-  const bus = adminBus(config, `${ns.id}-analytics-bench`);
-  let children: Children | undefined;
-  const cleanup = async () => {
-    await children?.stopAll();
-    await dropRun(config, ns, made).catch((e: unknown) =>
-      progress(`cleanup failed: ${e instanceof Error ? e.message : String(e)}`),
-    );
-    await bus.close().catch(() => undefined);
-  };
-  const onSignal = () => void cleanup().finally(() => process.exit(130));
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  try {
-    const loadAverageAtStart = loadavg();
-    children = createChildren(mkdtempSync(join(tmpdir(), `toolgate-${ns.id}-`)));
-    const run = await prepareRun({ config, ns, made, bus, children, progress });
-    const rates = options.headroom ? [options.rate, options.rate * 2] : [options.rate];
-    const phases: PhaseSummary[] = [];
-    const samples: Record<string, readonly LagSample[]> = {};
-    for (const [i, rate] of rates.entries()) {
-      const name = i === 0 ? 'target' : 'headroom 2x';
-      const facts = await runPhase(run, {
-        name,
-        rate,
-        seconds: options.seconds,
-        seed: options.seed + i,
-      });
-      phases.push(summarizePhase(facts));
-      samples[name] = facts.samples;
-    }
-    const cpu = cpus();
-    return {
-      machine: {
-        cpus: cpu.length,
-        cpuModel: cpu[0]?.model ?? 'unknown',
-        node: process.version,
-        loadAverageAtStart,
-        loadAverageAtEnd: loadavg(),
-      },
-      seed: options.seed,
-      gateSaturationProposalsPerS: GATE_SATURATION_PROPOSALS_PER_S,
-      auditEventsPerProposal: auditEventsPerProposal(),
-      phases,
-      samples,
-    };
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    await cleanup();
-  }
+  return withBenchRun(
+    { clientId: 'toolgate-bench-analytics', what: 'benchmark', progress },
+    async ({ config, bus, ns, made, children, provisioning }) => {
+      const loadAverageAtStart = loadavg();
+      provisioning();
+      const run = await prepareRun({ config, ns, made, bus, children, progress });
+      const rates = options.headroom ? [options.rate, options.rate * 2] : [options.rate];
+      const phases: PhaseSummary[] = [];
+      const samples: Record<string, readonly LagSample[]> = {};
+      for (const [i, rate] of rates.entries()) {
+        const name = i === 0 ? 'target' : 'headroom 2x';
+        const facts = await runPhase(run, {
+          name,
+          rate,
+          seconds: options.seconds,
+          seed: options.seed + i,
+        });
+        phases.push(summarizePhase(facts));
+        samples[name] = facts.samples;
+      }
+      const cpu = cpus();
+      return {
+        machine: {
+          cpus: cpu.length,
+          cpuModel: cpu[0]?.model ?? 'unknown',
+          node: process.version,
+          loadAverageAtStart,
+          loadAverageAtEnd: loadavg(),
+        },
+        seed: options.seed,
+        gateSaturationProposalsPerS: GATE_SATURATION_PROPOSALS_PER_S,
+        auditEventsPerProposal: auditEventsPerProposal(),
+        phases,
+        samples,
+      };
+    },
+  );
 }
 
 /**

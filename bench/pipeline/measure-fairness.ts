@@ -6,14 +6,11 @@
  * interleaves its systems); see fairness.ts for what is sent and checked. Everything it started is
  * stopped and everything it made on the stack dropped, whatever happens.
  */
-import { mkdtempSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { cpus, loadavg } from 'node:os';
 import { gateTopics, type Bus } from '@toolgate/platform';
-import { loadStackConfig } from '../../infra/stack-config.js';
 import { buildMix, type MixEntry, type UserName } from '../core/build-mix.js';
 import type { BenchOptions } from './bench-options.js';
-import { createChildren, whileRunning, type Child, type Children } from './children.js';
+import { whileRunning, type Child } from './children.js';
 import {
   FAIRNESS,
   fairnessPhaseMs,
@@ -31,11 +28,13 @@ import { mergeHistograms, type Histogram } from './histogram.js';
 import { hopTopicsOf, readStamps } from './hop-times.js';
 import { createLoadDriver, type LoadDriver, type RunResult } from './load-driver.js';
 import { findServiceProcesses, sampleProcess } from './proc-stats.js';
-import { adminBus, benchNamespace, dropRun, provisionRun, type Made } from './bench-namespace.js';
+import type { StackConfig } from '../../infra/stack-config.js';
+import { provisionRun, type BenchNamespace } from './bench-namespace.js';
+import { withBenchRun } from './bench-run.js';
 import { readerCodec, scraped, tokensFor, type StageTimings } from './measure-pipeline.js';
 import { formatStageTimings, timingOf, type MovedCounters } from './stage-timings.js';
 import { probeStack } from './stack-probe.js';
-import { REPO_ROOT, runStartOptions, startSystems } from './start-systems.js';
+import { runStartOptions, startSystems } from './start-systems.js';
 import deployment from './fairness-deployment.js';
 
 /** Everything the scenario measured, as bench/results/fairness.json holds it. */
@@ -77,114 +76,93 @@ export async function measureFairness(
 ): Promise<FairnessResult> {
   const params = FAIRNESS;
   const phaseMs = fairnessPhaseMs(options.mode);
-  const config = loadStackConfig(process.env, REPO_ROOT);
-  const bus = adminBus(config, 'toolgate-bench-fairness');
-  const ns = benchNamespace();
-  const made: Made = {};
-  const drivers: LoadDriver[] = [];
-  let children: Children | undefined;
-  let cleanupNeeded = false;
-  const onSignal = (signal: NodeJS.Signals) => {
-    progress(`${signal}: stopping the scenario's processes and dropping its namespace`);
-    void cleanup().finally(() => process.exit(130));
-  };
-  const cleanup = async () => {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    await Promise.allSettled(drivers.map((d) => d.close()));
-    await children?.stopAll();
-    if (cleanupNeeded)
-      await dropRun(config, ns, made).catch((e: unknown) =>
-        progress(`cleanup failed: ${e instanceof Error ? e.message : String(e)}`),
+  return withBenchRun(
+    { clientId: 'toolgate-bench-fairness', what: 'scenario', progress },
+    async ({ config, bus, ns, made, children, logDir, provisioning, onClose }) => {
+      await probeStack(config, bus);
+      const atStart = loadavg();
+      progress(paramsLine(params));
+      progress(`load average at the start: ${rounded(atStart).join(', ')}`);
+      provisioning();
+      progress(`namespace ${ns.id}: provisioning the gate's installation`);
+      const workerRedis = await provisionRun(config, ns, made);
+      const started = await startSystems({
+        ...runStartOptions({ children, stack: config, ns, workerRedis, logDir, options, progress }),
+        gateDeployment: 'fairness-deployment.ts',
+        gateOnly: true,
+      });
+      const secret = deployment.sessions.secret;
+      if (secret === undefined)
+        throw new Error('the fairness deployment must use an HS256 session secret');
+      const tokens = await tokensFor(secret);
+      const mix = buildMix({ size: 500, seed: options.seed });
+      const driverOf = (tenant: string, reads: readonly MixEntry[], keepCallTimes: boolean) =>
+        tenantDriver(
+          bus,
+          ns.id,
+          ns.gate.topicPrefix,
+          { tenant, reads, keepCallTimes },
+          tokens,
+          progress,
+        );
+      const victim = await driverOf(
+        params.victimTenant,
+        tenantReads(mix, params.victimTenant),
+        true,
       );
-    await bus.close().catch(() => undefined);
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  try {
-    await probeStack(config, bus);
-    const atStart = loadavg();
-    progress(paramsLine(params));
-    progress(`load average at the start: ${rounded(atStart).join(', ')}`);
-    cleanupNeeded = true;
-    progress(`namespace ${ns.id}: provisioning the gate's installation`);
-    const workerRedis = await provisionRun(config, ns, made);
-    const logDir = mkdtempSync(join(tmpdir(), `toolgate-${ns.id}-`));
-    children = createChildren(logDir);
-    const started = await startSystems({
-      ...runStartOptions({ children, stack: config, ns, workerRedis, logDir, options, progress }),
-      gateDeployment: 'fairness-deployment.ts',
-      gateOnly: true,
-    });
-    const secret = deployment.sessions.secret;
-    if (secret === undefined)
-      throw new Error('the fairness deployment must use an HS256 session secret');
-    const tokens = await tokensFor(secret);
-    const mix = buildMix({ size: 500, seed: options.seed });
-    const driverOf = (tenant: string, reads: readonly MixEntry[], keepCallTimes: boolean) =>
-      tenantDriver(
-        bus,
-        ns.id,
-        ns.gate.topicPrefix,
-        { tenant, reads, keepCallTimes },
-        tokens,
+      onClose(() => victim.close());
+      const flood = await driverOf(params.floodTenant, tenantReads(mix, params.floodTenant), false);
+      onClose(() => flood.close());
+      const services = findServiceProcesses(
+        [config.stackDir],
+        Number(new URL(config.addresses.redisUrl).port || 6379),
+      );
+      const measured = [...started.gate, ...services.found];
+      const { runs, victimHistograms, stageTimings } = await runPhases(
+        { victim, flood },
+        { gate: started.gate, measured, ports: started.gatePorts },
+        params,
+        { ...options, phaseMs },
         progress,
       );
-    const victim = await driverOf(params.victimTenant, tenantReads(mix, params.victimTenant), true);
-    drivers.push(victim);
-    const flood = await driverOf(params.floodTenant, tenantReads(mix, params.floodTenant), false);
-    drivers.push(flood);
-    const services = findServiceProcesses(
-      [config.stackDir],
-      Number(new URL(config.addresses.redisUrl).port || 6379),
-    );
-    const measured = [...started.gate, ...services.found];
-    const { runs, victimHistograms, stageTimings } = await runPhases(
-      { victim, flood },
-      { gate: started.gate, measured, ports: started.gatePorts },
-      params,
-      { ...options, phaseMs },
-      progress,
-    );
-    const verdict = fairnessVerdict(
-      mergeHistograms(victimHistograms.alone).summary(),
-      mergeHistograms(victimHistograms.flooded).summary(),
-      runs,
-      params,
-    );
-    for (const line of formatStageTimings(stageTimings, (phase) =>
-      phase === 'alone' ? 'with the victim alone' : 'beside the flood',
-    ))
-      progress(line);
-    const victimLegs = await legsOf(bus, config, ns, victim, progress);
-    const cpu = cpus();
-    const mismatched = [...victim.mismatches()].map(
-      ([what, n]) => `victim answered ${n} × ${what}, not what the mix's recipe expects`,
-    );
-    return {
-      params,
-      phaseMs,
-      reps: options.reps,
-      seed: options.seed,
-      runs,
-      verdict,
-      victimLegs,
-      stageTimings,
-      loadAverage: { atStart: rounded(atStart), atEnd: rounded(loadavg()) },
-      cpus: cpu.length,
-      cpuModel: cpu[0]?.model ?? 'unknown',
-      node: process.version,
-      notes: mismatched,
-      at: new Date().toISOString(),
-    };
-  } finally {
-    await cleanup();
-  }
+      const verdict = fairnessVerdict(
+        mergeHistograms(victimHistograms.alone).summary(),
+        mergeHistograms(victimHistograms.flooded).summary(),
+        runs,
+        params,
+      );
+      for (const line of formatStageTimings(stageTimings, (phase) =>
+        phase === 'alone' ? 'with the victim alone' : 'beside the flood',
+      ))
+        progress(line);
+      const victimLegs = await legsOf(bus, config, ns, victim, progress);
+      const cpu = cpus();
+      const mismatched = [...victim.mismatches()].map(
+        ([what, n]) => `victim answered ${n} × ${what}, not what the mix's recipe expects`,
+      );
+      return {
+        params,
+        phaseMs,
+        reps: options.reps,
+        seed: options.seed,
+        runs,
+        verdict,
+        victimLegs,
+        stageTimings,
+        loadAverage: { atStart: rounded(atStart), atEnd: rounded(loadavg()) },
+        cpus: cpu.length,
+        cpuModel: cpu[0]?.model ?? 'unknown',
+        node: process.version,
+        notes: mismatched,
+        at: new Date().toISOString(),
+      };
+    },
+  );
 }
 
 /** A driver sending `reads` to the gate and reading only `tenant`'s observations. */
 async function tenantDriver(
-  bus: ReturnType<typeof adminBus>,
+  bus: Bus,
   id: string,
   topicPrefix: string,
   {
@@ -219,8 +197,8 @@ async function tenantDriver(
  */
 async function legsOf(
   bus: Bus,
-  config: ReturnType<typeof loadStackConfig>,
-  ns: ReturnType<typeof benchNamespace>,
+  config: StackConfig,
+  ns: BenchNamespace,
   victim: LoadDriver,
   progress: (line: string) => void,
 ): Promise<Record<'alone' | 'flooded', PhaseLegs>> {

@@ -6,9 +6,7 @@
  * each saturation window. Everything it started is stopped and everything it made on the stack
  * dropped, whatever happens.
  */
-import { mkdtempSync } from 'node:fs';
-import { cpus, hostname, loadavg, release, tmpdir, totalmem } from 'node:os';
-import { join } from 'node:path';
+import { cpus, hostname, loadavg, release, totalmem } from 'node:os';
 import {
   createCodec,
   EXAMPLE_TENANTS,
@@ -21,12 +19,12 @@ import {
 import { mintSession } from '@toolgate/shared';
 import { USERS } from '../../examples/billing/data.js';
 import { EXAMPLE_SESSION_ISSUER } from '../../examples/billing/toolgate.config.js';
-import { loadStackConfig, type StackConfig } from '../../infra/stack-config.js';
+import type { StackConfig } from '../../infra/stack-config.js';
 import { STACK_ADMIN } from '../../infra/stack-principals.js';
 import { buildMix, type MixEntry, type UserName } from '../core/build-mix.js';
 import { median } from '../core/stats.js';
 import type { BenchOptions } from './bench-options.js';
-import { createChildren, whileRunning, type Child, type Children } from './children.js';
+import { whileRunning, type Child } from './children.js';
 import {
   calibrateMachine,
   formatCalibration,
@@ -48,18 +46,12 @@ import {
   type MovedCounters,
   type StageTiming,
 } from './stage-timings.js';
-import {
-  adminBus,
-  benchNamespace,
-  dropRun,
-  provisionRun,
-  type BenchNamespace,
-  type Made,
-} from './bench-namespace.js';
+import { provisionRun, type BenchNamespace } from './bench-namespace.js';
 import { formatProofCost, measureProofCost, proofCountsOf, type ProofCost } from './proof-cost.js';
 import { proofSamples } from './proof-samples.js';
+import { withBenchRun } from './bench-run.js';
 import { probeStack } from './stack-probe.js';
-import { REPO_ROOT, runStartOptions, startSystems } from './start-systems.js';
+import { runStartOptions, startSystems } from './start-systems.js';
 import deployment from './bench-deployment.js';
 import {
   percentOf,
@@ -234,109 +226,85 @@ export async function measurePipeline(
   options: BenchOptions,
   progress: (line: string) => void,
 ): Promise<PipelineResult> {
-  const config = loadStackConfig(process.env, REPO_ROOT);
-  const bus = adminBus(config, 'toolgate-bench');
-  let children: Children | undefined;
-  let driver: LoadDriver | undefined;
-  const ns = benchNamespace();
-  const made: Made = {};
-  let cleanupNeeded = false;
-  const onSignal = (signal: NodeJS.Signals) => {
-    progress(`${signal}: stopping the benchmark's processes and dropping its namespace`);
-    void cleanup().finally(() => process.exit(130));
-  };
-  const cleanup = async () => {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    await driver?.close().catch(() => undefined);
-    await children?.stopAll();
-    if (cleanupNeeded)
-      await dropRun(config, ns, made).catch((e: unknown) =>
-        progress(`cleanup failed: ${e instanceof Error ? e.message : String(e)}`),
+  return withBenchRun(
+    { clientId: 'toolgate-bench', what: 'benchmark', progress },
+    async ({ config, bus, ns, made, children, logDir, provisioning, onClose }) => {
+      await probeStack(config, bus);
+      // Before any process of the benchmark starts, so the load average is the machine's own.
+      const loadAtStart = loadavg();
+      const atStart = await calibrated(progress);
+      const mix = buildMix({ size: 500, seed: options.seed });
+      const proofCost = await measuredProofCost(mix, ns.gate.topicPrefix, progress);
+      provisioning();
+      progress(
+        `namespace ${ns.id}: as ${STACK_ADMIN}, provisioning the gate's installation, the relay's topics (same partitions) and its grant`,
       );
-    await bus.close().catch(() => undefined);
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  try {
-    await probeStack(config, bus);
-    // Before any process of the benchmark starts, so the load average is the machine's own.
-    const loadAtStart = loadavg();
-    const atStart = await calibrated(progress);
-    const mix = buildMix({ size: 500, seed: options.seed });
-    const proofCost = await measuredProofCost(mix, ns.gate.topicPrefix, progress);
-    cleanupNeeded = true;
-    progress(
-      `namespace ${ns.id}: as ${STACK_ADMIN}, provisioning the gate's installation, the relay's topics (same partitions) and its grant`,
-    );
-    const workerRedis = await provisionRun(config, ns, made);
-    const logDir = mkdtempSync(join(tmpdir(), `toolgate-${ns.id}-`));
-    children = createChildren(logDir);
-    const started = await startSystems({
-      ...runStartOptions({ children, stack: config, ns, workerRedis, logDir, options, progress }),
-    });
-    const services = findServiceProcesses(
-      [config.stackDir],
-      Number(new URL(config.addresses.redisUrl).port || 6379),
-    );
-    for (const name of services.missing)
-      progress(`warning: found no ${name} process on this machine; its cost is not reported`);
-    const measured: Measured = { onehop: [], relay: started.relay, gate: started.gate };
+      const workerRedis = await provisionRun(config, ns, made);
+      const started = await startSystems({
+        ...runStartOptions({ children, stack: config, ns, workerRedis, logDir, options, progress }),
+      });
+      const services = findServiceProcesses(
+        [config.stackDir],
+        Number(new URL(config.addresses.redisUrl).port || 6379),
+      );
+      for (const name of services.missing)
+        progress(`warning: found no ${name} process on this machine; its cost is not reported`);
+      const measured: Measured = { onehop: [], relay: started.relay, gate: started.gate };
 
-    const secret = deployment.sessions.secret;
-    if (secret === undefined)
-      throw new Error('the bench deployment must use an HS256 session secret');
-    const tokens = await tokensFor(secret);
-    const gate = gateTopics(ns.gate.topicPrefix);
-    driver = await createLoadDriver({
-      bus,
-      facts: {
-        mix,
-        tokens,
-        inputTopic: {
-          onehop: ns.onehopTopic,
-          relay: gateTopics(ns.relay.topicPrefix).proposals,
-          gate: gate.proposals,
+      const secret = deployment.sessions.secret;
+      if (secret === undefined)
+        throw new Error('the bench deployment must use an HS256 session secret');
+      const tokens = await tokensFor(secret);
+      const gate = gateTopics(ns.gate.topicPrefix);
+      const driver = await createLoadDriver({
+        bus,
+        facts: {
+          mix,
+          tokens,
+          inputTopic: {
+            onehop: ns.onehopTopic,
+            relay: gateTopics(ns.relay.topicPrefix).proposals,
+            gate: gate.proposals,
+          },
         },
-      },
-      groupPrefix: `${ns.id}.driver.`,
-      observationTopics: [
-        ns.onehopTopic,
-        ...observationTopicsOf(ns.relay.topicPrefix),
-        ...observationTopicsOf(ns.gate.topicPrefix),
-      ],
-      confirmationsTopic: gate.confirmations,
-      approvalsTopic: gate.approvals,
-      approverTokens: { acme: tokens.alice, globex: tokens.carol },
-      progress,
-    });
-    const stageTimings: StageTimings = {};
-    const scrape = options.hops ? { ports: started.gatePorts, into: stageTimings } : undefined;
-    const runs = await runPhases(driver, options, measured, services.found, progress, scrape);
-    const machine = machineOf(loadAtStart, atStart, await calibrated(progress));
-    const notes = notesOf(driver, runs);
-    const hops = options.hops
-      ? await hopsOf(bus, config, ns, options.fractions, progress)
-      : undefined;
-    if (options.hops) for (const line of formatStageTimings(stageTimings)) progress(line);
-    const summaries = {
-      onehop: summarizeSystem(runs.filter((r) => r.system === 'onehop')),
-      relay: summarizeSystem(runs.filter((r) => r.system === 'relay')),
-      gate: summarizeSystem(runs.filter((r) => r.system === 'gate')),
-    };
-    return {
-      ...summaries,
-      ratios: ratiosOf(summaries.relay, summaries.gate),
-      machine,
-      options,
-      notes,
-      ...(hops === undefined ? {} : { hops, stageTimings }),
-      proofCost,
-      at: new Date().toISOString(),
-    };
-  } finally {
-    await cleanup();
-  }
+        groupPrefix: `${ns.id}.driver.`,
+        observationTopics: [
+          ns.onehopTopic,
+          ...observationTopicsOf(ns.relay.topicPrefix),
+          ...observationTopicsOf(ns.gate.topicPrefix),
+        ],
+        confirmationsTopic: gate.confirmations,
+        approvalsTopic: gate.approvals,
+        approverTokens: { acme: tokens.alice, globex: tokens.carol },
+        progress,
+      });
+      onClose(() => driver.close());
+      const stageTimings: StageTimings = {};
+      const scrape = options.hops ? { ports: started.gatePorts, into: stageTimings } : undefined;
+      const runs = await runPhases(driver, options, measured, services.found, progress, scrape);
+      const machine = machineOf(loadAtStart, atStart, await calibrated(progress));
+      const notes = notesOf(driver, runs);
+      const hops = options.hops
+        ? await hopsOf(bus, config, ns, options.fractions, progress)
+        : undefined;
+      if (options.hops) for (const line of formatStageTimings(stageTimings)) progress(line);
+      const summaries = {
+        onehop: summarizeSystem(runs.filter((r) => r.system === 'onehop')),
+        relay: summarizeSystem(runs.filter((r) => r.system === 'relay')),
+        gate: summarizeSystem(runs.filter((r) => r.system === 'gate')),
+      };
+      return {
+        ...summaries,
+        ratios: ratiosOf(summaries.relay, summaries.gate),
+        machine,
+        options,
+        notes,
+        ...(hops === undefined ? {} : { hops, stageTimings }),
+        proofCost,
+        at: new Date().toISOString(),
+      };
+    },
+  );
 }
 
 /** Each gate stage's loop, by load level and stage. */

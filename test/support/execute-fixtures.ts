@@ -30,7 +30,12 @@ import {
   type ToolResult,
 } from '@toolgate/shared';
 import { TEST_DEPLOYMENT } from './deployment/index.js';
-import type { GateHarness, Tapped } from './gate-harness.js';
+import {
+  startGateHarness,
+  type GateHarness,
+  type HarnessOptions,
+  type Tapped,
+} from './gate-harness.js';
 import type { TestNamespace } from './namespace.js';
 import { kafkaClient, stackAddresses, stackGateKeys } from './stack.js';
 
@@ -350,4 +355,37 @@ export async function dropGateSubjects(
     await fetch(`${url}/subjects/${name}`, { method: 'DELETE' });
     await fetch(`${url}/subjects/${name}?permanent=true`, { method: 'DELETE' });
   }
+}
+
+/**
+ * A gate harness with the example's tool worker beside it, as the crash and outage tests start
+ * them: `options` say which stages run in this process.
+ */
+export async function startHarnessWithWorker(
+  options: HarnessOptions,
+): Promise<{ readonly h: GateHarness; readonly worker: ToolWorker }> {
+  const h = await startGateHarness(options);
+  const worker = await startToolWorker(
+    h.ns,
+    (short) => h.topic(short),
+    TEST_DEPLOYMENT.tools.map((t) => t.name),
+  );
+  return { h, worker };
+}
+
+/**
+ * Closes what {@link startHarnessWithWorker} started (either may be missing after a failed start)
+ * and drops the namespace's schema subjects.
+ */
+export async function closeHarnessWithWorker(
+  h: GateHarness | undefined,
+  worker: ToolWorker | undefined,
+): Promise<void> {
+  await worker?.close();
+  await h?.close();
+  if (h === undefined) return;
+  await dropGateSubjects(
+    (short) => h.topic(short),
+    TEST_DEPLOYMENT.tools.map((t) => t.name),
+  );
 }

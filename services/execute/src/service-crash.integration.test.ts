@@ -9,19 +9,14 @@ import { openaiChat } from '../../../test/support/proposals.js';
 import { within } from '../../../test/support/deadline.js';
 import {
   createClearedFeeder,
-  dropGateSubjects,
+  closeHarnessWithWorker,
   everythingUnder,
   harnessTarget,
   keyOf,
-  startToolWorker,
+  startHarnessWithWorker,
   type ToolWorker,
 } from '../../../test/support/execute-fixtures.js';
-import {
-  gateEnv,
-  identityEnv,
-  startGateHarness,
-  type GateHarness,
-} from '../../../test/support/gate-harness.js';
+import { gateEnv, identityEnv, type GateHarness } from '../../../test/support/gate-harness.js';
 import { kafkaClient, stackAddresses } from '../../../test/support/stack.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -33,24 +28,12 @@ const children: ChildProcess[] = [];
 beforeAll(async () => {
   // No stage in this process: the harness only creates the namespace's topics and schemas and taps
   // them; the execute stage runs in a child process that can be killed.
-  h = await startGateHarness({ label: 'execute-crash', modules: [] });
-  worker = await startToolWorker(
-    h.ns,
-    (short) => h.topic(short),
-    deployment.tools.map((t) => t.name),
-  );
+  ({ h, worker } = await startHarnessWithWorker({ label: 'execute-crash', modules: [] }));
 });
 
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
-  await worker?.close();
-  await h?.close();
-  if (h !== undefined) {
-    await dropGateSubjects(
-      (short) => h.topic(short),
-      deployment.tools.map((t) => t.name),
-    );
-  }
+  await closeHarnessWithWorker(h, worker);
 });
 
 /** Runs the execute stage in a child process; resolves `ready` once it joined its group. */

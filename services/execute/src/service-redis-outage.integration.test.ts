@@ -17,14 +17,14 @@ import { eventually } from '../../../test/support/deadline.js';
 import {
   type ClearedFeeder,
   createClearedFeeder,
-  dropGateSubjects,
+  closeHarnessWithWorker,
   everythingUnder,
   harnessTarget,
   keyOf,
-  startToolWorker,
+  startHarnessWithWorker,
   type ToolWorker,
 } from '../../../test/support/execute-fixtures.js';
-import { startGateHarness, type GateHarness } from '../../../test/support/gate-harness.js';
+import type { GateHarness } from '../../../test/support/gate-harness.js';
 import * as execute from './service.js';
 
 let redis: ChildProcess;
@@ -58,29 +58,17 @@ beforeAll(async () => {
     ),
   );
   probe.disconnect();
-  h = await startGateHarness({
+  ({ h, worker } = await startHarnessWithWorker({
     label: 'execute-redis',
     modules: [execute],
     env: { TOOLGATE_REDIS_URL: `redis://127.0.0.1:${port}` },
-  });
-  worker = await startToolWorker(
-    h.ns,
-    (short) => h.topic(short),
-    deployment.tools.map((t) => t.name),
-  );
+  }));
   feeder = createClearedFeeder(harnessTarget(h), deployment);
 });
 
 afterAll(async () => {
   redis?.kill('SIGCONT');
-  await worker?.close();
-  await h?.close();
-  if (h !== undefined) {
-    await dropGateSubjects(
-      (short) => h.topic(short),
-      deployment.tools.map((t) => t.name),
-    );
-  }
+  await closeHarnessWithWorker(h, worker);
   redis?.kill('SIGKILL');
 });
 

@@ -8,19 +8,18 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import deployment, { USERS } from '../../../test/support/deployment/index.js';
+import { USERS } from '../../../test/support/deployment/index.js';
 import { openaiChat } from '../../../test/support/proposals.js';
 import { eventually, within } from '../../../test/support/deadline.js';
 import {
-  dropGateSubjects,
-  startToolWorker,
+  closeHarnessWithWorker,
+  startHarnessWithWorker,
   type ToolWorker,
 } from '../../../test/support/execute-fixtures.js';
 import {
   gateEnv,
   identityEnv,
   sessionHeaders,
-  startGateHarness,
   type GateHarness,
 } from '../../../test/support/gate-harness.js';
 import * as authorize from '../../authorize/src/service.js';
@@ -40,24 +39,15 @@ const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   // Every stage but validate runs here; validate runs in a child process that can be killed.
-  h = await startGateHarness({ label: 'validate-crash', modules: [authorize, confirm, execute] });
-  worker = await startToolWorker(
-    h.ns,
-    (short) => h.topic(short),
-    deployment.tools.map((t) => t.name),
-  );
+  ({ h, worker } = await startHarnessWithWorker({
+    label: 'validate-crash',
+    modules: [authorize, confirm, execute],
+  }));
 });
 
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
-  await worker?.close();
-  await h?.close();
-  if (h !== undefined) {
-    await dropGateSubjects(
-      (short) => h.topic(short),
-      deployment.tools.map((t) => t.name),
-    );
-  }
+  await closeHarnessWithWorker(h, worker);
 });
 
 /** Runs the validate stage in a child process; `ready` once it joined its group. */
