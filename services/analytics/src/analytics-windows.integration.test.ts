@@ -6,9 +6,7 @@
  * counts over the same events and span; no window key is written twice with different values;
  * events sent after their windows closed are counted as late, nowhere else.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import {
   ANALYTICS_PRINCIPAL,
   createBus,
@@ -20,6 +18,7 @@ import {
 } from '@toolgate/platform';
 import { auditEvent, MESSAGE_SCHEMAS, rejecterFor, type AuditEvent } from '@toolgate/shared';
 import type { Kafka } from 'kafkajs';
+import { spawnTestChild, type TestChild } from '../../../test/support/spawn-child.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tallyAudit } from '../../../packages/cli/src/tally-audit.js';
 import { eventually, within } from '../../../test/support/deadline.js';
@@ -33,7 +32,6 @@ import {
 import { dropSubjects } from '../../../test/support/registry-cleanup.js';
 import { identity, kafkaClient, stackAddresses } from '../../../test/support/stack.js';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const ns = testNamespace('analytics');
 const topic = (name: string) => ns.topic(name);
 const audit = topic('toolgate.audit');
@@ -73,35 +71,21 @@ afterAll(async () => {
 });
 
 /** Runs the service in a child process as `toolgate-analytics`; `ready` once it holds its partitions. */
-function analyticsChild(name: string) {
+function analyticsChild(name: string): TestChild {
   const stack = stackAddresses();
-  const proc = spawn(
-    process.execPath,
-    ['--no-turbo-inline-js-wasm-calls', '--import', 'tsx', 'test/support/analytics-child.ts'],
-    {
-      cwd: repoRoot,
-      env: {
-        ...process.env,
-        TOOLGATE_KAFKA_BROKERS: stack.kafkaBrokers.join(','),
-        ...identityEnv(ANALYTICS_PRINCIPAL),
-        TOOLGATE_SCHEMA_REGISTRY_URL: stack.schemaRegistryUrl,
-        TOOLGATE_TOPIC_PREFIX: `${ns.id}.`,
-        TOOLGATE_GROUP_PREFIX: `${ns.id}.`,
-        TOOLGATE_INSTANCE_ID: `${ns.id}-${name}`,
-        TOOLGATE_LOG_LEVEL: 'warn',
-        TOOLGATE_ANALYTICS_IDLE_MS: String(IDLE_MS),
-        TOOLGATE_ANALYTICS_TICK_MS: '200',
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  children.push(proc);
-  const ready = new Promise<void>((resolve) =>
-    proc.stdout?.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('ready')) resolve();
-    }),
-  );
-  return { proc, ready };
+  const child = spawnTestChild('test/support/analytics-child.ts', {
+    TOOLGATE_KAFKA_BROKERS: stack.kafkaBrokers.join(','),
+    ...identityEnv(ANALYTICS_PRINCIPAL),
+    TOOLGATE_SCHEMA_REGISTRY_URL: stack.schemaRegistryUrl,
+    TOOLGATE_TOPIC_PREFIX: `${ns.id}.`,
+    TOOLGATE_GROUP_PREFIX: `${ns.id}.`,
+    TOOLGATE_INSTANCE_ID: `${ns.id}-${name}`,
+    TOOLGATE_LOG_LEVEL: 'warn',
+    TOOLGATE_ANALYTICS_IDLE_MS: String(IDLE_MS),
+    TOOLGATE_ANALYTICS_TICK_MS: '200',
+  });
+  children.push(child.proc);
+  return child;
 }
 
 /** One audit event as a stage writes it, stamped `atMs`: refusals and acceptances, several tenants. */

@@ -1,6 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
+import { spawnTestChild, type TestChild } from '../../../test/support/spawn-child.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCodec, SILENT_LOGGER } from '@toolgate/platform';
 import type { ClearedEnvelope, Command } from '@toolgate/shared';
@@ -19,8 +18,6 @@ import {
 import { gateEnv, identityEnv, type GateHarness } from '../../../test/support/gate-harness.js';
 import { kafkaClient, stackAddresses } from '../../../test/support/stack.js';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-
 let h: GateHarness;
 let worker: ToolWorker;
 const children: ChildProcess[] = [];
@@ -37,27 +34,10 @@ afterAll(async () => {
 });
 
 /** Runs the execute stage in a child process; resolves `ready` once it joined its group. */
-function executeChild(env: Record<string, string>): {
-  proc: ChildProcess;
-  ready: Promise<void>;
-  exited: Promise<NodeJS.Signals | number | null>;
-} {
-  const script = 'test/support/execute-child.ts';
-  const proc = spawn(
-    process.execPath,
-    ['--no-turbo-inline-js-wasm-calls', '--import', 'tsx', script],
-    { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  children.push(proc);
-  const ready = new Promise<void>((resolve) =>
-    proc.stdout?.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('ready')) resolve();
-    }),
-  );
-  const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
-    proc.once('exit', (code, signal) => resolve(signal ?? code)),
-  );
-  return { proc, ready, exited };
+function executeChild(env: Record<string, string>): TestChild {
+  const child = spawnTestChild('test/support/execute-child.ts', env);
+  children.push(child.proc);
+  return child;
 }
 
 /** Commands on `tool`'s topic under `key`, aborted transactions included (read uncommitted). */

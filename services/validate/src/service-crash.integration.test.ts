@@ -4,9 +4,8 @@
  * proposals reached the broker, so none is refused for arriving late, and every proposal still
  * ends in exactly one terminal observation.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
+import { spawnTestChild, type TestChild } from '../../../test/support/spawn-child.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { USERS } from '../../../test/support/deployment/index.js';
 import { openaiChat } from '../../../test/support/proposals.js';
@@ -26,7 +25,6 @@ import * as authorize from '../../authorize/src/service.js';
 import * as confirm from '../../confirm/src/service.js';
 import * as execute from '../../execute/src/service.js';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 /** Proposals sent, at {@link PER_SECOND} a second: a quarter of the tenant's 100 a second. */
 const PROPOSALS = 200;
 const PER_SECOND = 25;
@@ -51,22 +49,10 @@ afterAll(async () => {
 });
 
 /** Runs the validate stage in a child process; `ready` once it joined its group. */
-function validateChild(env: Record<string, string>) {
-  const proc = spawn(
-    process.execPath,
-    ['--no-turbo-inline-js-wasm-calls', '--import', 'tsx', 'test/support/validate-child.ts'],
-    { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  children.push(proc);
-  const ready = new Promise<void>((resolve) =>
-    proc.stdout?.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('ready')) resolve();
-    }),
-  );
-  const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
-    proc.once('exit', (code, signal) => resolve(signal ?? code)),
-  );
-  return { proc, ready, exited };
+function validateChild(env: Record<string, string>): TestChild {
+  const child = spawnTestChild('test/support/validate-child.ts', env);
+  children.push(child.proc);
+  return child;
 }
 
 describe('the validate stage killed and restarted while a tenant sends at a quarter of its rate', () => {
