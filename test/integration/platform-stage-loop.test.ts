@@ -1,6 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   BUS_FAULTS,
   CODEC_FAULTS,
@@ -18,6 +15,7 @@ import {
   type StageLoopOptions,
 } from '@toolgate/platform';
 import type { Kafka } from 'kafkajs';
+import { spawnTestChild, type TestChild } from '../support/spawn-child.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, signal, within } from '../support/deadline.js';
 import { dropNamespace, testNamespace, testTopicSpec } from '../support/namespace.js';
@@ -27,7 +25,6 @@ import { kafkaClient, stackAddresses, identity } from '../support/stack.js';
 import { identityEnv } from '../support/gate-harness.js';
 
 const ns = testNamespace('stage-loop');
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const { kafkaBrokers, schemaRegistryUrl } = stackAddresses();
 
 /** What the pass-through loops copy: a key and a sequence number within it. */
@@ -645,25 +642,8 @@ describe('startStageLoop: timers and lifecycle', () => {
 
 describe('startStageLoop: a crash between send and commit', () => {
   /** Runs the pass-through child; resolves with how it ended. */
-  function child(env: Record<string, string>): {
-    proc: ChildProcess;
-    ready: Promise<void>;
-    exited: Promise<NodeJS.Signals | number | null>;
-  } {
-    const proc = spawn(process.execPath, ['--import', 'tsx', 'test/support/stage-loop-child.ts'], {
-      cwd: repoRoot,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    const ready = new Promise<void>((resolve) =>
-      proc.stdout?.on('data', (chunk: Buffer) => {
-        if (chunk.toString().includes('ready')) resolve();
-      }),
-    );
-    const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
-      proc.once('exit', (code, sig) => resolve(sig ?? code)),
-    );
-    return { proc, ready, exited };
+  function child(env: Record<string, string>): TestChild {
+    return spawnTestChild('test/support/stage-loop-child.ts', env);
   }
 
   it('is recovered by a restart: each output exactly once for read-committed readers', async () => {
