@@ -66,3 +66,64 @@ export interface AnalyticsView {
   /** Calls `listener` on every update until the returned function is called. */
   subscribe(listener: (update: AnalyticsUpdate) => void): () => void;
 }
+
+/**
+ * One audit event behind a count, as the drill-down shows it. Operators get `internalDetail`;
+ * everyone else gets the refusal's public message only.
+ */
+export interface AuditEventView {
+  readonly eventId: string;
+  readonly at: string;
+  readonly kind: string;
+  readonly tenant: string | null;
+  readonly tool: string | null;
+  readonly rung: Rung;
+  readonly code: AnyCode | null;
+  readonly disposition: Disposition | null;
+  readonly subject: string | null;
+  readonly runId: string | null;
+  readonly proposalId: string | null;
+  readonly confirmationId: string | null;
+  /** What the agent was told (the code's public message); null for an acceptance. */
+  readonly publicMessage: string | null;
+  /** Operators only. */
+  readonly internalDetail?: string;
+}
+
+/** Which events a drill-down asks for: the window and any of the row's values. */
+export interface AuditEventQuery {
+  readonly size: WindowSize;
+  /** The window's start (ISO-8601), as a {@link WindowSummary} names it. */
+  readonly start: string;
+  readonly tenant?: string;
+  readonly tool?: string;
+  readonly rung?: Rung;
+  readonly code?: AnyCode;
+  readonly disposition?: Disposition;
+  readonly subject?: string;
+  readonly runId?: string;
+  /** At most this many, newest first (default 50, at most 200). */
+  readonly limit?: number;
+}
+
+/** The events behind a count, newest first; `complete` is false when some were not kept. */
+export interface AuditEventPage {
+  readonly events: readonly AuditEventView[];
+  readonly complete: boolean;
+}
+
+/** Approval health over a span: what became of confirmations and how long people took. */
+export interface ApprovalHealth {
+  /** ISO-8601 start and end of the span measured. */
+  readonly since: string;
+  readonly until: string;
+  readonly parked: number;
+  readonly approved: number;
+  readonly rejected: number;
+  readonly expired: number;
+  readonly changed: number;
+  /** approved / (approved + rejected + expired + changed); null when none were decided. */
+  readonly approvalRate: number | null;
+  /** Median ms from parking to a person's decision; null when no decision was seen. */
+  readonly medianDecideMs: number | null;
+}

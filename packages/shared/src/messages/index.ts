@@ -23,3 +23,16 @@ export * from './schemas.js';
 export * from './stage-envelope.js';
 export * from './timeout-ending.js';
 export * from './tool-proof.js';
+export {
+  MAX_REJECTION_REASON_CHARS,
+  type AmendAnswer,
+  type AmendBody,
+  type CallerRights,
+  type CardChange,
+  type CardWithChanges,
+  type DecidedOutcome,
+  type DecidedView,
+  type LiveCallView,
+  type PendingView,
+  type RejectBody,
+} from './approval-views.js';
