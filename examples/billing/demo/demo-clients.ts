@@ -62,21 +62,28 @@ export async function openDemoClients(settings: DemoSettings): Promise<DemoClien
   };
 }
 
+/** How long the demo's sessions last: 8 h. */
+const SESSION_TTL_SECONDS = 8 * 3600;
+
+/** A session of one of the example's users, valid for 8 h from `at` unless `ttlSeconds` says. */
+export function mintDemoSession(
+  secret: string,
+  user: (typeof USERS)[keyof typeof USERS],
+  at = new Date(),
+  ttlSeconds = SESSION_TTL_SECONDS,
+): Promise<string> {
+  return mintSession(user, secret, { now: at, ttlSeconds, issuer: EXAMPLE_SESSION_ISSUER });
+}
+
 /** Sessions of the example's users (8 h), alice's expired an hour ago, and one the gate never signed. */
 async function mintSessions(secret: string): Promise<DemoSessions> {
   const now = new Date();
-  const ttlSeconds = 8 * 3600;
-  const mint = (user: (typeof USERS)[keyof typeof USERS], at = now, ttl = ttlSeconds) =>
-    mintSession(user, secret, { now: at, ttlSeconds: ttl, issuer: EXAMPLE_SESSION_ISSUER });
+  const mint = (user: (typeof USERS)[keyof typeof USERS]) => mintDemoSession(secret, user, now);
   return {
     alice: await mint(USERS.alice),
     bob: await mint(USERS.bob),
     carol: await mint(USERS.carol),
-    expired: await mint(USERS.alice, new Date(now.getTime() - 3_600_000), 60),
-    forged: await mintSession(USERS.alice, 'not-the-gate-secret-but-long-enough-000000', {
-      now,
-      ttlSeconds,
-      issuer: EXAMPLE_SESSION_ISSUER,
-    }),
+    expired: await mintDemoSession(secret, USERS.alice, new Date(now.getTime() - 3_600_000), 60),
+    forged: await mintDemoSession('not-the-gate-secret-but-long-enough-000000', USERS.alice, now),
   };
 }

@@ -16,6 +16,8 @@ export interface DemoObjectIds {
   readonly largeInvoice: string;
   /** acme, 25,000.00 EUR, open: its confirmation is left to expire. */
   readonly unansweredInvoice: string;
+  /** acme, 25,000.00 EUR, open: after the script, its approval waits for a person in the console. */
+  readonly consoleInvoice: string;
   /** globex, 800.00 EUR, open. */
   readonly globexInvoice: string;
   /** acme, 50.00 EUR, nothing refunded yet. */
@@ -33,6 +35,7 @@ export function demoObjects(tag: string): {
     smallInvoice: `inv_${tag}a`,
     largeInvoice: `inv_${tag}b`,
     unansweredInvoice: `inv_${tag}c`,
+    consoleInvoice: `inv_${tag}d`,
     globexInvoice: `inv_${tag}g`,
     payment: `pay_${tag}`,
     draft: `draft_${tag}`,
@@ -41,6 +44,7 @@ export function demoObjects(tag: string): {
     copyOf('inv_481', ids.smallInvoice),
     copyOf('inv_482', ids.largeInvoice),
     copyOf('inv_482', ids.unansweredInvoice),
+    copyOf('inv_482', ids.consoleInvoice),
     copyOf('inv_900', ids.globexInvoice),
     copyOf('pay_11', ids.payment),
     copyOf('draft_7', ids.draft),

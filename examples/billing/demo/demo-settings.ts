@@ -38,16 +38,19 @@ export const DEMO_STAGES = GATE_STAGE_NAMES;
 export type DemoStage = GateStageName;
 
 /**
- * The demo's processes that serve HTTP (`/readyz`, `/metrics`): the stages, the tool worker and
- * analytics.
+ * The demo's processes that serve HTTP (`/readyz`): the stages, the tool worker, analytics and
+ * the console.
  */
-export type DemoProcess = DemoStage | 'worker' | 'analytics';
+export type DemoProcess = DemoStage | 'worker' | 'analytics' | 'console';
 
 /** The tool worker's HTTP port when TOOLGATE_HTTP_PORT gives no base: the one after execute's. */
 export const DEMO_WORKER_PORT = 9105;
 
 /** Analytics' HTTP port (its API, /readyz, /metrics) when TOOLGATE_HTTP_PORT gives no base. */
 export const DEMO_ANALYTICS_PORT = 9106;
+
+/** The console's port when TOOLGATE_HTTP_PORT gives no base: the console's own default. */
+export const DEMO_CONSOLE_PORT = 9120;
 
 /** The repository's root directory. */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -115,11 +118,12 @@ export interface DemoSettings {
   /**
    * The complete environment of a process or client running as `principal`: the caller's
    * environment without anyone's identity or keys, the principal's own from the stack, and the
-   * demo's defaults.
+   * demo's defaults. Without a principal, that environment with no identity at all (the console,
+   * which holds no Kafka or Redis credentials).
    *
    * @throws Error for a principal the stack does not know.
    */
-  envOf(principal: string): Env;
+  envOf(principal?: string): Env;
 }
 
 /**
@@ -196,7 +200,7 @@ function stackConfigOf(env: Env): StackConfig {
 }
 
 /** `envOf` of {@link DemoSettings}. */
-function principalEnvs(stack: StackConfig, env: Env): (principal: string) => Env {
+function principalEnvs(stack: StackConfig, env: Env): (principal?: string) => Env {
   const shared: Env = {
     ...Object.fromEntries(
       Object.entries(env).filter(([name]) => !PRINCIPAL_VARIABLES.includes(name)),
@@ -204,6 +208,7 @@ function principalEnvs(stack: StackConfig, env: Env): (principal: string) => Env
     TOOLGATE_LOG_LEVEL: nonEmpty(env['TOOLGATE_LOG_LEVEL']) ?? 'info',
   };
   return (principal) => {
+    if (principal === undefined) return shared;
     const own = stackEnv(stack, principal);
     if (own === undefined) throw new Error(`the stack has no principal ${principal}`);
     return { ...shared, ...own };
@@ -237,7 +242,10 @@ function addressVariables(addresses: StackAddresses): Record<string, string> {
   };
 }
 
-/** Consecutive ports from a base (the stages in order, the worker, analytics), or each default. */
+/**
+ * Consecutive ports from a base (the stages in order, the worker, analytics, then the approval
+ * API's and the console's), or each default.
+ */
 function portsOf(base: number | undefined): Record<DemoProcess, number> {
   const stages = DEMO_STAGES.map((s, i) => [
     s,
@@ -245,7 +253,13 @@ function portsOf(base: number | undefined): Record<DemoProcess, number> {
   ]);
   const worker = base === undefined ? DEMO_WORKER_PORT : base + DEMO_STAGES.length;
   const analytics = base === undefined ? DEMO_ANALYTICS_PORT : base + DEMO_STAGES.length + 1;
-  return { ...(Object.fromEntries(stages) as Record<DemoStage, number>), worker, analytics };
+  const console = base === undefined ? DEMO_CONSOLE_PORT : base + DEMO_STAGES.length + 3;
+  return {
+    ...(Object.fromEntries(stages) as Record<DemoStage, number>),
+    worker,
+    analytics,
+    console,
+  };
 }
 
 /** `.demo/logs`, or a directory of its own per topic prefix, so namespaced runs keep apart. */

@@ -1,8 +1,8 @@
 /**
- * Brings the gate, analytics and the tool worker up as child processes, each as its own principal
- * of the stack (`toolgate-<stage>` for each stage, `toolgate-analytics`, `worker-billing` for the
- * worker, each with only the
- * keys its role holds), and waits until every one of them reports ready on `/readyz`, failing
+ * Brings the gate, analytics, the tool worker and the console up as child processes, each as its
+ * own principal of the stack (`toolgate-<stage>` for each stage, `toolgate-analytics`,
+ * `worker-billing` for the worker, each with only the keys its role holds; the console as none,
+ * since it holds no Kafka or Redis credentials), and waits until every one of them reports ready on `/readyz`, failing
  * with the log to read when one of them dies or does not get there in time.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -14,6 +14,7 @@ import {
   type DemoSettings,
   type DemoStage,
 } from './demo-settings.js';
+import { writeConsoleSignIns } from './console-sign-ins.js';
 import type { Provisioned } from './namespace-setup.js';
 
 /** How long start-up may take before the demo gives up, in ms (tsx compiles on first start). */
@@ -21,11 +22,17 @@ export const START_TIMEOUT_MS = 120_000;
 
 /** The running gate and tool worker. */
 export interface DemoSystem {
+  /** The children running now (a restarted stage's new process in place of its old one). */
   readonly children: readonly DemoChild[];
   /** The tool worker's process. */
   readonly worker: DemoChild;
   /** The first child that ended on its own, if any. */
   died(): DemoChild | undefined;
+  /**
+   * Stops the confirm stage and starts it again with `deploymentFile`, resolving once it is ready;
+   * the old process's end is not a death.
+   */
+  restartConfirm(deploymentFile: string, signal: AbortSignal): Promise<void>;
   /** Stops every child (SIGTERM, then SIGKILL past the shutdown deadline) and waits for them. */
   stop(): Promise<void>;
 }
@@ -75,7 +82,7 @@ async function startOnce(
   say: (line: string) => void,
   signal: AbortSignal,
 ): Promise<DemoSystem> {
-  const stages = DEMO_STAGES.map((stage) => startStage(settings, stage));
+  const stages = DEMO_STAGES.map((stage) => startStage(settings, stage, settings.deploymentFile));
   const worker = startChild({
     name: 'tool-worker',
     args: ['--no-turbo-inline-js-wasm-calls', '--import', 'tsx', 'examples/billing/tool-worker.ts'],
@@ -83,18 +90,34 @@ async function startOnce(
     logDir: settings.logDir,
   });
   const analytics = startAnalytics(settings);
-  const children = [...stages, analytics, worker];
+  const console = startConsole(settings, await writeConsoleSignIns(settings));
+  let children = [...stages, analytics, worker, console];
+  const graceMs = settings.config.shutdownTimeoutMs + 2_000;
   const system: DemoSystem = {
-    children,
+    get children() {
+      return children;
+    },
     worker,
     died: () => children.find((c) => c.hasExited()),
+    restartConfirm: async (deploymentFile, signal) => {
+      const old = children.find((c) => c.name === 'confirm');
+      if (old === undefined) throw new Error('the demo runs no confirm stage');
+      // Out of the list first, so its end is not taken for a death.
+      children = children.filter((c) => c !== old);
+      await old.stop(graceMs);
+      const restarted = startStage(settings, 'confirm', deploymentFile);
+      children = [...children, restarted];
+      say(`restarted confirm (pid ${restarted.pid}, log ${restarted.log})`);
+      await waitUntil(system, START_TIMEOUT_MS, signal, async () =>
+        (await isReady(`${settings.urlOf('confirm')}/readyz`)) ? [] : ['confirm'],
+      );
+    },
     stop: async () => {
-      const graceMs = settings.config.shutdownTimeoutMs + 2_000;
       await Promise.all(children.map((c) => c.stop(graceMs)));
     },
   };
   for (const child of children) say(`started ${child.name} (pid ${child.pid}, log ${child.log})`);
-  const processes: readonly DemoProcess[] = [...DEMO_STAGES, 'analytics', 'worker'];
+  const processes: readonly DemoProcess[] = [...DEMO_STAGES, 'analytics', 'worker', 'console'];
   try {
     await waitUntil(system, START_TIMEOUT_MS, signal, async () => {
       const ready = await Promise.all(processes.map((p) => isReady(`${settings.urlOf(p)}/readyz`)));
@@ -111,7 +134,7 @@ async function startOnce(
  * `toolgate start <stage>` as `toolgate-<stage>`, on the stage's own HTTP port (and confirm's
  * approval API on its own).
  */
-function startStage(settings: DemoSettings, stage: DemoStage): DemoChild {
+function startStage(settings: DemoSettings, stage: DemoStage, deploymentFile: string): DemoChild {
   const env: Env = {
     ...settings.envOf(stagePrincipal(stage)),
     TOOLGATE_HTTP_PORT: String(settings.ports[stage]),
@@ -119,7 +142,7 @@ function startStage(settings: DemoSettings, stage: DemoStage): DemoChild {
   };
   return startChild({
     name: stage,
-    args: ['packages/cli/bin/toolgate.js', 'start', stage, '--config', settings.deploymentFile],
+    args: ['packages/cli/bin/toolgate.js', 'start', stage, '--config', deploymentFile],
     env,
     logDir: settings.logDir,
   });
@@ -142,6 +165,26 @@ function startAnalytics(settings: DemoSettings): DemoChild {
     env: {
       ...settings.envOf(ANALYTICS_PRINCIPAL),
       TOOLGATE_HTTP_PORT: String(settings.ports.analytics),
+    },
+    logDir: settings.logDir,
+  });
+}
+
+/**
+ * `toolgate start console` with no Kafka or Redis identity at all: it reads the deployment only to
+ * verify session tokens, and calls the approval and analytics APIs as whoever signed in. It offers
+ * the example's users as development sign-ins.
+ */
+function startConsole(settings: DemoSettings, signInsFile: string): DemoChild {
+  return startChild({
+    name: 'console',
+    args: ['packages/cli/bin/toolgate.js', 'start', 'console', '--config', settings.deploymentFile],
+    env: {
+      ...settings.envOf(),
+      TOOLGATE_CONSOLE_PORT: String(settings.ports.console),
+      TOOLGATE_APPROVAL_URL: settings.approvalUrl,
+      TOOLGATE_ANALYTICS_URL: settings.urlOf('analytics'),
+      TOOLGATE_CONSOLE_DEV_SIGN_INS: signInsFile,
     },
     logDir: settings.logDir,
   });

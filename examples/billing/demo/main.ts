@@ -4,7 +4,8 @@
  * as its own principal of the stack (logs under .demo/logs), plays scripted agents (one per
  * tenant, each as its tenant's principal) and a scripted approver against them, prints a table of
  * outcomes read back from the audit topic, then tries to walk around the gate and prints what
- * stopped each attempt. Then it keeps the system up for exploring until Ctrl-C. With `--once` it
+ * stopped each attempt. Then it keeps the system up for exploring until Ctrl-C, with one call of
+ * acme's agent (a 25,000.00 EUR invoice) waiting for a person in the console. With `--once` it
  * exits after the summary: 0 when every outcome was the one the script expected and every
  * walk-around attempt was stopped, 1 otherwise. With topic, group or Redis prefixes it first
  * provisions that namespace as the stack's admin. The stack must be up (`npm start` runs
@@ -12,7 +13,8 @@
  */
 import path from 'node:path';
 import { DEFAULT_APPROVAL_PORT } from '@toolgate/platform';
-import { ConfigError } from '@toolgate/shared';
+import { ConfigError, type Observation } from '@toolgate/shared';
+import { leaveCallForConsole, type ConsoleCall } from './console-call.js';
 import { demoSettings, REPO_ROOT, type DemoSettings } from './demo-settings.js';
 import { deathNotice, startDemoSystem, type DemoSystem } from './demo-system.js';
 import { provisionNamespace, type Provisioned } from './namespace-setup.js';
@@ -53,7 +55,8 @@ async function main(): Promise<number> {
   }
   const died = watchChildren(system, interrupt.signal);
   try {
-    say('the gate, analytics and the tool worker are ready');
+    say('the gate, analytics, the tool worker and the console are ready');
+    say(`console: ${settings.urlOf('console')}/ (approvals inbox and refusals dashboard)`);
     const ok = await Promise.race([
       playDemo(settings, system, provisioned, { say, print }),
       died.promise,
@@ -61,8 +64,17 @@ async function main(): Promise<number> {
     ]);
     if (ok === undefined) return 130;
     if (settings.once) return ok ? 0 : 1;
-    explore(settings);
-    return await Promise.race([interrupted, died.promise]);
+    const call = await leaveCallForConsole(settings, system, interrupt.signal);
+    try {
+      explore(settings, call);
+      void call.answered.then((observation) => {
+        if (observation !== undefined)
+          say(`the agent's call was answered: ${answerOf(observation)}`);
+      });
+      return await Promise.race([interrupted, died.promise]);
+    } finally {
+      await call.close();
+    }
   } finally {
     await system.stop();
   }
@@ -95,26 +107,40 @@ function onSignal(interrupt: AbortController): Promise<number> {
   });
 }
 
-/** Rejects (with a message naming the log) when a child ends on its own, not after `stopping`. */
+/**
+ * Rejects (with a message naming the log) when a child ends on its own, not after `stopping`; a
+ * child the system replaced on purpose (a restarted stage) is no death, and its successor is
+ * watched from then on.
+ */
 function watchChildren(system: DemoSystem, stopping: AbortSignal): { promise: Promise<never> } {
-  const promise = Promise.race(
-    system.children.map(async (child) => ({ child, code: await child.exited })),
-  ).then(({ child, code }) => {
-    if (stopping.aborted) return new Promise<never>(() => undefined);
-    throw new Error(deathNotice(child, code));
-  });
+  const watch = async (): Promise<never> => {
+    for (;;) {
+      const ended = await Promise.race(
+        system.children.map(async (child) => ({ child, code: await child.exited })),
+      );
+      if (stopping.aborted) return new Promise<never>(() => undefined);
+      if (system.children.includes(ended.child)) {
+        throw new Error(deathNotice(ended.child, ended.code));
+      }
+    }
+  };
+  const promise = watch();
   promise.catch(() => undefined);
   return { promise };
 }
 
-function explore(settings: DemoSettings): void {
+function explore(settings: DemoSettings, call: ConsoleCall): void {
   const { ports } = settings;
   const config = 'examples/billing/demo/toolgate.demo.config.ts';
   const logs = path.relative(REPO_ROOT, settings.logDir);
   process.stdout.write(
     [
       '',
-      'The gate and the tool worker keep running. From another terminal:',
+      'The gate, the tool worker and the console keep running.',
+      `acme's agent now asks, as alice, to approve ${call.invoiceId} (25,000.00 EUR); the call waits for a person:`,
+      `  open ${settings.urlOf('console')}/ in a browser, choose the development sign-in "alice", and approve or reject the card;`,
+      '  what you decide comes back to the agent and is printed here.',
+      'From another terminal:',
       ...settings.addressExports.map((line) => `  ${line}`),
       ...(settings.approvalUrl === `http://127.0.0.1:${DEFAULT_APPROVAL_PORT}`
         ? []
@@ -127,10 +153,16 @@ function explore(settings: DemoSettings): void {
       '  npx toolgate tail audit                   decisions as they happen',
       '  npx toolgate stats                        refusals by stage and code',
       `  curl -s http://127.0.0.1:${ports.validate}/metrics   (validate; authorize ${ports.authorize}, confirm ${ports.confirm}, execute ${ports.execute}, tool worker ${ports.worker})`,
-      `Logs: ${logs}/{validate,authorize,confirm,execute,tool-worker}.log. Ctrl-C stops everything.`,
+      `Logs: ${logs}/{validate,authorize,confirm,execute,tool-worker,analytics,console}.log. Ctrl-C stops everything.`,
       '',
     ].join('\n'),
   );
+}
+
+/** An observation in one line: its outcome, and the result or the refusal's code and message. */
+function answerOf(observation: Observation): string {
+  if (observation.outcome === 'result') return `result ${observation.result?.content ?? ''}`;
+  return `${observation.outcome} ${observation.stage ?? ''}/${observation.code ?? ''}: ${observation.message}`;
 }
 
 main().then(
