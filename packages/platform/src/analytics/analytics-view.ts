@@ -65,6 +65,25 @@ export interface AnalyticsView {
   alerts(query: AnalyticsQuery): readonly Alert[] | Promise<readonly Alert[]>;
   /** Calls `listener` on every update until the returned function is called. */
   subscribe(listener: (update: AnalyticsUpdate) => void): () => void;
+  /**
+   * The kept audit events of the window `query` names that match its values, newest first, with
+   * `internalDetail`; of `tenant` alone when given, every tenant's when undefined.
+   */
+  events(
+    query: AuditEventQuery,
+    tenant: string | undefined,
+  ): AuditEventPage | Promise<AuditEventPage>;
+  /** Approval health over `span`; of `tenant` alone when given, every tenant's when undefined. */
+  approvals(
+    span: ApprovalSpan,
+    tenant: string | undefined,
+  ): ApprovalHealth | Promise<ApprovalHealth>;
+}
+
+/** The span an approval health read asks for. */
+export interface ApprovalSpan {
+  readonly since: Date;
+  readonly until: Date;
 }
 
 /**
