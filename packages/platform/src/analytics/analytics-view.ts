@@ -128,6 +128,11 @@ export interface AuditEventQuery {
 /** The events behind a count, newest first; `complete` is false when some were not kept. */
 export interface AuditEventPage {
   readonly events: readonly AuditEventView[];
+  /**
+   * False when some of the window's events may not be here: the window is older than the events
+   * kept, the cap dropped some, or an audit partition was taken over after it began or given away.
+   * It says nothing of `limit`: a full page of a complete window is cut at `limit`.
+   */
   readonly complete: boolean;
 }
 
