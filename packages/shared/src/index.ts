@@ -20,3 +20,5 @@ export * from './audit-summary/index.js';
 export * from './analytics/analytics-types.js';
 export * from './analytics/alerts/index.js';
 export * from './analytics/windows/index.js';
+export * from './analytics/recent/index.js';
+export * from './analytics/approvals/index.js';

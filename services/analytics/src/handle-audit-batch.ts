@@ -11,6 +11,7 @@ import {
   windowRecords,
   type Alert,
   type AlertEngine,
+  type AuditEvent,
   type FinalWindow,
   type PartitionWindows,
   type WindowCounts,
@@ -56,6 +57,8 @@ export interface Committed {
   /** Windows whose final counts it wrote. */
   readonly windows: readonly FinalWindow[];
   readonly alerts: readonly Alert[];
+  /** The audit events it consumed that the windows counted, in partition order (none for a tick). */
+  readonly events: readonly AuditEvent[];
   /** Audit records it consumed (0 for a tick). */
   readonly consumed: number;
   /** Records of the partition not yet read after it, when a batch was consumed. */
@@ -109,6 +112,7 @@ export class PartitionCounter {
     const out: OutRecord[] = [];
     const finals: FinalWindow[] = [];
     const raised: Alert[] = [];
+    const events: AuditEvent[] = [];
     let consumed = 0;
     const next = BigInt(batch.lastOffset()) + 1n;
     for (const message of batch.messages) {
@@ -131,9 +135,10 @@ export class PartitionCounter {
       for (const size of observed.lateIn) this.deps.observe?.('late', this.partition, size);
       out.push(...(await this.windowOutputs(observed.closed)));
       finals.push(...observed.closed);
+      if (observed.invalid === undefined) events.push(value as AuditEvent);
       if (observed.invalid === undefined && this.deps.alerts !== undefined) {
         const position = { partition: this.partition, offset: message.offset };
-        const alerts = this.deps.alerts.observe(value as never, position);
+        const alerts = this.deps.alerts.observe(value as AuditEvent, position);
         out.push(...(await this.alertOutputs(alerts)));
         raised.push(...alerts);
       }
@@ -145,6 +150,7 @@ export class PartitionCounter {
         partition: this.partition,
         windows: finals,
         alerts: raised,
+        events,
         consumed,
         lag: Math.max(0, lag),
         seconds,
@@ -173,6 +179,7 @@ export class PartitionCounter {
       partition: this.partition,
       windows: closed,
       alerts,
+      events: [],
       consumed: 0,
       seconds,
     });

@@ -71,6 +71,14 @@ export interface AnalyticsDeps {
   readonly observe?: NonNullable<PartitionDeps['observe']>;
   /** Told of what each transaction committed (final windows, alerts, records consumed, lag). */
   readonly committed?: NonNullable<PartitionDeps['committed']>;
+  /**
+   * Told when an audit partition is held (restored here, at `sinceMs`; its earlier records were
+   * consumed by its previous owner) and when it went to another owner.
+   */
+  readonly holding?: {
+    readonly held: (partition: number, sinceMs: number) => void;
+    readonly released: (partition: number) => void;
+  };
   /** Audit partitions handled at once. Default 3. */
   readonly partitionsConcurrently?: number;
 }
@@ -173,6 +181,7 @@ class AnalyticsLoop implements RunningAnalytics {
     const counter = this.loaded.get(partition);
     this.counters.delete(partition);
     this.loaded.delete(partition);
+    this.deps.holding?.released(partition);
     await counter?.close().catch(() => undefined);
   }
 
@@ -209,7 +218,10 @@ class AnalyticsLoop implements RunningAnalytics {
     partitions.forEach((p, i) => {
       const counter = all.then((counters) => {
         const c = counters[i]!;
-        if (this.counters.get(p) === counter) this.loaded.set(p, c);
+        if (this.counters.get(p) === counter) {
+          this.loaded.set(p, c);
+          this.deps.holding?.held(p, this.now());
+        }
         // Given away while it was being restored: its producer must not outlive it.
         else void c.close().catch(() => undefined);
         return c;

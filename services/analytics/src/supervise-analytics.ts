@@ -35,6 +35,7 @@ import {
   createAlertEngine,
   MESSAGE_SCHEMAS,
   resolveAlertRules,
+  WINDOW_SIZES,
   type Deployment,
 } from '@toolgate/shared';
 import type { DestinationStream } from 'pino';
@@ -111,7 +112,9 @@ export async function superviseAnalytics(
     lifecycle.onStop('bus', () => bus.close());
     const topics = gateTopics(config.topicPrefix);
     const metrics = createAnalyticsMetrics();
-    const hub = createAnalyticsHub();
+    const hub = createAnalyticsHub({
+      auditEventsKeptMs: WINDOW_SIZES.hour + config.analyticsHourGraceMs,
+    });
     // Batches may be committed before startAnalytics resolves: the open windows are none till then.
     const started: { service?: RunningAnalytics } = {};
     const outputs = analyticsOutputs(metrics, hub, () => started.service?.live() ?? []);
@@ -128,12 +131,16 @@ export async function superviseAnalytics(
       alertSchema: MESSAGE_SCHEMAS.alerts,
       observe: outputs.observe,
       committed: outputs.committed,
+      holding: outputs.holding,
     });
     started.service = service;
     lifecycle.onStop('analytics service', () => service.stop());
     const refresh = setInterval(() => outputs.refresh(service.live()), config.analyticsTickMs);
     refresh.unref();
-    lifecycle.onStop('analytics live view', () => clearInterval(refresh));
+    lifecycle.onStop('analytics live view', () => {
+      clearInterval(refresh);
+      outputs.stop();
+    });
     const api =
       options.deployment === undefined
         ? []

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Alert } from '@toolgate/shared';
+import { auditEvent, rejecterFor, type Alert } from '@toolgate/shared';
 import { createAnalyticsHub } from './analytics-hub.js';
 import type { AnalyticsUpdate, WindowSummary } from './analytics-view.js';
 
@@ -84,5 +84,61 @@ describe('createAnalyticsHub', () => {
     unsubscribe();
     hub.window(minute('2026-03-02T10:01:00.000Z'));
     expect(seen).toEqual(['window', 'alert']);
+  });
+});
+
+describe('createAnalyticsHub: audit events and approvals', () => {
+  const T = Date.parse('2026-03-02T10:00:00Z');
+  const refusal = (tenant: string, atMs: number) =>
+    auditEvent(
+      {
+        kind: 'rejected',
+        rejected: rejecterFor('schema')('unknown_tool', undefined, 'no tool "pay2"'),
+        tenant,
+        proposalId: `p-${tenant}-${atMs}`,
+      },
+      new Date(atMs),
+    );
+
+  it("answers a window's events with the catalogue's public message, and a tenant's own only", () => {
+    const hub = createAnalyticsHub({ now: () => T + 60_000 });
+    hub.held(0, T);
+    hub.audited(0, [refusal('acme', T + 1_000), refusal('globex', T + 2_000)]);
+    const query = { size: 'minute', start: new Date(T).toISOString() } as const;
+    const all = hub.events(query, undefined);
+    expect(all.complete).toBe(true);
+    expect(all.events.map((e) => e.tenant)).toEqual(['globex', 'acme']);
+    expect(all.events[1]).toMatchObject({
+      rung: 'schema',
+      code: 'unknown_tool',
+      publicMessage: 'There is no tool with that name. Use one of the tools you were given.',
+      internalDetail: 'no tool "pay2"',
+    });
+    expect(hub.events(query, 'acme').events.map((e) => e.tenant)).toEqual(['acme']);
+    expect(hub.events({ ...query, tenant: 'globex' }, 'acme').events).toEqual([]);
+    hub.released(0);
+    expect(hub.events(query, undefined)).toEqual({ events: [], complete: false });
+  });
+
+  it('answers approval health over a span, as ISO instants', () => {
+    const hub = createAnalyticsHub({ now: () => T });
+    hub.held(0, T - 3_600_000);
+    const facts = { tenant: 'acme', confirmationId: 'c1' };
+    hub.audited(0, [
+      auditEvent({ ...facts, kind: 'pending_confirmation' }, new Date(T - 60_000)),
+      auditEvent({ ...facts, kind: 'cleared' }, new Date(T - 30_000)),
+    ]);
+    const span = { since: new Date(T - 3_600_000), until: new Date(T) };
+    expect(hub.approvals(span, 'acme')).toEqual({
+      since: '2026-03-02T09:00:00.000Z',
+      until: '2026-03-02T10:00:00.000Z',
+      parked: 1,
+      approved: 1,
+      rejected: 0,
+      expired: 0,
+      changed: 0,
+      approvalRate: 1,
+      medianDecideMs: 30_000,
+    });
   });
 });

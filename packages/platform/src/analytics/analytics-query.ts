@@ -2,13 +2,33 @@
  * The query strings of the analytics API, checked: unknown, repeated or ill-formed parameters are
  * refused with a message that names them, never ignored.
  */
-import { WINDOW_SIZES, type WindowSize } from '@toolgate/shared';
-import type { AnalyticsQuery } from './analytics-view.js';
+import {
+  DISPOSITIONS,
+  REJECTION_CODES,
+  RUNGS,
+  WINDOW_SIZES,
+  type AnyCode,
+  type Disposition,
+  type Rung,
+  type WindowSize,
+} from '@toolgate/shared';
+import type { AnalyticsQuery, AuditEventQuery } from './analytics-view.js';
 
 /** A query string that cannot be answered: code and message for a 400. */
 export interface QueryProblem {
   readonly ok: false;
-  readonly code: 'unknown_parameter' | 'repeated_parameter' | 'invalid_size' | 'invalid_since';
+  readonly code:
+    | 'unknown_parameter'
+    | 'repeated_parameter'
+    | 'missing_parameter'
+    | 'invalid_size'
+    | 'invalid_since'
+    | 'invalid_start'
+    | 'invalid_rung'
+    | 'invalid_code'
+    | 'invalid_disposition'
+    | 'invalid_limit'
+    | 'invalid_value';
   readonly message: string;
 }
 
@@ -45,6 +65,122 @@ export function streamQueryOf(query: URLSearchParams): Checked<{ readonly size?:
   if (asked === null) return { ok: true, value: {} };
   const size = sizeOf(asked);
   return size.ok ? { ok: true, value: { size: size.value } } : size;
+}
+
+/** Default events a drill-down answers. */
+export const DEFAULT_EVENTS_LIMIT = 50;
+
+/** The most events a drill-down answers. */
+export const MAX_EVENTS_LIMIT = 200;
+
+/** The longest tenant, tool, subject or run id a drill-down takes, in characters. */
+const MAX_VALUE_CHARS = 256;
+
+/** The drill-down's parameters that match one of an event's values as given. */
+const EVENT_VALUES = ['tenant', 'tool', 'subject', 'runId'] as const;
+
+/**
+ * `GET /analytics/events`: `start` (a window's start, on its size's boundary), `size` (default
+ * minute), the row's `tenant`, `tool`, `rung`, `code`, `disposition`, the `subject` or `runId`, and
+ * `limit` (1 to {@link MAX_EVENTS_LIMIT}, default {@link DEFAULT_EVENTS_LIMIT}).
+ */
+export function eventsQueryOf(query: URLSearchParams): Checked<AuditEventQuery> {
+  const names = ['size', 'start', ...EVENT_VALUES, 'rung', 'code', 'disposition', 'limit'];
+  const known = knownOnly(query, names);
+  if (!known.ok) return known;
+  const size = sizeOf(query.get('size') ?? 'minute');
+  if (!size.ok) return size;
+  const start = startOf(query.get('start'), size.value);
+  if (!start.ok) return start;
+  const values: Record<string, string> = {};
+  for (const name of EVENT_VALUES) {
+    const value = query.get(name);
+    if (value === null) continue;
+    if (value === '' || value.length > MAX_VALUE_CHARS) {
+      return problem(
+        'invalid_value',
+        `${name} must be 1 to ${MAX_VALUE_CHARS} characters; leave it out to match any.`,
+      );
+    }
+    values[name] = value;
+  }
+  const rows = rowValuesOf(query);
+  if (!rows.ok) return rows;
+  const limit = limitOf(query.get('limit'));
+  if (!limit.ok) return limit;
+  return {
+    ok: true,
+    value: { size: size.value, start: start.value, ...values, ...rows.value, limit: limit.value },
+  };
+}
+
+/** `GET /analytics/approvals`: `since`. */
+export function approvalsQueryOf(query: URLSearchParams): Checked<AnalyticsQuery> {
+  return alertsQueryOf(query);
+}
+
+function startOf(value: string | null, size: WindowSize): Checked<string> {
+  if (value === null) {
+    return problem('missing_parameter', 'start is required: the start of the window to open.');
+  }
+  const instant = sinceOf(value);
+  const ms = instant.ok ? (instant.value.since?.getTime() ?? NaN) : NaN;
+  if (Number.isNaN(ms) || ms % WINDOW_SIZES[size] !== 0) {
+    return problem(
+      'invalid_start',
+      `start must be the start of a ${size} window as the windows name it, e.g. 2026-01-31T09:00:00.000Z, got ${quoted(value)}.`,
+    );
+  }
+  return { ok: true, value: new Date(ms).toISOString() };
+}
+
+type RowValues = { rung?: Rung; code?: AnyCode; disposition?: Disposition };
+
+/** `rung`, `code` and `disposition`, each one the catalogue knows; a code of the rung given. */
+function rowValuesOf(query: URLSearchParams): Checked<RowValues> {
+  const out: RowValues = {};
+  const rung = query.get('rung');
+  if (rung !== null) {
+    if (!(RUNGS as readonly string[]).includes(rung)) {
+      return problem(
+        'invalid_rung',
+        `rung must be one of ${RUNGS.join(', ')}, got ${quoted(rung)}.`,
+      );
+    }
+    out.rung = rung as Rung;
+  }
+  const code = query.get('code');
+  if (code !== null) {
+    const rungs = out.rung === undefined ? RUNGS : [out.rung];
+    if (!rungs.some((r) => Object.hasOwn(REJECTION_CODES[r], code))) {
+      const of = out.rung === undefined ? 'the catalogue' : `rung ${out.rung}`;
+      return problem('invalid_code', `code ${quoted(code)} is not a code of ${of}.`);
+    }
+    out.code = code as AnyCode;
+  }
+  const disposition = query.get('disposition');
+  if (disposition !== null) {
+    if (!(DISPOSITIONS as readonly string[]).includes(disposition)) {
+      return problem(
+        'invalid_disposition',
+        `disposition must be one of ${DISPOSITIONS.join(', ')}, got ${quoted(disposition)}.`,
+      );
+    }
+    out.disposition = disposition as Disposition;
+  }
+  return { ok: true, value: out };
+}
+
+function limitOf(value: string | null): Checked<number> {
+  if (value === null) return { ok: true, value: DEFAULT_EVENTS_LIMIT };
+  const n = /^\d{1,4}$/.test(value) ? Number(value) : NaN;
+  if (!(n >= 1 && n <= MAX_EVENTS_LIMIT)) {
+    return problem(
+      'invalid_limit',
+      `limit must be a whole number from 1 to ${MAX_EVENTS_LIMIT}, got ${quoted(value)}.`,
+    );
+  }
+  return { ok: true, value: n };
 }
 
 function knownOnly(query: URLSearchParams, names: readonly string[]): Checked<null> {

@@ -13,6 +13,10 @@ import type {
   AnalyticsQuery,
   AnalyticsUpdate,
   AnalyticsView,
+  ApprovalHealth,
+  ApprovalSpan,
+  AuditEventQuery,
+  AuditEventView,
   WindowSummary,
 } from './analytics-view.js';
 
@@ -23,6 +27,8 @@ const T0 = new Date('2026-03-02T10:00:30Z');
 const ops: Principal = { subject: 'olga', tenant: 'toolgate-ops', roles: ['operator'] };
 const acmeOps: Principal = { subject: 'ana', tenant: 'acme', roles: ['operator'] };
 const acmeClerk: Principal = { subject: 'carl', tenant: 'acme', roles: ['clerk'] };
+const acmeApprover: Principal = { subject: 'abe', tenant: 'acme', roles: ['approver'] };
+const opsApprover: Principal = { subject: 'oz', tenant: 'toolgate-ops', roles: ['approver'] };
 
 const row = (tenant: string, count: number) =>
   ({
@@ -60,10 +66,45 @@ const alertOn = (tenant: string | null, kind: Alert['subject']['kind']): Alert =
   raisedAt: '2026-03-02T10:00:00Z',
 });
 
+const refusalEvent: AuditEventView = {
+  eventId: 'e1',
+  at: '2026-03-02T09:59:10.000Z',
+  kind: 'rejected',
+  tenant: 'acme',
+  tool: 'pay_invoice',
+  rung: 'authorization',
+  code: 'not_authorized',
+  disposition: 'deny',
+  subject: 'acme-bot',
+  runId: 'run-a',
+  proposalId: 'p1',
+  confirmationId: null,
+  publicMessage: 'This action is not allowed.',
+  internalDetail: 'denied by policy forbid-refunds on Invoice::"inv-7"',
+};
+
+const health: ApprovalHealth = {
+  since: '2026-03-02T09:00:30.000Z',
+  until: '2026-03-02T10:00:30.000Z',
+  parked: 4,
+  approved: 2,
+  rejected: 1,
+  expired: 1,
+  changed: 0,
+  approvalRate: 0.5,
+  medianDecideMs: 42_000,
+};
+
+/** What a view was asked: windows and alerts, events and approvals with the tenant they were kept to. */
+type Asked =
+  | { size?: WindowSize; query: AnalyticsQuery }
+  | { events: AuditEventQuery; tenant: string | undefined }
+  | { approvals: ApprovalSpan; tenant: string | undefined };
+
 /** An in-memory view that records what it was asked and who listens. */
 function memoryView() {
   const listeners = new Set<(update: AnalyticsUpdate) => void>();
-  const asked: { size?: WindowSize; query: AnalyticsQuery }[] = [];
+  const asked: Asked[] = [];
   const windows = [minute('2026-03-02T09:58:00Z'), minute('2026-03-02T09:59:00Z', 'live')];
   const alerts = [alertOn('acme', 'run'), alertOn('globex', 'principal'), alertOn(null, 'gate')];
   const view: AnalyticsView = {
@@ -83,6 +124,14 @@ function memoryView() {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    events: (query, tenant) => {
+      asked.push({ events: query, tenant });
+      return { events: [refusalEvent], complete: true };
+    },
+    approvals: (span, tenant) => {
+      asked.push({ approvals: span, tenant });
+      return health;
+    },
   };
   const publish = (update: AnalyticsUpdate) => listeners.forEach((l) => l(update));
   return { view, asked, listeners, publish };
@@ -93,6 +142,8 @@ interface Answer {
   readonly size?: string;
   readonly windows: WindowSummary[];
   readonly alerts: Alert[];
+  readonly events: AuditEventView[];
+  readonly complete: boolean;
   readonly error: { readonly code: string; readonly message: string };
 }
 
@@ -198,7 +249,7 @@ async function polled(what: string, check: () => boolean, ms = 5_000) {
 }
 
 describe('analyticsRoutes: who may read', () => {
-  it('refuses a request without a session token, with a bad one or without the operator role', async () => {
+  it('refuses a request without a session token, with a bad one or without a reading role', async () => {
     const { get, asked } = await start();
     const none = await get('/analytics/windows');
     expect(none).toMatchObject({ status: 401, json: { error: { code: 'unauthorized' } } });
@@ -206,9 +257,18 @@ describe('analyticsRoutes: who may read', () => {
     expect((await get('/analytics/alerts', 'not-a-token')).status).toBe(401);
     expect(await get('/analytics/windows', acmeClerk)).toMatchObject({
       status: 403,
-      json: { error: { code: 'forbidden', message: 'Reading analytics takes the operator role.' } },
+      json: {
+        error: {
+          code: 'forbidden',
+          message: 'Reading analytics takes the operator or approver role.',
+        },
+      },
     });
     expect((await get('/analytics/stream', acmeClerk)).status).toBe(403);
+    expect((await get(EVENTS, acmeClerk)).status).toBe(403);
+    expect((await get('/analytics/approvals', acmeClerk)).status).toBe(403);
+    expect((await get(EVENTS)).status).toBe(401);
+    expect((await get('/analytics/approvals', 'not-a-token')).status).toBe(401);
     expect(asked).toEqual([]);
   });
 
@@ -237,6 +297,130 @@ describe('analyticsRoutes: who may read', () => {
     const { get } = await start({ access: {} });
     const { json } = await get('/analytics/alerts', ops);
     expect(json.alerts).toEqual([]);
+  });
+});
+
+describe('analyticsRoutes: approvers', () => {
+  it("shows a tenant's approver their own tenant's windows and alerts, as its operators see them", async () => {
+    const { get } = await start();
+    const { status, json } = await get('/analytics/windows', acmeApprover);
+    expect(status).toBe(200);
+    expect(json.windows[0]!.rows).toEqual([row('acme', 3)]);
+    expect(JSON.stringify(json)).not.toContain('globex');
+    const alerts = await get('/analytics/alerts', acmeApprover);
+    expect(alerts.json.alerts.map((a) => a.subject.id)).toEqual(['acme']);
+  });
+
+  it('takes the reading roles and the detail role from its options', async () => {
+    const { get } = await start({
+      access: { roles: ['auditor'], detailRole: 'auditor', installationTenant: 'toolgate-ops' },
+    });
+    const auditor: Principal = { subject: 'al', tenant: 'acme', roles: ['auditor'] };
+    expect((await get(EVENTS, acmeOps)).json.error.message).toBe(
+      'Reading analytics takes the auditor role.',
+    );
+    expect((await get(EVENTS, auditor)).json.events[0]).toHaveProperty('internalDetail');
+  });
+});
+
+/** A drill-down into the 09:59 minute window. */
+const EVENTS = '/analytics/events?size=minute&start=2026-03-02T09:59:00Z';
+
+describe('analyticsRoutes: the events behind a count', () => {
+  it('answers the events with their internal detail to an operator, and all tenants to the installation', async () => {
+    const { get, asked } = await start();
+    const res = await get(
+      `${EVENTS}&tenant=acme&tool=pay_invoice&rung=authorization&code=not_authorized&disposition=deny&subject=acme-bot&runId=run-a&limit=200`,
+      ops,
+    );
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ events: [refusalEvent], complete: true });
+    expect(asked).toEqual([
+      {
+        events: {
+          size: 'minute',
+          start: '2026-03-02T09:59:00.000Z',
+          tenant: 'acme',
+          tool: 'pay_invoice',
+          rung: 'authorization',
+          code: 'not_authorized',
+          disposition: 'deny',
+          subject: 'acme-bot',
+          runId: 'run-a',
+          limit: 200,
+        },
+        tenant: undefined,
+      },
+    ]);
+  });
+
+  it("gives an approver the public message only, never the internal detail, and only their tenant's events", async () => {
+    const { get, asked } = await start();
+    const res = await get(`${EVENTS}&code=not_authorized`, acmeApprover);
+    expect(res.status).toBe(200);
+    const { internalDetail: _detail, ...shown } = refusalEvent;
+    expect(res.json.events).toEqual([shown]);
+    expect(JSON.stringify(res.json)).not.toContain('forbid-refunds');
+    expect(asked).toMatchObject([{ events: { limit: 50, size: 'minute' }, tenant: 'acme' }]);
+    const installation = await get(EVENTS, opsApprover);
+    expect(installation.json.events[0]).not.toHaveProperty('internalDetail');
+    expect(asked.at(-1)).toMatchObject({ tenant: undefined });
+    expect((await get(EVENTS, acmeOps)).json.events[0]).toHaveProperty('internalDetail');
+    expect(asked.at(-1)).toMatchObject({ tenant: 'acme' });
+  });
+
+  it.each([
+    ['/analytics/events', 'missing_parameter', 'start is required'],
+    [`${EVENTS}&size=day`, 'repeated_parameter', 'Parameter size is given more than once.'],
+    ['/analytics/events?size=day&start=2026-03-02T09:59:00Z', 'invalid_size', 'got "day"'],
+    ['/analytics/events?start=yesterday', 'invalid_start', 'got "yesterday"'],
+    ['/analytics/events?start=2026-03-02T09:59:30Z', 'invalid_start', 'start of a minute window'],
+    [
+      '/analytics/events?size=hour&start=2026-03-02T09:59:00Z',
+      'invalid_start',
+      'start must be the start of a hour window',
+    ],
+    [`${EVENTS}&rung=ladder`, 'invalid_rung', 'rung must be one of authentication,'],
+    [`${EVENTS}&code=nope`, 'invalid_code', 'code "nope" is not a code of the catalogue.'],
+    [
+      `${EVENTS}&rung=schema&code=not_authorized`,
+      'invalid_code',
+      'code "not_authorized" is not a code of rung schema.',
+    ],
+    [`${EVENTS}&disposition=maybe`, 'invalid_disposition', 'disposition must be one of execute,'],
+    [`${EVENTS}&limit=0`, 'invalid_limit', 'limit must be a whole number from 1 to 200, got "0".'],
+    [`${EVENTS}&limit=201`, 'invalid_limit', 'got "201"'],
+    [`${EVENTS}&limit=5.5`, 'invalid_limit', 'got "5.5"'],
+    [`${EVENTS}&tenant=`, 'invalid_value', 'tenant must be 1 to 256 characters'],
+    [`${EVENTS}&runId=${'r'.repeat(257)}`, 'invalid_value', 'runId must be 1 to 256'],
+    [`${EVENTS}&since=2026-03-02T09:59:00Z`, 'unknown_parameter', 'Unknown parameter "since"'],
+    ['/analytics/approvals?since=soon', 'invalid_since', 'got "soon"'],
+    ['/analytics/approvals?tenant=acme', 'unknown_parameter', 'this resource takes since'],
+  ])('refuses %s with 400 %s', async (path, code, message) => {
+    const { get, asked } = await start();
+    const res = await get(path, ops);
+    expect(res.status).toBe(400);
+    expect(res.json.error.code).toBe(code);
+    expect(res.json.error.message).toContain(message);
+    expect(asked).toEqual([]);
+  });
+});
+
+describe('analyticsRoutes: approval health', () => {
+  it("measures the last hour by default, and since the instant asked, within the caller's tenant", async () => {
+    const { get, asked } = await start();
+    const res = await get('/analytics/approvals', acmeApprover);
+    expect(res).toMatchObject({ status: 200, json: health });
+    const until = T0;
+    const hourAgo = new Date(T0.getTime() - 3_600_000);
+    expect(asked).toEqual([{ approvals: { since: hourAgo, until }, tenant: 'acme' }]);
+    await get('/analytics/approvals?since=2026-03-02T08:00:00Z', ops);
+    expect(asked.at(-1)).toEqual({
+      approvals: { since: new Date('2026-03-02T08:00:00Z'), until },
+      tenant: undefined,
+    });
+    await get('/analytics/approvals?since=2026-03-02T11:00:00Z', ops);
+    expect(asked.at(-1)).toMatchObject({ approvals: { since: until, until } });
   });
 });
 

@@ -1,14 +1,17 @@
 /**
  * The analytics API for the console, as routes for a server of the service's choosing:
- * `GET /analytics/windows?size=minute|hour&since=`, `GET /analytics/alerts?since=` (JSON) and
- * `GET /analytics/stream?size=` (server-sent events: `event: window`, `event: alert`, heartbeat
- * comments).
+ * `GET /analytics/windows?size=minute|hour&since=`, `GET /analytics/alerts?since=`,
+ * `GET /analytics/events?size=&start=&…` (the audit events behind a count),
+ * `GET /analytics/approvals?since=` (JSON) and `GET /analytics/stream?size=` (server-sent events:
+ * `event: window`, `event: alert`, heartbeat comments).
  *
  * Callers sign in as the approval API's do, with a session token (`toolgate-session` header or
- * `Authorization: Bearer`), and must hold the operator role. Counts name tenants, principals and
- * runs, so an operator sees their own tenant's rows, refused principals and runs and alerts only,
- * unless their tenant is the installation's own, whose operators see every tenant. Anything else
- * is refused: no token or a bad one 401, no role 403.
+ * `Authorization: Bearer`), and must hold one of the reading roles (operator or approver). Counts
+ * name tenants, principals and runs, so a caller sees their own tenant's rows, refused principals
+ * and runs, events, approvals and alerts only, unless their tenant is the installation's own, whose
+ * callers see every tenant. Only the detail role (operator) sees an event's internal detail; the
+ * others see what the agent was told. Anything else is refused: no token or a bad one 401, no
+ * reading role 403.
  */
 import type { Alert, Principal, SessionVerifier } from '@toolgate/shared';
 import {
@@ -23,14 +26,27 @@ import {
 } from '../http.js';
 import {
   alertsQueryOf,
+  approvalsQueryOf,
+  eventsQueryOf,
   streamQueryOf,
   windowsQueryOf,
   type QueryProblem,
 } from './analytics-query.js';
-import type { AnalyticsUpdate, AnalyticsView, WindowSummary } from './analytics-view.js';
+import type {
+  AnalyticsUpdate,
+  AnalyticsView,
+  AuditEventView,
+  WindowSummary,
+} from './analytics-view.js';
 
-/** Default role a caller must hold. */
-export const DEFAULT_ANALYTICS_ROLE = 'operator';
+/** Default roles that may read analytics: a caller must hold one of them. */
+export const DEFAULT_ANALYTICS_ROLES: readonly string[] = ['operator', 'approver'];
+
+/** Default role that sees an audit event's internal detail. */
+export const DEFAULT_DETAIL_ROLE = 'operator';
+
+/** Default span of approval health when no `since` is given, ms: the last hour. */
+export const DEFAULT_APPROVALS_SPAN_MS = 3_600_000;
 
 /** Default time between heartbeat comments on the stream, in ms. */
 export const DEFAULT_HEARTBEAT_MS = 15_000;
@@ -43,11 +59,16 @@ export const DEFAULT_MAX_STREAMS = 64;
 
 /** Who may read analytics. */
 export interface AnalyticsAccess {
-  /** The role a caller must hold; default {@link DEFAULT_ANALYTICS_ROLE}. */
-  readonly role?: string;
+  /** The roles that may read; a caller must hold one. Default {@link DEFAULT_ANALYTICS_ROLES}. */
+  readonly roles?: readonly string[];
   /**
-   * The tenant whose operators see every tenant (the installation's own). Without it, every
-   * operator sees their own tenant only.
+   * The role that sees an audit event's `internalDetail` (which may name policies, objects and
+   * faults); default {@link DEFAULT_DETAIL_ROLE}. Everyone else sees the public message only.
+   */
+  readonly detailRole?: string;
+  /**
+   * The tenant whose readers see every tenant (the installation's own). Without it, every reader
+   * sees their own tenant only.
    */
   readonly installationTenant?: string;
 }
@@ -100,6 +121,25 @@ export function analyticsRoutes(options: AnalyticsRoutesOptions): readonly Route
       const alerts = await view.alerts(query.value);
       return { status: 200, body: { alerts: alerts.filter((a) => visible(a, caller.scope)) } };
     }),
+    route('GET', '/analytics/events', async (request) => {
+      const caller = await signedIn(request);
+      if (!caller.ok) return caller.answer;
+      const query = eventsQueryOf(request.query);
+      if (!query.ok) return badQuery(query);
+      const page = await view.events(query.value, tenantOf(caller.scope));
+      const events = caller.detail ? page.events : page.events.map(withoutDetail);
+      return { status: 200, body: { events, complete: page.complete } };
+    }),
+    route('GET', '/analytics/approvals', async (request) => {
+      const caller = await signedIn(request);
+      if (!caller.ok) return caller.answer;
+      const query = approvalsQueryOf(request.query);
+      if (!query.ok) return badQuery(query);
+      const until = options.now();
+      const since = query.value.since ?? new Date(until.getTime() - DEFAULT_APPROVALS_SPAN_MS);
+      const span = { since: since < until ? since : until, until };
+      return { status: 200, body: await view.approvals(span, tenantOf(caller.scope)) };
+    }),
     route('GET', '/analytics/stream', async (request) => {
       const caller = await signedIn(request);
       if (!caller.ok) return caller.answer;
@@ -121,12 +161,13 @@ export function analyticsRoutes(options: AnalyticsRoutesOptions): readonly Route
 }
 
 type SignedIn =
-  | { readonly ok: true; readonly token: string; readonly scope: Scope }
+  | { readonly ok: true; readonly token: string; readonly scope: Scope; readonly detail: boolean }
   | { readonly ok: false; readonly answer: HttpResponse };
 
 /** Checks the caller's token and role now; what they may see, or the refusal to answer. */
 function signIn(options: AnalyticsRoutesOptions) {
-  const role = options.access?.role ?? DEFAULT_ANALYTICS_ROLE;
+  const roles = options.access?.roles ?? DEFAULT_ANALYTICS_ROLES;
+  const detailRole = options.access?.detailRole ?? DEFAULT_DETAIL_ROLE;
   const everyTenant = options.access?.installationTenant;
   return async (request: Pick<HttpRequest, 'headers'>): Promise<SignedIn> => {
     const token = sessionTokenOf(request.headers);
@@ -137,16 +178,37 @@ function signIn(options: AnalyticsRoutesOptions) {
       return { ok: false, answer };
     }
     const principal: Principal = verified.value;
-    if (!principal.roles.includes(role)) {
-      const answer = errorResponse(403, 'forbidden', `Reading analytics takes the ${role} role.`);
+    if (!roles.some((role) => principal.roles.includes(role))) {
+      const answer = errorResponse(
+        403,
+        'forbidden',
+        `Reading analytics takes ${rolesText(roles)}.`,
+      );
       return { ok: false, answer };
     }
     const scope: Scope =
       everyTenant !== undefined && principal.tenant === everyTenant
         ? { all: true }
         : { all: false, tenant: principal.tenant };
-    return { ok: true, token, scope };
+    return { ok: true, token, scope, detail: principal.roles.includes(detailRole) };
   };
+}
+
+/** `the operator role`, `the operator or approver role`, … */
+function rolesText(roles: readonly string[]): string {
+  if (roles.length <= 1) return `the ${roles[0] ?? 'reading'} role`;
+  return `the ${roles.slice(0, -1).join(', ')} or ${roles.at(-1)} role`;
+}
+
+/** The tenant a scoped read is restricted to; undefined for every tenant. */
+function tenantOf(scope: Scope): string | undefined {
+  return scope.all ? undefined : scope.tenant;
+}
+
+/** An event as a caller without the detail role sees it: what the agent was told, no more. */
+function withoutDetail(event: AuditEventView): AuditEventView {
+  const { internalDetail: _internal, ...shown } = event;
+  return shown;
 }
 
 /** A window as `scope` may see it: another tenant's rows, principals and runs left out. */

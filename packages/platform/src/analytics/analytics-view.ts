@@ -65,6 +65,25 @@ export interface AnalyticsView {
   alerts(query: AnalyticsQuery): readonly Alert[] | Promise<readonly Alert[]>;
   /** Calls `listener` on every update until the returned function is called. */
   subscribe(listener: (update: AnalyticsUpdate) => void): () => void;
+  /**
+   * The kept audit events of the window `query` names that match its values, newest first, with
+   * `internalDetail`; of `tenant` alone when given, every tenant's when undefined.
+   */
+  events(
+    query: AuditEventQuery,
+    tenant: string | undefined,
+  ): AuditEventPage | Promise<AuditEventPage>;
+  /** Approval health over `span`; of `tenant` alone when given, every tenant's when undefined. */
+  approvals(
+    span: ApprovalSpan,
+    tenant: string | undefined,
+  ): ApprovalHealth | Promise<ApprovalHealth>;
+}
+
+/** The span an approval health read asks for. */
+export interface ApprovalSpan {
+  readonly since: Date;
+  readonly until: Date;
 }
 
 /**
@@ -109,6 +128,11 @@ export interface AuditEventQuery {
 /** The events behind a count, newest first; `complete` is false when some were not kept. */
 export interface AuditEventPage {
   readonly events: readonly AuditEventView[];
+  /**
+   * False when some of the window's events may not be here: the window is older than the events
+   * kept, the cap dropped some, or an audit partition was taken over after it began or given away.
+   * It says nothing of `limit`: a full page of a complete window is cut at `limit`.
+   */
   readonly complete: boolean;
 }
 

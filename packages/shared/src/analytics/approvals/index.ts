@@ -1,0 +1,2 @@
+export * from './approval-health.js';
+export * from './approval-ledger.js';
