@@ -3,6 +3,7 @@
  * confirmation to the approval API. The confirm stage then checks the approver (session, policy,
  * tenant), the digest and the live objects, and publishes the observation.
  */
+import { MAX_REJECTION_REASON_CHARS, REASON_RULE, reasonOf } from '@toolgate/shared';
 import {
   APPROVAL_OPTIONS,
   approvalApiOf,
@@ -10,7 +11,6 @@ import {
   sendDecision,
   type Decision,
 } from '../approval-api.js';
-import { MAX_REJECTION_REASON_CHARS, REASON_RULE, reasonOf } from '@toolgate/shared';
 import { CliError, EXIT } from '../cli-error.js';
 import { optionalString, type Command, type OptionValues } from '../command.js';
 
@@ -63,8 +63,9 @@ function decisionCommand(decision: Decision, summary: string): Command {
       if (id === undefined || id === '' || rest.length > 0)
         throw new CliError('name one confirmation id (see toolgate pending)', EXIT.usage);
       const api = approvalApiOf(values, io.env);
+      const reason = reasonOption(values);
       const digest = optionalString(values, 'digest') ?? (await digestOf(api, id));
-      await sendDecision(api, id, decision, digest, reasonOption(values));
+      await sendDecision(api, id, decision, digest, reason);
       io.stdout.write(
         `${decision === 'approve' ? 'approval' : 'rejection'} of ${id} sent; the confirm stage decides and publishes the observation\n`,
       );
