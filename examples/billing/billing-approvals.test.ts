@@ -15,6 +15,7 @@ import {
   toolOf,
   validateProposal,
   authorizeProposal,
+  confirmationRuleOf,
   type Deployment,
   type Principal,
 } from '@toolgate/shared';
@@ -115,5 +116,40 @@ describe('reauthorizeForApproval', () => {
     );
     const live = reauthorizeForApproval(p.call, p.tool, await p.load('acme'), p.facts);
     expect(live.ok).toBe(true);
+  });
+});
+
+describe("the example's cards and rules", () => {
+  it('show an invoice approval as a status change, under the threshold rule', async () => {
+    const p = await parked(
+      USERS.alice,
+      mcp({ proposalId: 'p-6' }, 'approve_invoice', { invoice_id: 'inv_482', status: 'approved' }),
+    );
+    expect(p.pending.card.changes).toEqual([
+      { field: 'status', before: 'open', after: 'approved' },
+    ]);
+    expect(confirmationRuleOf(p.tool.spec)).toBe(
+      "Invoices of 10,000.00 or more need a person's approval to change status.",
+    );
+  });
+
+  it('show a refund as the refunded amount before and after', async () => {
+    const p = await parked(
+      USERS.alice,
+      mcp({ proposalId: 'p-7' }, 'refund_payment', { payment_id: 'pay_11', amount_cents: 1_000 }),
+    );
+    expect(p.pending.card.changes).toEqual([
+      { field: 'refunded', before: '0.00 EUR', after: '10.00 EUR' },
+    ]);
+    expect(confirmationRuleOf(p.tool.spec)).toMatch(/a person approves every one/);
+  });
+
+  it('name no changes for an email, whose card is the email itself', async () => {
+    const p = await parked(
+      USERS.alice,
+      mcp({ proposalId: 'p-8' }, 'send_email', { draft_id: 'draft_7' }),
+    );
+    expect(p.pending.card).not.toHaveProperty('changes');
+    expect(confirmationRuleOf(p.tool.spec)).toMatch(/waits for a person/);
   });
 });

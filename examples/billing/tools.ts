@@ -124,20 +124,23 @@ export const approveInvoice = defineTool<{
   requiresConfirmation: (args, objects) =>
     numberAttribute(resolvedObject(objects, args.invoice_id), 'amount_cents') >=
     APPROVAL_THRESHOLD_CENTS,
+  confirmationRule: `Invoices of ${UNITS.format(APPROVAL_THRESHOLD_CENTS / 100)} or more need a person's approval to change status.`,
   card: (args, objects) => {
     const inv = resolvedObject(objects, args.invoice_id);
     const amount = money(numberAttribute(inv, 'amount_cents'), stringAttribute(inv, 'currency'));
+    const status = stringAttribute(inv, 'status');
     return {
       action: args.status === 'approved' ? 'Approve invoice' : 'Reject invoice',
       target: `${inv.id} (${amount})`,
-      effect: `status ${stringAttribute(inv, 'status')} → ${args.status}`,
+      effect: `status ${status} → ${args.status}`,
       preview: {
         invoice: inv.id,
         amount,
-        from: stringAttribute(inv, 'status'),
+        from: status,
         to: args.status,
         reason: args.reason ?? null,
       },
+      changes: [{ field: 'status', before: status, after: args.status }],
     };
   },
 });
@@ -156,6 +159,7 @@ export const sendEmail = defineTool<{ draft_id: string }>({
   },
   references: (args) => [{ type: 'Draft', id: args.draft_id }],
   requiresConfirmation: () => true,
+  confirmationRule: 'Every email waits for a person to read it before it is sent.',
   card: (args, objects) => {
     const draft = resolvedObject(objects, args.draft_id);
     const to = Array.isArray(draft.attributes['to'])
@@ -207,15 +211,24 @@ export const refundPayment = defineTool<{ payment_id: string; amount_cents: numb
           message: 'The refund is larger than what is left to refund on this payment.',
         };
   },
+  confirmationRule: 'Refunds move money back to the customer, so a person approves every one.',
   card: (args, objects) => {
     const pay = resolvedObject(objects, args.payment_id);
     const currency = stringAttribute(pay, 'currency');
-    const left = numberAttribute(pay, 'amount_cents') - numberAttribute(pay, 'refunded_cents');
+    const refunded = numberAttribute(pay, 'refunded_cents');
+    const left = numberAttribute(pay, 'amount_cents') - refunded;
     return {
       action: 'Refund payment',
       target: `${pay.id} (${money(numberAttribute(pay, 'amount_cents'), currency)})`,
       effect: `refund ${money(args.amount_cents, currency)}; ${money(left - args.amount_cents, currency)} left refundable`,
       preview: { payment: pay.id, refund: money(args.amount_cents, currency) },
+      changes: [
+        {
+          field: 'refunded',
+          before: money(refunded, currency),
+          after: money(refunded + args.amount_cents, currency),
+        },
+      ],
     };
   },
 });

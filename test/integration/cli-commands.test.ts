@@ -203,7 +203,7 @@ describe('toolgate pending, approve and reject', () => {
     ]);
     expect(approved).toMatchObject({ code: 0, err: '' });
     expect(await terminal('c-refund')).toMatchObject({ outcome: 'result' });
-    const rejected = await cli(['reject', idOf('c-email')], {
+    const rejected = await cli(['reject', idOf('c-email'), '--reason', 'Wrong customer.'], {
       TOOLGATE_APPROVAL_URL: approvals,
       TOOLGATE_SESSION_TOKEN: tokens['alice']!,
     });
@@ -212,6 +212,7 @@ describe('toolgate pending, approve and reject', () => {
       outcome: 'rejected',
       stage: 'confirmation',
       code: 'rejected_by_human',
+      message: 'A person rejected this call: Wrong customer.',
     });
     const payment = await h.gate.runtime.objects.load('acme', { type: 'Payment', id: 'pay_11' });
     expect(payment?.attributes).toMatchObject({ refunded_cents: 1000 });

@@ -5,7 +5,7 @@
  * with the approver's own session.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SESSION_HEADER, type ConfirmationRequest } from '@toolgate/shared';
+import { SESSION_HEADER, type PendingView } from '@toolgate/shared';
 
 /** The approval API of one gate. */
 export interface ApprovalApi {
@@ -15,7 +15,7 @@ export interface ApprovalApi {
    *
    * @throws Error when it is not listed within `timeoutMs` (default 10 s) or the API refuses.
    */
-  waiting(token: string, confirmationId: string, timeoutMs?: number): Promise<ConfirmationRequest>;
+  waiting(token: string, confirmationId: string, timeoutMs?: number): Promise<PendingView>;
   /**
    * Sends a decision; resolves with the HTTP status (202 when the API took it). The decision
    * itself is made by the confirm stage and shows in the audit stream and the observation.
@@ -58,7 +58,7 @@ export function approvalApi(baseUrl: string): ApprovalApi {
   };
 }
 
-async function pending(baseUrl: string, token: string): Promise<ConfirmationRequest[]> {
+async function pending(baseUrl: string, token: string): Promise<PendingView[]> {
   const response = await fetch(`${baseUrl}/pending`, {
     headers: { [SESSION_HEADER]: token },
     signal: AbortSignal.timeout(10_000),
@@ -67,6 +67,6 @@ async function pending(baseUrl: string, token: string): Promise<ConfirmationRequ
     await response.body?.cancel();
     throw new Error(`GET /pending answered ${response.status}`);
   }
-  const body = (await response.json()) as { confirmations?: ConfirmationRequest[] };
+  const body = (await response.json()) as { confirmations?: PendingView[] };
   return body.confirmations ?? [];
 }

@@ -1,12 +1,12 @@
 /**
  * A client of the confirm stage's approval API (services/confirm/src/approval-routes.ts):
  * `GET /pending` (followed page by page), `POST /confirmations/:id/approve|reject` with
- * `{digest}`, the caller's session token in the `toolgate-session` header, over HTTP or HTTPS
+ * `{digest}` (and a rejection's `reason`), the caller's session token in the `toolgate-session` header, over HTTP or HTTPS
  * (trusting a CA given with `--ca`). Every failure becomes a one-line {@link CliError} with an
  * exit code scripts can tell apart.
  */
 import { readFileSync } from 'node:fs';
-import { SESSION_HEADER, type ConfirmationRequest } from '@toolgate/shared';
+import { SESSION_HEADER, type PendingView } from '@toolgate/shared';
 import { sendRequest, TransportError } from './approval-http.js';
 import { CliError, EXIT, type ExitCode } from './cli-error.js';
 import { optionalString, type CommandIo, type OptionValues } from './command.js';
@@ -91,7 +91,7 @@ function nonEmpty(value: string | undefined): string | undefined {
 /** Every pending confirmation the caller may see, and their tenant. */
 export interface PendingList {
   readonly tenant: string;
-  readonly confirmations: ConfirmationRequest[];
+  readonly confirmations: PendingView[];
 }
 
 /**
@@ -100,9 +100,9 @@ export interface PendingList {
  */
 export async function listPending(
   api: ApprovalApi,
-  until?: (c: ConfirmationRequest) => boolean,
+  until?: (c: PendingView) => boolean,
 ): Promise<PendingList> {
-  const confirmations: ConfirmationRequest[] = [];
+  const confirmations: PendingView[] = [];
   let tenant = '';
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page += 1) {
@@ -120,7 +120,7 @@ export async function listPending(
       );
     }
     tenant = answer.tenant;
-    confirmations.push(...(answer.confirmations as ConfirmationRequest[]));
+    confirmations.push(...(answer.confirmations as PendingView[]));
     if (answer.next === undefined || (until !== undefined && confirmations.some(until))) {
       return { tenant, confirmations };
     }
@@ -136,22 +136,23 @@ export async function listPending(
 export type Decision = 'approve' | 'reject';
 
 /**
- * `POST /confirmations/:id/<decision>` with `{digest}`. Resolves when the API accepted it (202):
- * the confirm stage then checks the approver, the digest and the live objects and publishes the
- * observation.
+ * `POST /confirmations/:id/<decision>` with `{digest}`, and `reason` when given (a rejection's,
+ * which the agent's observation carries). Resolves when the API accepted it (202): the confirm
+ * stage then checks the approver, the digest and the live objects and publishes the observation.
  */
 export async function sendDecision(
   api: ApprovalApi,
   confirmationId: string,
   decision: Decision,
   digest: string,
+  reason?: string,
 ): Promise<void> {
   await call(
     api,
     'POST',
     `/confirmations/${encodeURIComponent(confirmationId)}/${decision}`,
     `${decision} ${confirmationId}`,
-    { digest },
+    { digest, ...(reason === undefined ? {} : { reason }) },
   );
 }
 
@@ -161,7 +162,7 @@ export async function sendDecision(
  * @throws CliError (not found) when the caller's tenant has no such pending confirmation.
  */
 export async function digestOf(api: ApprovalApi, confirmationId: string): Promise<string> {
-  const named = (c: ConfirmationRequest) => c.confirmationId === confirmationId;
+  const named = (c: PendingView) => c.confirmationId === confirmationId;
   const { tenant, confirmations } = await listPending(api, named);
   const found = confirmations.find(named);
   if (found === undefined) {

@@ -52,6 +52,9 @@ describe('runCli', () => {
       [['pending'], /a session token is required: --as <token> or TOOLGATE_SESSION_TOKEN/],
       [['approve', '--as', 't'], /name one confirmation id/],
       [['reject', 'a', 'b', '--as', 't'], /name one confirmation id/],
+      [['reject', 'conf_1', '--as', 't', '--reason', ' '], /--reason: A reason is 1 to 280/],
+      [['reject', 'conf_1', '--as', 't', '--reason', 'a\nb'], /without control characters/],
+      [['approve', 'conf_1', '--as', 't', '--reason', 'fine'], /Unknown option '--reason'/],
       [['approve', 'conf_1', '--url', 'file:///x', '--as', 't'], /not an http\(s\) URL/],
       [['stats', '--bogus'], /Unknown option '--bogus'/],
     ];

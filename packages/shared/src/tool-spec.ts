@@ -3,7 +3,7 @@
  * here is trusted server configuration; nothing comes from the model.
  */
 import type { CodeOf } from './catalogue.js';
-import type { Card, ObjectRef, ResolvedObject, SideEffect } from './types.js';
+import type { CardWithChanges, ObjectRef, ResolvedObject, SideEffect } from './types.js';
 
 /** A JSON Schema (draft 2020-12) object schema, as written by a deployment. */
 export type JsonSchema = Readonly<Record<string, unknown>>;
@@ -59,8 +59,18 @@ export interface ToolSpec<A = Record<string, unknown>> {
    * A destructive tool cannot opt out.
    */
   readonly requiresConfirmation?: (args: A, objects: ObjectsById) => boolean;
-  /** Builds the confirmation card from the resolved, live objects. Required when confirmation can be needed. */
-  readonly card?: (args: A, objects: ObjectsById) => Card;
+  /**
+   * Why a call waits for a person, in words an approver reads beside the card ("Invoices at or
+   * above 10,000.00 need a person's approval."). Default: by side-effect class
+   * (`defaultConfirmationRule`).
+   */
+  readonly confirmationRule?: string;
+  /**
+   * Builds the confirmation card from the resolved, live objects, with the `changes` the call
+   * would make when the tool can name them (the before value read from the live object). Required
+   * when confirmation can be needed.
+   */
+  readonly card?: (args: A, objects: ObjectsById) => CardWithChanges;
   /**
    * How long the tool may take, in milliseconds. Default: the deployment's `toolTimeoutMs` ceiling
    * (10 000 unless configured); a value above that ceiling is refused at start-up.

@@ -96,6 +96,19 @@ export interface Card {
   readonly preview: unknown;
 }
 
+/** One field a call would change, as its tool's card can say it. */
+export interface CardChange {
+  /** What changes, in words (`status`, `refunded`). */
+  readonly field: string;
+  /** Its value now, from the live object; null when the object has none yet. */
+  readonly before: string | null;
+  /** Its value once the call has run. */
+  readonly after: string;
+}
+
+/** A card with the changes its tool can name (tools that cannot leave `changes` out). */
+export type CardWithChanges = Card & { readonly changes?: readonly CardChange[] };
+
 /** A command for a tool (DESIGN §2). Carries no bearer token. */
 export interface Command {
   readonly commandId: string;

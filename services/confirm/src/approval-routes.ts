@@ -1,9 +1,11 @@
 /**
  * The approval API, served apart from the confirm stage's health and metrics: `GET /pending` lists
- * the waiting confirmations of the caller's tenant that the caller may approve or asked for, a
- * page at a time (`limit`, `cursor`; the answer's `next` is the following page's cursor);
- * `POST /confirmations/:id/approve` and `/reject` with `{digest}` publish an Approval to the
- * approvals topic, with the caller's session token as its header, and answer 202.
+ * the waiting confirmations of the caller's tenant that the caller may approve or asked for, each
+ * as a `PendingView` (the card, the arguments, why it waits, what the caller may do, and the call
+ * as it would run now), a page at a time (`limit`, `cursor`; the answer's `next` is the following
+ * page's cursor); `POST /confirmations/:id/approve` with `{digest}` and `/reject` with
+ * `{digest, reason?}` publish an Approval to the approvals topic, with the caller's session token
+ * as its header, and answer 202.
  * The approvals consumer makes every decision; these routes only authenticate the caller, so an
  * approval given over HTTP and one written to Kafka by a bot are checked alike.
  */
@@ -19,12 +21,15 @@ import {
 } from '@toolgate/platform';
 import {
   parseApproval,
+  pendingView,
   SESSION_HEADER,
   type ApprovalDecision,
   type PendingConfirmation,
+  type PendingView,
   type Principal,
+  type RejectBody,
 } from '@toolgate/shared';
-import { approverFacts } from './approver-facts.js';
+import { rebuiltCallFor } from './approver-facts.js';
 import { pageQueryOf, pendingPage } from './pending-pages.js';
 
 /** The approval API; `produce` writes in one Kafka transaction (the stage loop's). */
@@ -46,19 +51,22 @@ export function approvalRoutes(
     route('POST', `/confirmations/:id/${decision}`, async (request) => {
       const caller = await signedIn(request.headers);
       if ('status' in caller) return caller;
-      const digest = (request.body as { digest?: unknown } | undefined)?.digest;
-      const approval = parseApproval({ confirmationId: request.params['id'], decision, digest });
+      const body = request.body as { [K in keyof RejectBody]?: unknown } | undefined;
+      // Only a rejection's reason reaches anyone (the agent's observation); an approval has none.
+      const said =
+        decision === 'reject' && body?.reason !== undefined ? { reason: body.reason } : {};
+      const confirmationId = request.params['id'];
+      const approval = parseApproval({ confirmationId, decision, digest: body?.digest, ...said });
       if (!approval.ok) return errorResponse(400, 'invalid_approval', approval.publicMessage);
-      const { confirmationId } = approval.value;
       await produce([
         {
           topic: deps.outputs.topics.approvals,
-          key: confirmationId,
+          key: approval.value.confirmationId,
           value: approval.value,
           headers: { [SESSION_HEADER]: caller.token },
         },
       ]);
-      return { status: 202, body: { confirmationId, decision } };
+      return { status: 202, body: { confirmationId: approval.value.confirmationId, decision } };
     });
 
   return [
@@ -84,7 +92,7 @@ async function listPending(
   const page = pageQueryOf(query);
   if (!page.ok) return errorResponse(400, page.code, page.message);
   const { confirmations, next } = await pendingPage(deps, caller, page, (p) =>
-    mayBeShown(deps, p, caller),
+    viewFor(deps, p, caller),
   );
   return {
     status: 200,
@@ -94,14 +102,14 @@ async function listPending(
 
 /**
  * A card shows the call's arguments and objects, so it goes to whoever may approve it, by the same
- * policy and live objects the approvals consumer asks, and to the person who asked for it.
+ * policy and live objects the approvals consumer asks, and to the person who asked for it
+ * (`pendingView`); to them, as the call would run now.
  */
-async function mayBeShown(
+async function viewFor(
   deps: StageDepsWith<'confirmations'>,
   pending: PendingConfirmation,
   caller: Principal,
-): Promise<boolean> {
-  if (pending.requestedBy === caller.subject) return true;
-  const facts = await approverFacts(deps, pending, caller);
-  return facts.ok && facts.approverAuthorized.ok;
+): Promise<PendingView | undefined> {
+  const rebuilt = await rebuiltCallFor(deps, pending, caller);
+  return pendingView({ pending, caller, rebuilt });
 }

@@ -5,8 +5,9 @@
  * read the confirmation under the approver's tenant (another tenant's is not found) → authorize
  * the approver, re-authorize the requester's call against live objects and current policy,
  * rebuild the card → `decideApproval`. Only a final decision takes the confirmation (single use,
- * atomically, by this message's token): approve → the cleared envelope; a human reject, a
- * changed world or a call that no longer authorizes → the call's terminal observation.
+ * atomically, by this message's token): approve → the cleared envelope; a human reject (its
+ * reason in the observation and the audit detail), a changed world or a call that no longer
+ * authorizes → the call's terminal observation.
  * Everything else (a bad token, a malformed approval, an approver who may not, a stale digest, a
  * second approval) is audited and changes nothing: the confirmation keeps waiting for someone
  * who may decide it.
@@ -123,8 +124,8 @@ export function createApprovalHandler(
     const live = facts.ok
       ? reauthorizeForApproval(facts.call, facts.tool, facts.loaded, ladder)
       : facts;
-    const { decision, digest: approvalDigest } = approval;
-    return decideTakenApproval({ pending, decision, approvalDigest, approver, live, now });
+    const { decision, digest: approvalDigest, reason } = approval;
+    return decideTakenApproval({ pending, decision, approvalDigest, reason, approver, live, now });
   };
 
   /**
@@ -202,8 +203,17 @@ export function createApprovalHandler(
     if (!facts.ok) return audited(facts, about, now);
     const { call, tool, loaded, approverAuthorized } = facts;
     const live = reauthorizeForApproval(call, tool, loaded, ladder);
-    const { decision, digest: approvalDigest } = approval;
-    const check = { pending, decision, approvalDigest, approver, approverAuthorized, live, now };
+    const { decision, digest: approvalDigest, reason } = approval;
+    const check = {
+      pending,
+      decision,
+      approvalDigest,
+      reason,
+      approver,
+      approverAuthorized,
+      live,
+      now,
+    };
     const action = decideApproval(check);
     if (action.act === 'keep') return audited(action.refusal, about, now);
     return settle(msg, action, pending, { approver, about, now });

@@ -1,7 +1,8 @@
 /**
  * One authorized envelope: integrity → tool → confirmation plan. No person needed → the cleared
  * envelope. Needed → check the confirmation request the card makes (a card the confirmations
- * topic cannot carry refuses the call with `invalid_card`), park the pending confirmation in
+ * topic cannot carry refuses the call with `invalid_card`), park the pending confirmation (with
+ * the tool's rule, why it waits) in
  * Redis (once per message, by its token), then publish the confirmation request (keyed by
  * tenant), the non-terminal `pending_confirmation` observation and its audit event. Another call
  * under a proposalId whose confirmation is parked is refused (`proposal_reused`). The stage
@@ -14,6 +15,7 @@ import {
   checkParkedCall,
   clearedEnvelope,
   confirmationRequest,
+  confirmationRuleOf,
   DEFAULT_CONFIRMATION_TTL_SECONDS,
   observationForPending,
   observationForRefusal,
@@ -59,7 +61,8 @@ export function createAuthorizedHandler(
       metrics.decision({ disposition: 'execute', stage: 'confirmation' });
       return [outputs.envelope('cleared', a.runId, clearedEnvelope(a, a.receivedAt), now)];
     }
-    const pending = pendingConfirmationFor(a, plan, now, ttlSeconds);
+    const rule = confirmationRuleOf(tool.value.spec);
+    const pending = pendingConfirmationFor(a, { ...plan, rule }, now, ttlSeconds);
     // Before parking: a parked confirmation is listed and can be approved and run, so a request
     // the codec would refuse when the outputs are encoded must refuse the call here instead. The
     // codec reads back within ENVELOPE_LIMITS, its default, which the gate runtime keeps.

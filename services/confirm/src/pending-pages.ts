@@ -1,6 +1,7 @@
 /**
  * `GET /pending`, a page at a time: the caller's tenant's waiting confirmations in expiry order,
- * each shown only to whom it may be shown, and a cursor to the next page. A page walks the tenant's
+ * each shown only to whom it may be shown (as that caller's view of it), and a cursor to the next
+ * page. A page walks the tenant's
  * index from the cursor on, judging each entry for this caller as it goes, so whatever one
  * requester parks cannot hide another's confirmations: an approver who follows `next` sees every
  * one they may see. The work of one request is bounded ({@link MAX_EXAMINED} entries judged): a
@@ -8,12 +9,7 @@
  * starts after it.
  */
 import type { PendingPosition, StageDepsWith } from '@toolgate/platform';
-import {
-  confirmationRequest,
-  type ConfirmationRequest,
-  type PendingConfirmation,
-  type Principal,
-} from '@toolgate/shared';
+import type { PendingConfirmation, Principal } from '@toolgate/shared';
 
 /** Confirmations on a page unless `limit` says fewer. */
 export const DEFAULT_PAGE_SIZE = 50;
@@ -27,9 +23,9 @@ export const MAX_EXAMINED = 200;
 /** Longest confirmation id a cursor may name. */
 const MAX_CURSOR_ID = 256;
 
-/** One page, and the cursor to the next when entries remain. */
-export interface PendingPage {
-  readonly confirmations: readonly ConfirmationRequest[];
+/** One page of views `V`, and the cursor to the next when entries remain. */
+export interface PendingPage<V> {
+  readonly confirmations: readonly V[];
   readonly next?: string;
 }
 
@@ -66,17 +62,18 @@ export function pageQueryOf(query: URLSearchParams): PageQuery {
 }
 
 /**
- * A page of the confirmations `caller` may see, from `after` on; `mayBeShown` judges each one.
- * Stops at `limit` shown, or at {@link MAX_EXAMINED} judged, or at the end of the list.
+ * A page of the confirmations `caller` may see, from `after` on; `viewOf` judges each one and
+ * gives the caller's view of it, or undefined when it is not to be shown to them. Stops at
+ * `limit` shown, or at {@link MAX_EXAMINED} judged, or at the end of the list.
  */
-export async function pendingPage(
+export async function pendingPage<V>(
   deps: StageDepsWith<'confirmations'>,
   caller: Principal,
   query: { readonly limit: number; readonly after?: PendingPosition },
-  mayBeShown: (pending: PendingConfirmation) => Promise<boolean>,
-): Promise<PendingPage> {
+  viewOf: (pending: PendingConfirmation) => Promise<V | undefined>,
+): Promise<PendingPage<V>> {
   const nowMs = deps.now().getTime();
-  const shown: ConfirmationRequest[] = [];
+  const shown: V[] = [];
   let after = query.after;
   let examined = 0;
   let more = true;
@@ -87,17 +84,16 @@ export async function pendingPage(
       expiredUpToMs: nowMs,
       size,
     });
-    const verdicts = await Promise.all(
+    const views = await Promise.all(
       window.entries.map((e) =>
         e.pending !== undefined && Date.parse(e.pending.expiresAt) > nowMs
-          ? mayBeShown(e.pending)
-          : Promise.resolve(false),
+          ? viewOf(e.pending)
+          : Promise.resolve(undefined),
       ),
     );
     for (const [i, entry] of window.entries.entries()) {
-      if (verdicts[i] === true && entry.pending !== undefined) {
-        shown.push(confirmationRequest(entry.pending));
-      }
+      const view = views[i];
+      if (view !== undefined) shown.push(view);
       after = entry.position;
     }
     examined += window.entries.length;

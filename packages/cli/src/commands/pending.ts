@@ -1,5 +1,5 @@
 /** `toolgate pending`: the confirmations waiting for a person that you may approve, or asked for. */
-import type { ConfirmationRequest } from '@toolgate/shared';
+import type { PendingView } from '@toolgate/shared';
 import { APPROVAL_OPTIONS, approvalApiOf, listPending } from '../approval-api.js';
 import type { Command } from '../command.js';
 
@@ -38,7 +38,7 @@ export const pendingCommand: Command = {
 };
 
 /** One confirmation as a line a person can read and copy the id from. */
-export function pendingLine(c: ConfirmationRequest): string {
+export function pendingLine(c: PendingView): string {
   const card = [c.card.action, c.card.target, c.card.effect].filter((s) => s !== '').join(' · ');
   return `${c.confirmationId}  ${c.tool}  by ${c.requestedBy}  expires ${c.expiresAt}  ${card}`;
 }

@@ -126,6 +126,22 @@ describe('checkApproval', () => {
     expectRefusal({ decision: 'reject' }, 'rejected_by_human', /rejected by alice/);
   });
 
+  it("tells the model a rejecter's reason and keeps it, quoted, in the detail", () => {
+    const said = checkApproval(facts({ decision: 'reject', reason: 'Refund only 2.00 EUR.' }));
+    expect(said).toMatchObject({
+      ok: false,
+      code: 'rejected_by_human',
+      publicMessage: 'A person rejected this call: Refund only 2.00 EUR.',
+      internalDetail: 'confirmation conf-1 rejected by alice: "Refund only 2.00 EUR."',
+    });
+  });
+
+  it("says the catalogue's text for a rejection without a reason", () => {
+    expect(checkApproval(facts({ decision: 'reject' }))).toMatchObject({
+      publicMessage: REJECTION_CODES.confirmation.rejected_by_human.publicMessage,
+    });
+  });
+
   describe('order', () => {
     it('says already_decided before expired', () => {
       expectRefusal(

@@ -1,6 +1,6 @@
 /** The confirmation rung's second half: is this approval good for exactly this pending effect? */
 import { accept, rejecterFor, type Decision } from '../decision.js';
-import type { Card, Principal } from '../types.js';
+import type { CardWithChanges, Principal } from '../types.js';
 
 const reject = rejecterFor('confirmation');
 
@@ -33,10 +33,15 @@ export interface PendingConfirmation {
   readonly receivedAt: string;
   readonly args: Readonly<Record<string, unknown>>;
   readonly objects: readonly { type: string; id: string; version: number }[];
-  readonly card: Card;
+  readonly card: CardWithChanges;
   /** `confirmationDigest` of the effect as the card showed it. */
   readonly digest: string;
   readonly policyVersion: string;
+  /**
+   * Why the call waits for a person, in words (`confirmationRuleOf` its tool when it was parked).
+   * Absent from records parked before rules were kept: `defaultConfirmationRule` stands in.
+   */
+  readonly rule?: string;
   /** ISO-8601 instant; at or after it the confirmation is expired. */
   readonly expiresAt: string;
 }
@@ -47,6 +52,8 @@ export interface ApprovalFacts {
   readonly decision: 'approve' | 'reject';
   /** The digest the approver saw. */
   readonly approvalDigest: string;
+  /** The approver's reason, as `parseApproval` read it (trimmed, bounded); undefined for none. */
+  readonly reason?: string | undefined;
   /** Verified from the approver's token by the shell. */
   readonly approver: Principal;
   /** From `authorizeApproval`. */
@@ -92,7 +99,7 @@ export function checkApproval(
 /** What {@link checkApprovalContent} looks at. */
 export type ApprovalContentFacts = Pick<
   ApprovalFacts,
-  'pending' | 'decision' | 'approvalDigest' | 'approver' | 'liveDigest' | 'now'
+  'pending' | 'decision' | 'approvalDigest' | 'reason' | 'approver' | 'liveDigest' | 'now'
 >;
 
 /**
@@ -121,10 +128,19 @@ export function checkApprovalContent(
       `${id}: live digest ${facts.liveDigest} differs from pending ${pending.digest}`,
     );
   }
-  if (facts.decision === 'reject') {
-    return reject('rejected_by_human', undefined, `${id} rejected by ${approver.subject}`);
-  }
+  if (facts.decision === 'reject') return rejectedByHuman(id, approver, facts.reason);
   return accept({ confirmedBy: approver.subject, confirmedAt: now.toISOString() });
+}
+
+/**
+ * A person's rejection. With their reason, the model reads it ("A person rejected this call:
+ * …"), so it can change the call rather than ask again; the audit detail keeps it, quoted.
+ */
+function rejectedByHuman(id: string, approver: Principal, reason: string | undefined) {
+  const detail = `${id} rejected by ${approver.subject}`;
+  if (reason === undefined) return reject('rejected_by_human', undefined, detail);
+  const said = `A person rejected this call: ${reason}`;
+  return reject('rejected_by_human', said, `${detail}: ${JSON.stringify(reason)}`);
 }
 
 function approverRefusal(facts: ApprovalFacts, id: string) {

@@ -34,7 +34,7 @@ export interface ApprovalCheck extends Omit<ApprovalFacts, 'alreadyDecided' | 'l
 /** What is gathered again when an approval that took its confirmation is delivered again. */
 export type TakenApprovalCheck = Pick<
   ApprovalCheck,
-  'pending' | 'decision' | 'approvalDigest' | 'approver' | 'live' | 'now'
+  'pending' | 'decision' | 'approvalDigest' | 'reason' | 'approver' | 'live' | 'now'
 >;
 
 /**

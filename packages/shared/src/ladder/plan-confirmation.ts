@@ -4,7 +4,7 @@
  */
 import { confirmationDigest, needsConfirmation } from '../confirmation/index.js';
 import type { Tool } from '../tools/index.js';
-import type { Card } from '../types.js';
+import type { CardWithChanges } from '../types.js';
 import { byId } from './authorize-proposal.js';
 import type { AuthorizedProposal, ConfirmationPlan } from './validated.js';
 
@@ -21,9 +21,10 @@ export function planConfirmation(a: AuthorizedProposal, tool: Tool): Confirmatio
 /**
  * The digest a person approves: tool, arguments, object ids and versions, the card, tenant and
  * policy version. The whole card is hashed, not only its preview, so that a change to what the
- * person read (the target or effect line) is a change of content.
+ * person read (the target or effect line, a change's before or after) is a change of content; a
+ * card without `changes` hashes as cards did before they could carry them.
  */
-export function digestOf(a: AuthorizedProposal, card: Card): string {
+export function digestOf(a: AuthorizedProposal, card: CardWithChanges): string {
   return confirmationDigest({
     tool: a.tool,
     args: a.args,

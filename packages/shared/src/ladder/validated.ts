@@ -5,7 +5,7 @@
  */
 import type { Accepted, Rejected } from '../decision.js';
 import type { RepairOffer } from '../repair/index.js';
-import type { Card, CallContext, ResolvedObject } from '../types.js';
+import type { CallContext, CardWithChanges, ResolvedObject } from '../types.js';
 
 /** A proposal that passed authentication, representation, schema and semantics. */
 export interface ValidatedProposal {
@@ -35,7 +35,7 @@ export interface AuthorizedProposal extends ValidatedProposal {
 /** What the confirm rung decided for an authorized proposal. */
 export type ConfirmationPlan =
   | { readonly needed: false }
-  | { readonly needed: true; readonly card: Card; readonly digest: string };
+  | { readonly needed: true; readonly card: CardWithChanges; readonly digest: string };
 
 /** Where a proposal stands when the envelope itself could not be read. */
 export interface EnvelopeIds {

@@ -4,23 +4,13 @@
  * These are views of the confirm stage's records, never messages on a topic.
  */
 import type { ConfirmationRequest } from './confirmation-request.js';
-import type { Card } from '../types.js';
+import type { CardWithChanges } from '../types.js';
+
+// A card's changes are part of what tools build (`ToolSpec.card`), so their types live with `Card`.
+export type { CardChange, CardWithChanges } from '../types.js';
 
 /** Longest rejection reason, in UTF-16 code units; longer ones are refused, never cut. */
 export const MAX_REJECTION_REASON_CHARS = 280;
-
-/** One field a call would change, as its tool's card can say it. */
-export interface CardChange {
-  /** What changes, in words (`status`, `refunded`). */
-  readonly field: string;
-  /** Its value now, from the live object; null when the object has none yet. */
-  readonly before: string | null;
-  /** Its value once the call has run. */
-  readonly after: string;
-}
-
-/** A card with the changes its tool can name (tools that cannot leave `changes` out). */
-export type CardWithChanges = Card & { readonly changes?: readonly CardChange[] };
 
 /** The call as it would run now, rebuilt from live objects and current policy. */
 export type LiveCallView =

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { planConfirmation } from '../ladder/index.js';
+import { digestOf, planConfirmation } from '../ladder/index.js';
 import { approval } from './approval.js';
 import {
   confirmationIdFor,
@@ -9,7 +9,14 @@ import {
   requestedCallOf,
 } from './confirmation-request.js';
 import { createMessageChecker } from './create-message-checker.js';
-import { authorizedEnv, NOW, pending, RECEIVED_AT, refundTool } from './messages.test-support.js';
+import {
+  authorized,
+  authorizedEnv,
+  NOW,
+  pending,
+  RECEIVED_AT,
+  refundTool,
+} from './messages.test-support.js';
 import { OBJECT_ID_PATTERN } from './redact-arguments.js';
 import { validatedEnvelope } from './stage-envelope.js';
 
@@ -115,6 +122,45 @@ describe('pendingConfirmationFor', () => {
     expect(request.digest).toBe(plan.digest);
     expect(request.card).toEqual(plan.card);
     expect(check('confirmations', request)).toEqual([]);
+  });
+});
+
+describe("a card's changes", () => {
+  const changes = [{ field: 'refunded', before: '0.00 EUR', after: '12.00 EUR' }];
+
+  it('go to the approver with the card, and the topic carries them', () => {
+    const p = { ...pending(), card: { ...pending().card, changes } };
+    const request = confirmationRequest(p);
+    expect(request.card.changes).toEqual(changes);
+    expect(check('confirmations', request)).toEqual([]);
+  });
+
+  it('are refused by the topic when malformed, so such a card is never parked', () => {
+    const bad = [{ field: '', before: 0, after: '1', extra: true }];
+    const p = { ...pending(), card: { ...pending().card, changes: bad as never } };
+    expect(check('confirmations', confirmationRequest(p)).join('; ')).toMatch(/changes\/0/);
+  });
+
+  it('count in the digest, and a card without them digests as cards always did', () => {
+    const a = authorized();
+    const card = pending().card;
+    // Pinned: what an approver was shown before cards could carry changes still binds the same.
+    expect(digestOf(a, card)).toBe(
+      'f14de95b4eea0660f8ad2381c2028e47eb7ef1dc6ea6b3d9e5a1f768599b78d1',
+    );
+    expect(digestOf(a, { ...card, changes: undefined } as never)).toBe(digestOf(a, card));
+    expect(digestOf(a, { ...card, changes })).not.toBe(digestOf(a, card));
+    const other = [{ ...changes[0]!, before: '1.00 EUR' }];
+    expect(digestOf(a, { ...card, changes: other })).not.toBe(digestOf(a, { ...card, changes }));
+  });
+});
+
+describe('pendingConfirmationFor with a rule', () => {
+  it('keeps why the call waits, and leaves it out when none is given', () => {
+    const plan = { card: pending().card, digest: 'e'.repeat(64) };
+    const rule = 'Refunds need a person.';
+    expect(pendingConfirmationFor(authorizedEnv(), { ...plan, rule }, NOW).rule).toBe(rule);
+    expect(pendingConfirmationFor(authorizedEnv(), plan, NOW)).not.toHaveProperty('rule');
   });
 });
 

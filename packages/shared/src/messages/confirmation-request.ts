@@ -4,7 +4,7 @@ import {
   DEFAULT_CONFIRMATION_TTL_SECONDS,
   type PendingConfirmation,
 } from '../confirmation/index.js';
-import type { Card } from '../types.js';
+import type { CardWithChanges } from '../types.js';
 import type { AuthorizedEnvelope, ValidatedEnvelope } from './stage-envelope.js';
 
 /** A request for a person to approve one effect, keyed by tenant. */
@@ -16,8 +16,11 @@ export interface ConfirmationRequest {
   /** The subject of the principal who proposed the call. */
   readonly requestedBy: string;
   readonly tool: string;
-  /** Built from the resolved, live objects; `preview` is null when the tool gave none. */
-  readonly card: Card;
+  /**
+   * Built from the resolved, live objects; `preview` is null when the tool gave none, and
+   * `changes` is there when the tool names what the call would change.
+   */
+  readonly card: CardWithChanges;
   /** The confirmation digest an approval must name. */
   readonly digest: string;
   /** ISO-8601 instant; at or after it the confirmation is expired. */
@@ -45,7 +48,7 @@ export function confirmationIdFor(proposalId: string): string {
  * arguments, objects or policy version, which stay in the pending record and the audit stream.
  */
 export function confirmationRequest(pending: PendingConfirmation): ConfirmationRequest {
-  const { action, target, effect, preview } = pending.card;
+  const { action, target, effect, preview, changes } = pending.card;
   return {
     confirmationId: pending.confirmationId,
     proposalId: pending.proposalId,
@@ -53,7 +56,13 @@ export function confirmationRequest(pending: PendingConfirmation): ConfirmationR
     tenant: pending.tenant,
     requestedBy: pending.requestedBy,
     tool: pending.tool,
-    card: { action, target, effect, preview: preview ?? null },
+    card: {
+      action,
+      target,
+      effect,
+      preview: preview ?? null,
+      ...(changes === undefined ? {} : { changes }),
+    },
     digest: pending.digest,
     expiresAt: pending.expiresAt,
   };
@@ -61,14 +70,15 @@ export function confirmationRequest(pending: PendingConfirmation): ConfirmationR
 
 /**
  * The pending confirmation the confirm stage parks for `a`, whose plan needed a person: card and
- * digest from `planConfirmation`, id from {@link confirmationIdFor}, expiring `ttlSeconds`
+ * digest from `planConfirmation`, the tool's `rule` (`confirmationRuleOf`) when given, id from
+ * {@link confirmationIdFor}, expiring `ttlSeconds`
  * (default 1800, DESIGN §4) after `now`. Objects keep only type, id and version; the requester's
  * roles, the tool version, attempt and `receivedAt` are kept so that an approval can authorize
  * the call again for the requester ({@link requestedCallOf}) and clear it.
  */
 export function pendingConfirmationFor(
   a: AuthorizedEnvelope,
-  plan: { readonly card: Card; readonly digest: string },
+  plan: { readonly card: CardWithChanges; readonly digest: string; readonly rule?: string },
   now: Date,
   ttlSeconds: number = DEFAULT_CONFIRMATION_TTL_SECONDS,
 ): PendingConfirmation {
@@ -91,6 +101,7 @@ export function pendingConfirmationFor(
     card: plan.card,
     digest: plan.digest,
     policyVersion: a.policyVersion,
+    ...(plan.rule === undefined ? {} : { rule: plan.rule }),
     expiresAt: new Date(now.getTime() + ttlSeconds * 1000).toISOString(),
   };
 }

@@ -3,13 +3,28 @@
  * and the approval that answers it.
  */
 import { APPROVAL_DECISIONS } from './approval.js';
+import { MAX_REJECTION_REASON_CHARS } from './approval-views.js';
 import { closed, instant, open, sha256, text } from './schema-parts.js';
+
+/** One field the call would change: its value now (null when there is none yet) and after. */
+const change = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['field', 'before', 'after'],
+  properties: { field: text, before: { type: ['string', 'null'] }, after: { type: 'string' } },
+} as const;
 
 const card = {
   type: 'object',
   additionalProperties: false,
   required: ['action', 'target', 'effect', 'preview'],
-  properties: { action: text, target: text, effect: text, preview: {} },
+  properties: {
+    action: text,
+    target: text,
+    effect: text,
+    preview: {},
+    changes: { type: 'array', items: change },
+  },
 } as const;
 
 /** What the gate asks a person to confirm, on `confirmations`. */
@@ -47,6 +62,13 @@ export const approvalSchema = open(
     confirmationId: text,
     decision: { enum: APPROVAL_DECISIONS },
     digest: { ...sha256, description: 'The digest of the card the approver saw.' },
+    reason: {
+      type: 'string',
+      minLength: 1,
+      maxLength: MAX_REJECTION_REASON_CHARS,
+      description:
+        "Why, in the approver's words (trimmed, no control characters); a rejection's observation carries it to the agent.",
+    },
   },
   ['confirmationId', 'decision', 'digest'],
 );

@@ -16,6 +16,7 @@ export * from './integrity-tag.js';
 export * from './message-headers.js';
 export * from './observations.js';
 export * from './observation-signature.js';
+export * from './pending-view.js';
 export * from './redact-arguments.js';
 export * from './replay-observation.js';
 export * from './alert-schema.js';

@@ -225,6 +225,18 @@ describe('createToolRegistry refuses at load', () => {
     expect(problems).toHaveLength(3);
   });
 
+  it('a confirmation rule that is blank, too long or not text', () => {
+    const problems = problemsOf([
+      tool({ name: 'a', confirmationRule: '  ' }),
+      tool({ name: 'b', confirmationRule: 'x'.repeat(501) }),
+      tool({ name: 'c', confirmationRule: 7 as never }),
+      tool({ name: 'd', confirmationRule: 'A person reads every reply first.' }),
+    ]);
+    expect(problems).toEqual(
+      ['a', 'b', 'c'].map((n) => `${n}: confirmationRule must be text of 1 to 500 characters`),
+    );
+  });
+
   it('ceilings that are not positive whole numbers', () => {
     const problems = problemsOf([tool({ timeoutMs: 0, result: { maxBytes: 1.5 } })]);
     expect(problems).toEqual([

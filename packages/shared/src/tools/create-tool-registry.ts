@@ -6,6 +6,7 @@ import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { RESERVED_ACTIONS } from '../authz/cedar-entities.js';
 import { DEFAULT_CEILINGS, type Ceilings } from '../limits/ceilings.js';
 import type { JsonSchema, ToolSpec } from '../tool-spec.js';
+import { MAX_CONFIRMATION_RULE_CHARS } from './confirmation-rule.js';
 import { createValidator } from './create-validator.js';
 import { findSchemaProblems } from './find-schema-problems.js';
 import { FORBIDDEN_PROPERTY_NAMES } from './identity-fields.js';
@@ -134,8 +135,18 @@ function specProblems(spec: ToolSpec<unknown>, ceilings: ToolCeilings): string[]
     problems.push(`sideEffect must be one of ${SIDE_EFFECT_CLASSES.join(', ')}`);
   }
   problems.push(...ceilingProblems(spec, ceilings), ...callbackProblems(spec));
+  problems.push(...ruleProblems(spec.confirmationRule));
   problems.push(...findSchemaProblems(spec.input).map((p) => `input schema ${p}`));
   return problems;
+}
+
+function ruleProblems(rule: unknown): string[] {
+  if (rule === undefined) return [];
+  return typeof rule === 'string' &&
+    rule.trim() !== '' &&
+    rule.length <= MAX_CONFIRMATION_RULE_CHARS
+    ? []
+    : [`confirmationRule must be text of 1 to ${MAX_CONFIRMATION_RULE_CHARS} characters`];
 }
 
 function nameProblems(name: unknown): string[] {

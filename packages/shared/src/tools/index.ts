@@ -2,6 +2,7 @@
 export * from './argument-problems.js';
 export * from './check-schema.js';
 export * from './check-semantics.js';
+export * from './confirmation-rule.js';
 export * from './create-tool-registry.js';
 export * from './create-validator.js';
 export * from './define-tool.js';
