@@ -24,7 +24,9 @@ import {
   type PendingConfirmation,
   type Principal,
 } from '@toolgate/shared';
+import { amendRoute } from './amend-route.js';
 import { approverFacts } from './approver-facts.js';
+import { decidedRoutes } from './decided-routes.js';
 import { pageQueryOf, pendingPage } from './pending-pages.js';
 
 /** The approval API; `produce` writes in one Kafka transaction (the stage loop's). */
@@ -69,6 +71,8 @@ export function approvalRoutes(
     }),
     decide('approve'),
     decide('reject'),
+    ...decidedRoutes(deps),
+    amendRoute(deps, produce),
   ];
 }
 

@@ -46,6 +46,7 @@ import {
 } from '@toolgate/platform';
 import { approverFacts, liveCallFacts } from './approver-facts.js';
 import { messageToken } from './message-token.js';
+import { recordApprovalEnd } from './record-decided.js';
 
 const rejectConfirmation = rejecterFor('confirmation');
 const rejectExecution = rejecterFor('execution');
@@ -135,7 +136,7 @@ export function createApprovalHandler(
    * loop's fatal path cannot name the call of an approval.
    */
   const finish = async (msg: Incoming, taken: Taken, now: Date) => {
-    const { pending, approver } = taken;
+    const { pending, approver, approval } = taken;
     const about = factsOf(approver, pending.confirmationId, pending, originOf(msg));
     const action = await decideTaken(taken, now).catch((error: unknown) => {
       if (isRetriable(error)) throw error;
@@ -145,17 +146,17 @@ export function createApprovalHandler(
       );
       return internalError(error);
     });
-    return settle(msg, action, pending, { approver, about, now });
+    return settle(msg, action, pending, { approver, approval, about, now });
   };
 
   /** Takes the confirmation for a final decision and publishes what it says. */
   const settle = async (
     msg: Incoming,
-    action: FinalApprovalAction,
+    decision: FinalApprovalAction,
     pending: PendingConfirmation,
     ctx: Ctx,
   ) => {
-    const { approver, about, now } = ctx;
+    const { approver, approval, about, now } = ctx;
     const mine = await confirmations.takeConfirmation(
       pending.tenant,
       pending.confirmationId,
@@ -166,6 +167,8 @@ export function createApprovalHandler(
       const late = refuseUnavailableConfirmation(pending.confirmationId, pending.tenant, 'gone');
       return audited(late, about, now);
     }
+    const recorded = { approval, approver: approver.subject, now };
+    const action = await recordApprovalEnd(confirmations, pending, decision, recorded);
     if (action.act === 'end') {
       const { rejected } = action.refusal;
       metrics.decision(rejected);
@@ -206,7 +209,7 @@ export function createApprovalHandler(
     const check = { pending, decision, approvalDigest, approver, approverAuthorized, live, now };
     const action = decideApproval(check);
     if (action.act === 'keep') return audited(action.refusal, about, now);
-    return settle(msg, action, pending, { approver, about, now });
+    return settle(msg, action, pending, { approver, approval, about, now });
   };
 }
 
@@ -219,6 +222,7 @@ interface Taken {
 
 interface Ctx {
   readonly approver: Principal;
+  readonly approval: Approval;
   readonly about: AuditFacts;
   readonly now: Date;
 }
