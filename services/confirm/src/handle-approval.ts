@@ -6,7 +6,8 @@
  * the approver, re-authorize the requester's call against live objects and current policy,
  * rebuild the card → `decideApproval`. Only a final decision takes the confirmation (single use,
  * atomically, by this message's token): approve → the cleared envelope; a human reject, a
- * changed world or a call that no longer authorizes → the call's terminal observation.
+ * changed world or a call that no longer authorizes → the call's terminal observation; each is
+ * recorded in the tenant's history first (record-decided.ts).
  * Everything else (a bad token, a malformed approval, an approver who may not, a stale digest, a
  * second approval) is audited and changes nothing: the confirmation keeps waiting for someone
  * who may decide it.
