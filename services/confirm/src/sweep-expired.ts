@@ -1,8 +1,9 @@
 /**
  * The expiry sweeper: confirmations nobody decided in time get their terminal `expired`
- * observation and audit event, and an `expired` record in their tenant's history. Claims are leased (Redis, atomically): a claimed confirmation can
- * no longer be taken by an approval, and one whose outputs were never published (a crash, Kafka
- * down) becomes claimable again when its lease runs out, so it is answered late rather than never.
+ * observation and audit event, and an `expired` record in their tenant's history. Claims are
+ * leased (Redis, atomically): a claimed confirmation can no longer be taken by an approval, and one
+ * whose outputs were never published (a crash, Kafka down) becomes claimable again when its lease
+ * runs out, so it is answered late rather than never.
  */
 import {
   STORE_FAULTS,
