@@ -112,7 +112,7 @@ const STAGE_TOPICS: Readonly<
   authorize: { reads: ['validated'], writes: ['authorized'] },
   confirm: {
     reads: ['authorized', 'approvals'],
-    writes: ['cleared', 'confirmations', 'approvals', 'quarantine'],
+    writes: ['cleared', 'confirmations', 'approvals', 'proposals', 'quarantine'],
   },
   execute: { reads: ['cleared', 'results'], writes: ['quarantine'] },
 };
@@ -132,15 +132,17 @@ const WHY_WRITE: Readonly<Record<string, string>> = {
   cleared: 'its output, tagged',
   confirmations: 'confirmation requests for approvers',
   approvals: 'approvals made through its HTTP approval API',
+  proposals: 'changed calls from its HTTP approval API (amend), with the changer’s session token',
   quarantine: 'undecodable input, kept for operators',
 };
 
 /**
  * The rows of one installation. Every stage reads its inputs and writes its outputs, every
  * tenant's observations topic and the audit topic, in its own consumer group and transactional
- * ids; agents write proposals and read their tenant's observations; workers read their tools'
- * commands and write results; only execute writes commands; analytics reads audit; the console
- * reads confirmation requests and writes approvals. Nothing else is allowed.
+ * ids; agents write proposals (and confirm, for a call a person changed on approval) and read
+ * their tenant's observations; workers read their tools' commands and write results; only execute
+ * writes commands; analytics reads audit; the console reads confirmation requests and writes
+ * approvals. Nothing else is allowed.
  */
 export function aclTable(scope: AclScope): readonly AclRow[] {
   const topics = gateTopics(scope.topicPrefix);

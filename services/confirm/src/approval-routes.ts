@@ -9,11 +9,9 @@
  * The approvals consumer makes every decision; these routes only authenticate the caller, so an
  * approval given over HTTP and one written to Kafka by a bot are checked alike.
  */
-import type { IncomingHttpHeaders } from 'node:http';
 import {
   errorResponse,
   route,
-  sessionTokenOf,
   type HttpResponse,
   type Outgoing,
   type Route,
@@ -29,7 +27,10 @@ import {
   type Principal,
   type RejectBody,
 } from '@toolgate/shared';
+import { amendRoute } from './amend-route.js';
 import { rebuiltCallFor } from './approver-facts.js';
+import { decidedRoutes } from './decided-routes.js';
+import { signedIn } from './signed-in.js';
 import { pageQueryOf, pendingPage } from './pending-pages.js';
 
 /** The approval API; `produce` writes in one Kafka transaction (the stage loop's). */
@@ -37,19 +38,9 @@ export function approvalRoutes(
   deps: StageDepsWith<'confirmations'>,
   produce: (outgoing: readonly Outgoing[]) => Promise<void>,
 ): readonly Route[] {
-  const signedIn = async (headers: IncomingHttpHeaders) => {
-    const token = sessionTokenOf(headers);
-    const principal = await deps.gate.verifier.verify(token, deps.now());
-    return principal.ok && token !== undefined
-      ? { token, principal: principal.value }
-      : errorResponse(401, 'unauthorized', principal.ok ? 'Sign in.' : principal.publicMessage, {
-          'www-authenticate': 'Bearer',
-        });
-  };
-
   const decide = (decision: ApprovalDecision) =>
     route('POST', `/confirmations/:id/${decision}`, async (request) => {
-      const caller = await signedIn(request.headers);
+      const caller = await signedIn(deps, request.headers);
       if ('status' in caller) return caller;
       const body = request.body as { [K in keyof RejectBody]?: unknown } | undefined;
       // Only a rejection's reason reaches anyone (the agent's observation); an approval has none.
@@ -71,12 +62,14 @@ export function approvalRoutes(
 
   return [
     route('GET', '/pending', async (request) => {
-      const caller = await signedIn(request.headers);
+      const caller = await signedIn(deps, request.headers);
       if ('status' in caller) return caller;
       return listPending(deps, caller.principal, request.query);
     }),
     decide('approve'),
     decide('reject'),
+    ...decidedRoutes(deps),
+    amendRoute(deps, produce),
   ];
 }
 

@@ -7,7 +7,8 @@
  * rebuild the card → `decideApproval`. Only a final decision takes the confirmation (single use,
  * atomically, by this message's token): approve → the cleared envelope; a human reject (its
  * reason in the observation and the audit detail), a changed world or a call that no longer
- * authorizes → the call's terminal observation.
+ * authorizes → the call's terminal observation; each is recorded in the tenant's history first
+ * (record-decided.ts).
  * Everything else (a bad token, a malformed approval, an approver who may not, a stale digest, a
  * second approval) is audited and changes nothing: the confirmation keeps waiting for someone
  * who may decide it.
@@ -47,6 +48,7 @@ import {
 } from '@toolgate/platform';
 import { approverFacts, liveCallFacts } from './approver-facts.js';
 import { messageToken } from './message-token.js';
+import { recordApprovalEnd } from './record-decided.js';
 
 const rejectConfirmation = rejecterFor('confirmation');
 const rejectExecution = rejecterFor('execution');
@@ -136,7 +138,7 @@ export function createApprovalHandler(
    * loop's fatal path cannot name the call of an approval.
    */
   const finish = async (msg: Incoming, taken: Taken, now: Date) => {
-    const { pending, approver } = taken;
+    const { pending, approver, approval } = taken;
     const about = factsOf(approver, pending.confirmationId, pending, originOf(msg));
     const action = await decideTaken(taken, now).catch((error: unknown) => {
       if (isRetriable(error)) throw error;
@@ -146,17 +148,17 @@ export function createApprovalHandler(
       );
       return internalError(error);
     });
-    return settle(msg, action, pending, { approver, about, now });
+    return settle(msg, action, pending, { approver, approval, about, now });
   };
 
   /** Takes the confirmation for a final decision and publishes what it says. */
   const settle = async (
     msg: Incoming,
-    action: FinalApprovalAction,
+    decision: FinalApprovalAction,
     pending: PendingConfirmation,
     ctx: Ctx,
   ) => {
-    const { approver, about, now } = ctx;
+    const { approver, approval, about, now } = ctx;
     const mine = await confirmations.takeConfirmation(
       pending.tenant,
       pending.confirmationId,
@@ -167,6 +169,8 @@ export function createApprovalHandler(
       const late = refuseUnavailableConfirmation(pending.confirmationId, pending.tenant, 'gone');
       return audited(late, about, now);
     }
+    const recorded = { approval, approver: approver.subject, now };
+    const action = await recordApprovalEnd(confirmations, pending, decision, recorded);
     if (action.act === 'end') {
       const { rejected } = action.refusal;
       metrics.decision(rejected);
@@ -216,7 +220,7 @@ export function createApprovalHandler(
     };
     const action = decideApproval(check);
     if (action.act === 'keep') return audited(action.refusal, about, now);
-    return settle(msg, action, pending, { approver, about, now });
+    return settle(msg, action, pending, { approver, approval, about, now });
   };
 }
 
@@ -229,6 +233,7 @@ interface Taken {
 
 interface Ctx {
   readonly approver: Principal;
+  readonly approval: Approval;
   readonly about: AuditFacts;
   readonly now: Date;
 }

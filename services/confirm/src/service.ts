@@ -68,7 +68,10 @@ export async function start(deps: StageDepsWith<'confirmations'>): Promise<Runni
   };
 }
 
-/** The approval API: `GET /pending`, `POST /confirmations/:id/approve` and `/reject`. */
+/**
+ * The approval API: `GET /pending`, `GET /decided`, `POST /confirmations/:id/approve`, `/reject`
+ * and `/amend`.
+ */
 export function routes(deps: StageDepsWith<'confirmations'>): readonly Route[] {
   return approvalRoutes(deps, (outgoing: readonly Outgoing[]) => {
     const loop = loops.get(deps);

@@ -1,8 +1,9 @@
 /**
  * The expiry sweeper: confirmations nobody decided in time get their terminal `expired`
- * observation and audit event. Claims are leased (Redis, atomically): a claimed confirmation can
- * no longer be taken by an approval, and one whose outputs were never published (a crash, Kafka
- * down) becomes claimable again when its lease runs out, so it is answered late rather than never.
+ * observation and audit event, and an `expired` record in their tenant's history. Claims are
+ * leased (Redis, atomically): a claimed confirmation can no longer be taken by an approval, and one
+ * whose outputs were never published (a crash, Kafka down) becomes claimable again when its lease
+ * runs out, so it is answered late rather than never.
  */
 import {
   STORE_FAULTS,
@@ -15,6 +16,8 @@ import {
 import {
   auditEvent,
   auditFactsOfPending,
+  decidedView,
+  EXPIRED_ENDING,
   observationForExpired,
   type PendingConfirmation,
 } from '@toolgate/shared';
@@ -29,7 +32,7 @@ export const DEFAULT_SWEEP_LIMIT = 100;
 export interface ExpirySweeperOptions {
   readonly confirmations: Pick<
     Confirmations,
-    'claimExpiredConfirmations' | 'finishExpiredConfirmation'
+    'claimExpiredConfirmations' | 'finishExpiredConfirmation' | 'recordDecided'
   >;
   readonly outputs: GateOutputs;
   readonly metrics: Pick<Metrics, 'decision' | 'fault'>;
@@ -72,6 +75,10 @@ export function createExpirySweeper(options: ExpirySweeperOptions): ExpirySweepe
       }
       const { claimed } = claim;
       if (claimed.length === 0) return 0;
+      // Before publishing, so a failed publish leaves nothing unrecorded; a re-sweep writes again.
+      await Promise.all(
+        claimed.map((p) => confirmations.recordDecided(decidedView(p, EXPIRED_ENDING, now))),
+      );
       await options.produce(claimed.flatMap((p) => expiredOutputs(p, outputs, now)));
       for (const p of claimed) {
         metrics.decision({ disposition: 'deny', stage: 'confirmation', code: 'expired' });

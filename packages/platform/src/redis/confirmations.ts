@@ -1,10 +1,15 @@
 /**
  * Pending confirmations (DESIGN §4): parked by the confirm stage with an expiry, indexed by tenant
  * (for the approvals inbox) and by expiry (for the expiry sweeper), taken once by one approval or
- * swept once expired, never both.
+ * swept once expired, never both; and, once decided, their history ({@link DecidedHistory}).
  */
 import type { PendingConfirmation } from '@toolgate/shared';
 import { Fault } from '../fault.js';
+import {
+  createDecidedHistory,
+  type DecidedHistory,
+  type DecidedHistoryOptions,
+} from './decided-history.js';
 import { claimArgs, MAX_BATCH, readClaim, type ExpiredClaim } from './expired-claims.js';
 import { loadScript } from './load-script.js';
 import type { RedisConnection } from './redis-connection.js';
@@ -70,13 +75,13 @@ export type ParkedConfirmation =
   { readonly publish: PendingConfirmation } | { readonly standing: PendingConfirmation };
 
 /** Options of {@link createConfirmations}. */
-export interface ConfirmationsOptions {
+export interface ConfirmationsOptions extends DecidedHistoryOptions {
   /** How long a confirmation's JSON outlives its expiry; ms. Default 24 h. */
   readonly confirmationGraceMs?: number;
 }
 
-/** The pending confirmations of every tenant, and their indexes. */
-export interface Confirmations {
+/** The pending confirmations of every tenant, their indexes and their history. */
+export interface Confirmations extends DecidedHistory {
   /**
    * Parks a confirmation (kept for ttlMs + grace) and indexes it by tenant and by expiry
    * (`pending.expiresAt`), and answers what to publish: `{publish: pending}` when this call parked
@@ -160,6 +165,7 @@ export function createConfirmations(
     }
   };
   return {
+    ...createDecidedHistory(conn, options),
     async parkConfirmation(pending, ttlMs, parkerToken) {
       checkCount('confirmation TTL (ms)', ttlMs, 1);
       const expiresAtMs = Date.parse(pending.expiresAt);

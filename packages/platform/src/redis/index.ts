@@ -15,6 +15,7 @@ export {
 } from './idempotency-records.js';
 export * from './pending-commands.js';
 export * from './confirmations.js';
+export * from './decided-history.js';
 export * from './call-counters.js';
 export * from './gate-store.js';
 export * from './ledger.js';

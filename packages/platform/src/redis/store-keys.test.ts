@@ -15,6 +15,9 @@ describe('storeKeys', () => {
     expect(keys.deadlines).toBe('tg:deadlines');
     expect(keys.confirmation('acme', 'c-1')).toBe(`tg:conf:{${h}}:c-1`);
     expect(keys.confirmationsByTenant('acme')).toBe(`tg:conf-by-tenant:{${h}}`);
+    expect(keys.decided('acme', 'c-1')).toBe(`tg:decided:{${h}}:c-1`);
+    expect(keys.decidedByTenant('acme')).toBe(`tg:decided-by-tenant:{${h}}`);
+    expect(keys.amendNote('acme', 'c-1')).toBe(`tg:amend:{${h}}:c-1`);
     expect(keys.confirmationExpiry).toBe('tg:conf-expiry');
     expect(keys.runCalls('acme', 'run-7')).toBe(`tg:run-calls:{${h}}:run-7`);
     expect(keys.runOverflow('acme', 'run-7')).toBe(`tg:run-over:{${h}}:run-7`);
@@ -30,6 +33,9 @@ describe('storeKeys', () => {
       keys.idempotency('acme', 'k'),
       keys.confirmation('acme', 'c'),
       keys.confirmationsByTenant('acme'),
+      keys.decided('acme', 'c'),
+      keys.decidedByTenant('acme'),
+      keys.amendNote('acme', 'c'),
       keys.runCalls('acme', 'r'),
       keys.runOverflow('acme', 'r'),
       keys.tenantMinute('acme', 1),

@@ -22,6 +22,12 @@ export interface StoreKeys {
   confirmation(tenant: string, confirmationId: string): string;
   /** `<p>conf-by-tenant:{h}`: ZSET of one tenant's waiting confirmationIds, scored by expiry. */
   confirmationsByTenant(tenant: string): string;
+  /** `<p>decided:{h}:<confirmationId>`: a decided confirmation's history record (JSON string). */
+  decided(tenant: string, confirmationId: string): string;
+  /** `<p>decided-by-tenant:{h}`: ZSET of one tenant's decided confirmationIds, scored by decision (ms). */
+  decidedByTenant(tenant: string): string;
+  /** `<p>amend:{h}:<confirmationId>`: the amend sent for a confirmation (JSON string). */
+  amendNote(tenant: string, confirmationId: string): string;
   /** `<p>conf-expiry`: ZSET of `<h>:<confirmationId>` scored by expiry (ms) or lease end. */
   readonly confirmationExpiry: string;
   /** The `conf-expiry` member of a confirmation: `<h>:<confirmationId>`. */
@@ -71,6 +77,9 @@ export function storeKeys(prefix: string): StoreKeys {
     deadlines: `${prefix}deadlines`,
     confirmation: (tenant: string, id: string) => `${tagged('conf', tenant)}:${id}`,
     confirmationsByTenant: (tenant: string) => tagged('conf-by-tenant', tenant),
+    decided: (tenant: string, id: string) => `${tagged('decided', tenant)}:${id}`,
+    decidedByTenant: (tenant: string) => tagged('decided-by-tenant', tenant),
+    amendNote: (tenant: string, id: string) => `${tagged('amend', tenant)}:${id}`,
     confirmationExpiry: `${prefix}conf-expiry`,
     confirmationMember: (tenant: string, id: string) => `${tenantHashTag(tenant)}:${id}`,
     runOverflow: (tenant: string, runId: string) => `${tagged('run-over', tenant)}:${runId}`,

@@ -37,3 +37,20 @@ export {
   type PendingView,
   type RejectBody,
 } from './approval-views.js';
+export {
+  amendedProposal,
+  amendedProposalId,
+  amendReason,
+  changesArguments,
+  isAmendRejection,
+  readAmendBody,
+  type AmendNote,
+  type ReadAmend,
+} from './amend-call.js';
+export {
+  approvalEnding,
+  decidedView,
+  EXPIRED_ENDING,
+  type ApprovalEndFacts,
+  type DecidedEnding,
+} from './decided-view.js';

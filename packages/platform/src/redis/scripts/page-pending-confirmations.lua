@@ -14,15 +14,7 @@
 ]]
 local index = KEYS[1]
 
--- True when member `a` sorts after `b` in a sorted set (bytewise, a prefix first).
-local function sorts_after(a, b)
-  local n = math.min(#a, #b)
-  for i = 1, n do
-    local x, y = string.byte(a, i), string.byte(b, i)
-    if x ~= y then return x > y end
-  end
-  return #a > #b
-end
+--- @include "includes/member-order"
 
 local start = redis.call('ZCOUNT', index, '-inf', ARGV[3])
 if ARGV[1] ~= '' then

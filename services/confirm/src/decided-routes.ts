@@ -1,0 +1,146 @@
+/**
+ * `GET /decided?limit=&cursor=&tool=&runId=&outcome=&decidedBy=`: the decided confirmations of the
+ * caller's tenant, newest first, a page at a time (`next` is the following page's cursor), each
+ * filter an exact match. A record shows a call's card, so it is shown to its requester, to whoever
+ * decided it, and to callers whom policy lets approve its tool. Policy is asked on the tool itself,
+ * with no objects: by the time history is read the call's objects may have changed or be gone, and
+ * a record says what happened, not what may be done now.
+ */
+import {
+  errorResponse,
+  route,
+  type DecidedPosition,
+  type HttpResponse,
+  type Route,
+  type StageDepsWith,
+} from '@toolgate/platform';
+import {
+  authorizeApproval,
+  type DecidedOutcome,
+  type DecidedView,
+  type Principal,
+} from '@toolgate/shared';
+import { decidedPage, decodeDecidedCursor } from './decided-pages.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './pending-pages.js';
+import { signedIn } from './signed-in.js';
+
+/** Longest value a filter may name, in UTF-16 code units. */
+const MAX_FILTER_CHARS = 256;
+
+const OUTCOMES: Readonly<Record<DecidedOutcome, true>> = {
+  approved: true,
+  rejected: true,
+  amended: true,
+  expired: true,
+  changed: true,
+  ended: true,
+};
+
+/** The filters of `GET /decided`, each a field of {@link DecidedView} matched exactly. */
+const FILTERS = ['tool', 'runId', 'outcome', 'decidedBy'] as const;
+
+type Filters = Partial<Record<(typeof FILTERS)[number], string>>;
+
+/** What a `GET /decided` query asked for, or why it cannot be answered. */
+export type DecidedQuery =
+  | {
+      readonly ok: true;
+      readonly limit: number;
+      readonly after?: DecidedPosition;
+      readonly filters: Filters;
+    }
+  | { readonly ok: false; readonly code: string; readonly message: string };
+
+/** The approval API's history route. */
+export function decidedRoutes(deps: StageDepsWith<'confirmations'>): readonly Route[] {
+  return [
+    route('GET', '/decided', async (request) => {
+      const caller = await signedIn(deps, request.headers);
+      if ('status' in caller) return caller;
+      return listDecided(deps, caller.principal, request.query);
+    }),
+  ];
+}
+
+/** Reads `limit`, `cursor` and the filters of a `GET /decided` query. */
+export function decidedQueryOf(query: URLSearchParams): DecidedQuery {
+  const limitText = query.get('limit');
+  const limit = limitText === null ? DEFAULT_PAGE_SIZE : Number(limitText);
+  if (
+    limitText !== null &&
+    (!/^[0-9]{1,3}$/.test(limitText) || limit < 1 || limit > MAX_PAGE_SIZE)
+  ) {
+    return refused('invalid_limit', `limit must be a whole number from 1 to ${MAX_PAGE_SIZE}.`);
+  }
+  const filters: Filters = {};
+  for (const name of FILTERS) {
+    const value = query.get(name);
+    if (value === null) continue;
+    if (value === '' || value.length > MAX_FILTER_CHARS) {
+      return refused('invalid_filter', `${name} must be 1 to ${MAX_FILTER_CHARS} characters.`);
+    }
+    filters[name] = value;
+  }
+  if (filters.outcome !== undefined && !Object.hasOwn(OUTCOMES, filters.outcome)) {
+    return refused('invalid_filter', `outcome must be one of ${Object.keys(OUTCOMES).join(', ')}.`);
+  }
+  const cursor = query.get('cursor');
+  if (cursor === null) return { ok: true, limit, filters };
+  const after = decodeDecidedCursor(cursor);
+  if (after === undefined) {
+    return refused(
+      'invalid_cursor',
+      'The cursor is not one this API gave out; start again without it.',
+    );
+  }
+  return { ok: true, limit, after, filters };
+}
+
+async function listDecided(
+  deps: StageDepsWith<'confirmations'>,
+  caller: Principal,
+  query: URLSearchParams,
+): Promise<HttpResponse> {
+  const asked = query.get('tenant');
+  if (asked !== null && asked !== caller.tenant) {
+    return errorResponse(403, 'forbidden', "Only your own tenant's history can be listed.");
+  }
+  const read = decidedQueryOf(query);
+  if (!read.ok) return errorResponse(400, read.code, read.message);
+  const { filters } = read;
+  const matches = (view: DecidedView) =>
+    FILTERS.every((name) => filters[name] === undefined || view[name] === filters[name]);
+  const { confirmations, next } = await decidedPage(
+    deps,
+    caller,
+    read,
+    (view) => matches(view) && mayBeShown(deps, view, caller),
+  );
+  return {
+    status: 200,
+    body: { tenant: caller.tenant, confirmations, ...(next === undefined ? {} : { next }) },
+  };
+}
+
+/**
+ * Shown to the requester, to whoever decided it, and to a caller whom policy lets approve the
+ * record's tool (asked on the tool itself, for the requester as recorded; a tool this instance
+ * does not know shows to nobody else).
+ */
+function mayBeShown(
+  deps: StageDepsWith<'confirmations'>,
+  view: DecidedView,
+  caller: Principal,
+): boolean {
+  if (view.tenant !== caller.tenant) return false;
+  if (view.requestedBy === caller.subject || view.decidedBy === caller.subject) return true;
+  const tool = deps.gate.registry.get(view.tool);
+  if (tool === undefined) return false;
+  const requester = { subject: view.requestedBy, tenant: view.tenant, roles: [] };
+  const request = { tool: { name: tool.name, sideEffect: tool.spec.sideEffect }, objects: [] };
+  return authorizeApproval(caller, requester, request, deps.gate.policies).ok;
+}
+
+function refused(code: string, message: string): DecidedQuery {
+  return { ok: false, code, message };
+}
