@@ -32,6 +32,7 @@ describe('demoSettings', () => {
       execute: 9104,
       worker: 9105,
       analytics: 9106,
+      console: 9120,
     });
     expect(s.approvalUrl).toBe('http://127.0.0.1:9110');
     expect(s.urlOf('worker')).toBe('http://127.0.0.1:9105');
@@ -102,6 +103,7 @@ describe('demoSettings', () => {
       execute: 20003,
       worker: 20004,
       analytics: 20005,
+      console: 20007,
     });
     expect(s.approvalUrl).toBe('http://127.0.0.1:20100');
     expect(s.logDir).toMatch(/\.demo\/logs\/ns-1$/);
