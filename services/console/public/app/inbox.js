@@ -1,0 +1,225 @@
+/**
+ * The approvals inbox: the calls waiting for this person (and their own requests), live from
+ * /api/pending/stream, decided one by one or in bulk; and the history of decided ones.
+ */
+import { api, errorText } from './api.js';
+import { cardElement, rightsOf } from './card.js';
+import { askAmendment, askBulk, askRejection } from './dialogs.js';
+import { fill, h } from './dom.js';
+import { historySection } from './history.js';
+import { sessionEnded, startPage } from './page.js';
+
+/** The inbox's state: the cards shown, their elements, the selection for a bulk decision. */
+const state = {
+  cards: new Map(),
+  elements: new Map(),
+  selected: new Set(),
+  expired: [],
+};
+
+void startPage((main) => {
+  const list = h('div', { class: 'cards', id: 'pending-list' });
+  const empty = h('p', { class: 'empty', id: 'pending-empty' }, 'Nothing is waiting for you.');
+  const live = h(
+    'p',
+    { class: 'status', role: 'status', 'aria-live': 'polite', id: 'pending-status' },
+    'Connecting…',
+  );
+  const bulkBar = bulkToolbar();
+  const history = historySection(() => state.expired);
+  fill(
+    main,
+    h(
+      'section',
+      { class: 'panel', 'aria-labelledby': 'pending-title' },
+      h('h1', { id: 'pending-title' }, 'Waiting for a decision'),
+      live,
+      bulkBar.node,
+      empty,
+      list,
+    ),
+    history.node,
+  );
+  follow({ list, empty, live, bulkBar, history });
+  setInterval(() => tick({ list, empty, bulkBar, history }), 1000);
+});
+
+/** Reads the pending stream; a new list replaces the cards that changed. */
+function follow(view) {
+  const source = new EventSource('/api/pending/stream');
+  source.addEventListener('pending', (event) => {
+    const list = JSON.parse(event.data);
+    view.live.textContent =
+      list.complete === false ? 'Showing the first pages of many waiting calls.' : 'Live.';
+    show(list.confirmations, view);
+  });
+  source.addEventListener('upstream_error', (event) => {
+    view.live.textContent = `Not current: ${JSON.parse(event.data)?.error?.message ?? 'the approval API failed.'}`;
+  });
+  source.addEventListener('session_ended', () => {
+    source.close();
+    sessionEnded();
+  });
+  source.onerror = () => {
+    if (source.readyState === EventSource.CLOSED)
+      view.live.textContent = 'Disconnected; reload the page.';
+    else view.live.textContent = 'Reconnecting…';
+  };
+}
+
+function show(confirmations, view) {
+  const now = Date.now();
+  const fresh = new Map(
+    confirmations.filter((c) => Date.parse(c.expiresAt) > now).map((c) => [c.confirmationId, c]),
+  );
+  for (const id of state.cards.keys()) {
+    if (!fresh.has(id)) forget(id);
+  }
+  for (const [id, card] of fresh) {
+    const before = state.cards.get(id);
+    if (before !== undefined && JSON.stringify(before) === JSON.stringify(card)) continue;
+    const node = cardElement(card, ACTIONS, state.selected.has(id));
+    const old = state.elements.get(id);
+    if (old === undefined) view.list.append(node);
+    else old.replaceWith(node);
+    state.cards.set(id, card);
+    state.elements.set(id, node);
+  }
+  view.empty.hidden = state.cards.size > 0;
+  view.bulkBar.refresh();
+}
+
+function forget(id) {
+  state.elements.get(id)?.remove();
+  state.cards.delete(id);
+  state.elements.delete(id);
+  state.selected.delete(id);
+}
+
+/** Each second: countdowns; an expired card is disabled and moves to the history. */
+function tick(view) {
+  const now = Date.now();
+  for (const [id, node] of state.elements) {
+    if (!node.update(now)) continue;
+    const card = state.cards.get(id);
+    state.expired.unshift({ ...card, outcome: 'expired', decidedAt: card.expiresAt });
+    forget(id);
+    view.history.addExpired();
+  }
+  view.empty.hidden = state.cards.size > 0;
+  view.bulkBar.refresh();
+}
+
+const ACTIONS = {
+  async approve(card, status) {
+    status.textContent = 'Sending approval…';
+    const answer = await api(
+      'POST',
+      `/api/confirmations/${encodeURIComponent(card.confirmationId)}/approve`,
+      { digest: card.digest },
+    );
+    status.textContent = answer.ok
+      ? 'Approval sent; the gate checks it and runs the call.'
+      : `Not approved: ${errorText(answer)}`;
+  },
+  async reject(card, status) {
+    const reason = await askRejection(card);
+    if (reason === null) return;
+    status.textContent = 'Sending rejection…';
+    const answer = await api(
+      'POST',
+      `/api/confirmations/${encodeURIComponent(card.confirmationId)}/reject`,
+      { digest: card.digest, reason },
+    );
+    status.textContent = answer.ok
+      ? 'Rejection sent; the agent is told your reason.'
+      : `Not rejected: ${errorText(answer)}`;
+  },
+  async amend(card, status) {
+    const amendment = await askAmendment(card);
+    if (amendment === null) return;
+    status.textContent = 'Sending the changed call…';
+    const answer = await api(
+      'POST',
+      `/api/confirmations/${encodeURIComponent(card.confirmationId)}/amend`,
+      { digest: card.digest, ...amendment },
+    );
+    if (answer.ok) {
+      const run = answer.data?.replacement?.runId;
+      status.textContent = `Sent as a new proposal${run === undefined ? '' : ` in run ${run}`}; it waits for its own approval.`;
+    } else {
+      status.textContent =
+        answer.status === 404
+          ? 'Approving with changes is not available on this gate.'
+          : `Not sent: ${errorText(answer)}`;
+    }
+  },
+  select(card, checked, box) {
+    if (!checked) {
+      state.selected.delete(card.confirmationId);
+    } else {
+      const other = [...state.selected]
+        .map((id) => state.cards.get(id))
+        .find((c) => c !== undefined && (c.runId !== card.runId || c.tool !== card.tool));
+      if (other !== undefined) {
+        box.checked = false;
+        bulkMessage(
+          `A bulk decision takes calls of one run and one tool: ${other.runId} / ${other.tool} is selected.`,
+        );
+        return;
+      }
+      state.selected.add(card.confirmationId);
+    }
+    bulkMessage('');
+  },
+};
+
+let bulkMessage = () => undefined;
+
+function bulkToolbar() {
+  const count = h('span', { class: 'count' });
+  const message = h('p', { class: 'status', role: 'status', 'aria-live': 'polite' });
+  bulkMessage = (text) => {
+    message.textContent = text;
+    refresh();
+  };
+  const decide = h(
+    'button',
+    { type: 'button', onclick: () => void bulkDecide(message) },
+    'Decide selected…',
+  );
+  const node = h(
+    'div',
+    { class: 'bulk', role: 'group', 'aria-label': 'Bulk decision' },
+    count,
+    decide,
+    message,
+  );
+  const refresh = () => {
+    for (const id of state.selected) if (!state.cards.has(id)) state.selected.delete(id);
+    count.textContent = `${state.selected.size} selected`;
+    decide.disabled = state.selected.size === 0;
+    node.hidden = state.cards.size < 2 && state.selected.size === 0;
+  };
+  refresh();
+  return { node, refresh };
+}
+
+async function bulkDecide(message) {
+  const cards = [...state.selected]
+    .map((id) => state.cards.get(id))
+    .filter((c) => c !== undefined && rightsOf(c).canReject);
+  if (cards.length === 0) return;
+  const choice = await askBulk(cards);
+  if (choice === null) return;
+  message.textContent = 'Sending…';
+  const items = cards.map((c) => ({ confirmationId: c.confirmationId, digest: c.digest }));
+  const answer = await api('POST', '/api/bulk', { ...choice, items });
+  if (!answer.ok) {
+    message.textContent = `Not sent: ${errorText(answer)}`;
+    return;
+  }
+  const sent = answer.data.results.filter((r) => r.status >= 200 && r.status < 300).length;
+  message.textContent = `${sent} of ${items.length} ${choice.decision === 'approve' ? 'approvals' : 'rejections'} sent.`;
+  state.selected.clear();
+}
