@@ -224,24 +224,22 @@ function renderTop(section, drill) {
         : h(
             'ol',
             { class: 'top-list' },
-            items
-              .slice(0, 10)
-              .map((item) =>
+            items.slice(0, 10).map((item) =>
+              h(
+                'li',
+                {},
                 h(
-                  'li',
-                  {},
-                  h(
-                    'button',
-                    {
-                      type: 'button',
-                      class: 'link',
-                      onclick: () => drill.open({ size: w.size, start: w.start, [key]: item.id }),
-                    },
-                    `${item.id}`,
-                  ),
-                  ` ${item.refusals} refusals${item.tenant === null ? '' : ` (${item.tenant})`}`,
+                  'button',
+                  {
+                    type: 'button',
+                    class: 'link',
+                    onclick: () => drill.open({ size: w.size, start: w.start, [key]: item.id }),
+                  },
+                  `${item.id}`,
                 ),
+                ` ${item.refusals} refusals${item.tenant === null ? '' : ` (${item.tenant})`}`,
               ),
+            ),
           ),
     );
   fill(
