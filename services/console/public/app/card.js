@@ -84,6 +84,7 @@ export function cardElement(card, actions, selected) {
     if (left > 0) return false;
     for (const control of controls) control.disabled = true;
     node.classList.add('expired');
+    status.textContent = 'Expired: nobody decided in time. It moves to the history.';
     return true;
   };
   node.update(Date.now());

@@ -5,6 +5,17 @@
 import uPlot from '/vendor/uPlot.esm.js';
 import { h } from './dom.js';
 
+/** Minutes the chart spans, up to now. */
+const SPAN_MINUTES = 60;
+
+/**
+ * A row of refusals: a code, and neither run nor parked for a person (`pending` is counted as a
+ * decision but refuses nothing).
+ */
+export function isRefusal(row) {
+  return row.code !== null && row.disposition !== 'confirm' && row.disposition !== 'execute';
+}
+
 /** The chart panel; `update(windows)` redraws it from minute windows. */
 export function refusalChart() {
   const plotArea = h('div', { class: 'plot', role: 'img', 'aria-label': 'Refusals per minute' });
@@ -21,7 +32,16 @@ export function refusalChart() {
   const options = () => ({
     width: width(),
     height: 220,
-    scales: { x: { time: true } },
+    scales: {
+      x: {
+        time: true,
+        range: () => {
+          const now = Date.now() / 1000;
+          return [now - SPAN_MINUTES * 60, now + 60];
+        },
+      },
+      y: { range: (_, min, max) => [0, Math.max(5, max)] },
+    },
     series: [
       {},
       { label: 'Refusals', stroke: '#b3261e', fill: 'rgba(179, 38, 30, 0.12)', width: 2 },
@@ -33,9 +53,7 @@ export function refusalChart() {
   const update = (windows) => {
     const sorted = windows.slice().sort((a, b) => a.start.localeCompare(b.start));
     const xs = sorted.map((w) => Date.parse(w.start) / 1000);
-    const ys = sorted.map((w) =>
-      w.rows.filter((r) => r.code !== null).reduce((sum, r) => sum + r.count, 0),
-    );
+    const ys = sorted.map((w) => w.rows.filter(isRefusal).reduce((sum, r) => sum + r.count, 0));
     const data = [xs, ys];
     if (plot === undefined) plot = new uPlot(options(), data, plotArea);
     else plot.setData(data);
@@ -43,7 +61,7 @@ export function refusalChart() {
     const text =
       sorted.length === 0
         ? 'No minutes counted yet.'
-        : `${sorted.length} minutes shown; the latest had ${last} refusals; the most in one minute was ${Math.max(...ys)}.`;
+        : `${sorted.length} minutes counted; the latest had ${last} refusals; the most in one minute was ${Math.max(...ys)}.`;
     summary.textContent = text;
     plotArea.setAttribute('aria-label', `Refusals per minute. ${text}`);
   };

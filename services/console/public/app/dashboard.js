@@ -4,7 +4,7 @@
  * health, live from the analytics stream; any count opens the events behind it.
  */
 import { api, errorText } from './api.js';
-import { refusalChart } from './chart.js';
+import { isRefusal, refusalChart } from './chart.js';
 import { fill, h, timeOf } from './dom.js';
 import { drillDown } from './drill-down.js';
 import { sessionEnded, startPage } from './page.js';
@@ -138,7 +138,7 @@ function render(view) {
 function refusalsBy(window, key) {
   const counts = new Map();
   for (const row of window?.rows ?? []) {
-    if (row.code === null) continue;
+    if (!isRefusal(row)) continue;
     counts.set(row[key], (counts.get(row[key]) ?? 0) + row.count);
   }
   return [...counts.entries()].sort((a, b) => b[1] - a[1]);
@@ -172,11 +172,7 @@ function countTable(w, size, key, label, drill) {
     'table',
     { class: 'count-table', 'data-dimension': key },
     h('caption', {}, label),
-    h(
-      'thead',
-      {},
-      h('tr', {}, h('th', { scope: 'col' }, key), h('th', { scope: 'col' }, 'refusals')),
-    ),
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, key), h('th', { scope: 'col' }, 'count'))),
     h(
       'tbody',
       {},

@@ -19,7 +19,7 @@ export function h(tag, props = {}, ...children) {
     } else if (value === true) node.setAttribute(key, '');
     else node.setAttribute(key, String(value));
   }
-  for (const child of children.flat()) {
+  for (const child of children.flat(Infinity)) {
     if (child === null || child === undefined || child === false) continue;
     node.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }
@@ -29,7 +29,7 @@ export function h(tag, props = {}, ...children) {
 /** Empties `node` and puts `children` in it. */
 export function fill(node, ...children) {
   node.replaceChildren(
-    ...children.flat().filter((c) => c !== null && c !== undefined && c !== false),
+    ...children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false),
   );
   return node;
 }

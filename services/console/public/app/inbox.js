@@ -69,13 +69,13 @@ function follow(view) {
 
 function show(confirmations, view) {
   const now = Date.now();
-  const fresh = new Map(
-    confirmations.filter((c) => Date.parse(c.expiresAt) > now).map((c) => [c.confirmationId, c]),
-  );
-  for (const id of state.cards.keys()) {
-    if (!fresh.has(id)) forget(id);
+  const fresh = new Map(confirmations.map((c) => [c.confirmationId, c]));
+  for (const [id, card] of state.cards) {
+    // A card that left the list as it expired stays, disabled, until the clock moves it on.
+    if (!fresh.has(id) && Date.parse(card.expiresAt) > now + 1000) forget(id);
   }
   for (const [id, card] of fresh) {
+    if (Date.parse(card.expiresAt) <= now) continue;
     const before = state.cards.get(id);
     if (before !== undefined && JSON.stringify(before) === JSON.stringify(card)) continue;
     const node = cardElement(card, ACTIONS, state.selected.has(id));
@@ -96,15 +96,23 @@ function forget(id) {
   state.selected.delete(id);
 }
 
-/** Each second: countdowns; an expired card is disabled and moves to the history. */
+/** How long an expired card stays in place, disabled, before it leaves the list (ms). */
+const EXPIRED_SHOWN_MS = 3000;
+
+/** Each second: countdowns; an expired card is disabled, goes to the history, then leaves. */
 function tick(view) {
   const now = Date.now();
   for (const [id, node] of state.elements) {
     if (!node.update(now)) continue;
     const card = state.cards.get(id);
-    state.expired.unshift({ ...card, outcome: 'expired', decidedAt: card.expiresAt });
-    forget(id);
-    view.history.addExpired();
+    if (node.expiredSeenAt === undefined) {
+      node.expiredSeenAt = now;
+      state.selected.delete(id);
+      state.expired.unshift({ ...card, outcome: 'expired', decidedAt: card.expiresAt });
+      view.history.addExpired();
+    } else if (now - node.expiredSeenAt >= EXPIRED_SHOWN_MS) {
+      forget(id);
+    }
   }
   view.empty.hidden = state.cards.size > 0;
   view.bulkBar.refresh();
