@@ -5,7 +5,7 @@
  * playwright-core; axe-core checks each page. Screenshots go to a temporary directory, or to
  * TOOLGATE_SCREENSHOT_DIR (`npm run docs:screenshots` writes the docs' images).
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -119,6 +119,7 @@ beforeAll(async () => {
     pendingPollMs: 500,
   });
   browser = await launchChromium();
+  mkdirSync(screenshots, { recursive: true });
 }, 180_000);
 
 afterAll(async () => {
@@ -240,6 +241,13 @@ describe('the console in a browser', () => {
     await card.waitFor({ timeout: 30_000 });
     await expect.poll(() => card.textContent()).toContain('inv_482 (25,000.00 EUR)');
     expect(await card.textContent()).toContain('run-console-invoice');
+    if (CONTRACT_SERVED) {
+      const text = await card.textContent();
+      expect(text).toContain('Arguments as they will run');
+      expect(text).toContain('"invoice_id": "inv_482"');
+      expect(text).toContain('Policy version');
+      expect(text).toContain('Rule');
+    }
     expect(await axeViolations(page)).toEqual([]);
     await page.screenshot({ path: path.join(screenshots, 'console-inbox.png') });
 

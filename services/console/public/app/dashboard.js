@@ -156,7 +156,7 @@ function renderCounts(section, size, title, drill) {
       'p',
       { class: 'total' },
       h('strong', { 'data-total': size }, String(total)),
-      ` refusals (${span})`,
+      ` ${total === 1 ? 'refusal' : 'refusals'} (${span})`,
     ),
     h(
       'div',
@@ -208,6 +208,10 @@ function countTable(w, size, key, label, drill) {
   );
 }
 
+function refusals(n) {
+  return `${n} ${n === 1 ? 'refusal' : 'refusals'}`;
+}
+
 function renderTop(section, drill) {
   const w = current('hour') ?? current('minute');
   const list = (title, items, key) =>
@@ -233,7 +237,7 @@ function renderTop(section, drill) {
                   },
                   `${item.id}`,
                 ),
-                ` ${item.refusals} refusals${item.tenant === null ? '' : ` (${item.tenant})`}`,
+                ` ${refusals(item.refusals)}${item.tenant === null ? '' : ` (${item.tenant})`}`,
               ),
             ),
           ),
