@@ -252,7 +252,11 @@ describe('the console in a browser', () => {
     await page.screenshot({ path: path.join(screenshots, 'console-inbox.png') });
 
     await card.getByRole('button', { name: 'Approve', exact: true }).click();
-    await expect.poll(() => card.getByRole('status').textContent()).toContain('Approval sent');
+    await expect
+      .poll(() => page.locator('#decision-status').textContent())
+      .toBe(
+        'Approve invoice inv_482 (25,000.00 EUR): Approval sent; the gate checks it and runs the call.',
+      );
     const observation = await observed;
     expect(observation).toMatchObject({ proposalId: 'console-invoice', outcome: 'result' });
     await card.waitFor({ state: 'detached', timeout: 15_000 });

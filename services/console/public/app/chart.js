@@ -61,7 +61,7 @@ export function refusalChart() {
     const text =
       sorted.length === 0
         ? 'No minutes counted yet.'
-        : `${sorted.length} minutes counted; the latest had ${last} refusals; the most in one minute was ${Math.max(...ys)}.`;
+        : `${sorted.length} ${sorted.length === 1 ? 'minute' : 'minutes'} counted; the latest had ${last} refusals; the most in one minute was ${Math.max(...ys)}.`;
     summary.textContent = text;
     plotArea.setAttribute('aria-label', `Refusals per minute. ${text}`);
   };

@@ -20,6 +20,15 @@ const state = {
 void startPage((main) => {
   const list = h('div', { class: 'cards', id: 'pending-list' });
   const empty = h('p', { class: 'empty', id: 'pending-empty' }, 'Nothing is waiting for you.');
+  const decisions = h('p', {
+    class: 'status',
+    role: 'status',
+    'aria-live': 'polite',
+    id: 'decision-status',
+  });
+  announce = (text) => {
+    decisions.textContent = text;
+  };
   const live = h(
     'p',
     { class: 'status', role: 'status', 'aria-live': 'polite', id: 'pending-status' },
@@ -34,6 +43,7 @@ void startPage((main) => {
       { class: 'panel', 'aria-labelledby': 'pending-title' },
       h('h1', { id: 'pending-title' }, 'Waiting for a decision'),
       live,
+      decisions,
       bulkBar.node,
       empty,
       list,
@@ -118,6 +128,15 @@ function tick(view) {
   view.bulkBar.refresh();
 }
 
+/** Says what became of a decision at the page level too: its card may leave the list at once. */
+let announce = () => undefined;
+
+/** Shows `text` on the card and at the page level. */
+function report(card, status, text) {
+  status.textContent = text;
+  announce(`${card.card.action} ${card.card.target}: ${text}`);
+}
+
 const ACTIONS = {
   async approve(card, status) {
     status.textContent = 'Sending approval…';
@@ -126,9 +145,13 @@ const ACTIONS = {
       `/api/confirmations/${encodeURIComponent(card.confirmationId)}/approve`,
       { digest: card.digest },
     );
-    status.textContent = answer.ok
-      ? 'Approval sent; the gate checks it and runs the call.'
-      : `Not approved: ${errorText(answer)}`;
+    report(
+      card,
+      status,
+      answer.ok
+        ? 'Approval sent; the gate checks it and runs the call.'
+        : `Not approved: ${errorText(answer)}`,
+    );
   },
   async reject(card, status) {
     const reason = await askRejection(card);
@@ -139,9 +162,13 @@ const ACTIONS = {
       `/api/confirmations/${encodeURIComponent(card.confirmationId)}/reject`,
       { digest: card.digest, reason },
     );
-    status.textContent = answer.ok
-      ? 'Rejection sent; the agent is told your reason.'
-      : `Not rejected: ${errorText(answer)}`;
+    report(
+      card,
+      status,
+      answer.ok
+        ? 'Rejection sent; the agent is told your reason.'
+        : `Not rejected: ${errorText(answer)}`,
+    );
   },
   async amend(card, status) {
     const amendment = await askAmendment(card);
@@ -152,15 +179,13 @@ const ACTIONS = {
       `/api/confirmations/${encodeURIComponent(card.confirmationId)}/amend`,
       { digest: card.digest, ...amendment },
     );
-    if (answer.ok) {
-      const run = answer.data?.replacement?.runId;
-      status.textContent = `Sent as a new proposal${run === undefined ? '' : ` in run ${run}`}; it waits for its own approval.`;
-    } else {
-      status.textContent =
-        answer.status === 404
-          ? 'Approving with changes is not available on this gate.'
-          : `Not sent: ${errorText(answer)}`;
-    }
+    const run = answer.data?.replacement?.runId;
+    const sent = `Sent as a new proposal${run === undefined ? '' : ` in run ${run}`}; it waits for its own approval.`;
+    const refused =
+      answer.status === 404
+        ? 'Approving with changes is not available on this gate.'
+        : `Not sent: ${errorText(answer)}`;
+    report(card, status, answer.ok ? sent : refused);
   },
   select(card, checked, box) {
     if (!checked) {
