@@ -15,6 +15,7 @@ import { checkBulkDecision, type BulkDecision } from './bulk-decision.js';
 import { readPending } from './pending-list.js';
 import { pendingStream } from './pending-stream.js';
 import type { ConsoleSession, SessionStore } from './session-store.js';
+import { createStreamLimit } from './stream-limit.js';
 import type { Upstream } from './upstream.js';
 import { guard, type ConsoleOrigin } from './web-guard.js';
 
@@ -42,6 +43,7 @@ export function apiRoutes(deps: ApiRoutesDeps): readonly Route[] {
       const caller = guard(request, deps.sessions, deps.origin);
       return caller.ok ? handler(request, caller.session) : caller.answer;
     };
+  const streams = createStreamLimit();
   return [
     route(
       'GET',
@@ -55,7 +57,10 @@ export function apiRoutes(deps: ApiRoutesDeps): readonly Route[] {
       'GET',
       '/api/pending/stream',
       signedIn((_, s) =>
-        pendingStream({ approval: deps.approval, sessions: deps.sessions, ...pollOf(deps) }, s),
+        streams.limit(
+          s.id,
+          pendingStream({ approval: deps.approval, sessions: deps.sessions, ...pollOf(deps) }, s),
+        ),
       ),
     ),
     route(
@@ -95,9 +100,11 @@ export function apiRoutes(deps: ApiRoutesDeps): readonly Route[] {
     route(
       'GET',
       '/api/analytics/stream',
-      signedIn((request, s) =>
-        analyticsStream({ analytics: deps.analytics, sessions: deps.sessions }, s, request.query),
-      ),
+      signedIn(async (request, s) => {
+        const relay = { analytics: deps.analytics, sessions: deps.sessions };
+        const answer = await analyticsStream(relay, s, request.query);
+        return 'open' in answer ? streams.limit(s.id, answer) : answer;
+      }),
     ),
   ];
 }

@@ -6,6 +6,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '@toolgate/shared';
+import { parseDevSignIns } from './dev-sign-ins.js';
 import { startConsole, type ConsoleOptions, type RunningConsole } from './service.js';
 
 const ALICE: Principal = { subject: 'alice', tenant: 'acme', roles: ['approver'] };
@@ -394,5 +395,65 @@ describe('bulk decisions', () => {
     expect(answer.status).toBe(400);
     expect((answer.json() as { error: { code: string } }).error.code).toBe('invalid_bulk');
     expect(seen.filter((s) => s.method === 'POST')).toEqual([]);
+  });
+});
+
+/** Opens an event stream; `text()` is what arrived so far, `ended` resolves when it closes. */
+function openStream(c: RunningConsole, path: string, cookie: string) {
+  let received = '';
+  let status = 0;
+  const ended = new Promise<void>((resolve, reject) => {
+    const req = httpRequest(
+      { host: '127.0.0.1', port: c.port, path, headers: { cookie } },
+      (res) => {
+        status = res.statusCode ?? 0;
+        res.on('data', (chunk: Buffer) => (received += chunk.toString()));
+        res.on('end', () => resolve());
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+  return { text: () => received, status: () => status, ended };
+}
+
+describe('the pending stream', () => {
+  it('sends the list at once, and ends with session_ended when the token expires', async () => {
+    let now = Date.now();
+    const c = await start({ now: () => new Date(now), pendingPollMs: 50 });
+    const { cookie } = await signIn(c, tokenExpiring(now + 60_000));
+    const stream = openStream(c, '/api/pending/stream', cookie);
+    await expect.poll(stream.text).toContain('event: pending\ndata: {"tenant":"acme"');
+    expect(stream.status()).toBe(200);
+    expect(stream.text().match(/event: pending/g)).toHaveLength(1);
+    now += 61_000;
+    await stream.ended;
+    expect(stream.text()).toContain('event: session_ended');
+  });
+
+  it('holds at most four streams per session', async () => {
+    const c = await start({ pendingPollMs: 50 });
+    const { cookie } = await signIn(c);
+    const streams = [1, 2, 3, 4].map(() => openStream(c, '/api/pending/stream', cookie));
+    for (const s of streams) await expect.poll(s.text).toContain('event: pending');
+    const fifth = openStream(c, '/api/pending/stream', cookie);
+    await fifth.ended;
+    expect(fifth.text()).toContain('event: too_many_streams');
+    expect(fifth.text()).not.toContain('event: pending');
+    await c.close();
+  });
+});
+
+describe('parseDevSignIns', () => {
+  it('takes labels and tokens, and refuses anything else naming the file', () => {
+    expect(parseDevSignIns('[{"label":"alice","token":"t"}]', 'f.json')).toEqual([
+      { label: 'alice', token: 't' },
+    ]);
+    for (const text of ['{}', '[{"label":"alice"}]', '[{"label":"","token":"t"}]', 'not json']) {
+      expect(() => parseDevSignIns(text, 'f.json')).toThrow(
+        /TOOLGATE_CONSOLE_DEV_SIGN_INS: f\.json/,
+      );
+    }
   });
 });
