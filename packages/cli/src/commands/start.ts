@@ -58,7 +58,7 @@ export const startCommand: Command = {
   async run({ values, positionals, io }) {
     if (positionals[0] === CONSOLE && positionals.length === 1) {
       const file = optionalString(values, 'config') ?? io.env['TOOLGATE_CONFIG'];
-      if (file === undefined)
+      if (file === undefined || file === '')
         throw new CliError('--config (or TOOLGATE_CONFIG) is required', EXIT.usage);
       return runConsole(io, await loadDeployment(file));
     }
