@@ -202,6 +202,15 @@ describe('signing in', () => {
     expect((await send(c, 'GET', '/api/pending', { cookie })).status).toBe(401);
   });
 
+  it('replaces the session of a browser that signs in again', async () => {
+    const c = await start();
+    const first = await signIn(c);
+    const again = await send(c, 'POST', '/api/session', { cookie: first.cookie }, { token: GOOD });
+    expect(again.status).toBe(200);
+    expect(c.sessions.size).toBe(1);
+    expect((await send(c, 'GET', '/api/session', { cookie: first.cookie })).status).toBe(401);
+  });
+
   it('holds at most maxSessions sessions', async () => {
     const c = await start({ maxSessions: 2 });
     await signIn(c);

@@ -14,8 +14,10 @@ import {
   type SessionStore,
 } from './session-store.js';
 import {
+  cookieOf,
   guard,
   originRefusal,
+  SESSION_COOKIE,
   servedOverHttps,
   sessionCookie,
   type ConsoleOrigin,
@@ -42,6 +44,9 @@ export function sessionRoutes(deps: SessionRoutesDeps): readonly Route[] {
       if (refused !== undefined) return refused;
       const token = tokenOf(request.body, deps.devSignIns);
       if (typeof token !== 'string') return token;
+      // Signing in again replaces the session this browser had.
+      const before = cookieOf(request.headers, SESSION_COOKIE);
+      if (before !== undefined) deps.sessions.end(before);
       return signIn(deps, token, secure);
     }),
     route('GET', '/api/session', (request) => {

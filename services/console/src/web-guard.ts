@@ -2,6 +2,7 @@
  * What protects the console's pages and API in a browser: security headers on every answer, the
  * session cookie, the origin the console is reached at, and the CSRF check of every change.
  */
+import { timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { errorResponse, type HttpRequest, type HttpResponse } from '@toolgate/platform';
 import type { ConsoleSession, SessionStore } from './session-store.js';
@@ -101,11 +102,19 @@ export function guard(request: HttpRequest, sessions: SessionStore, where: Conso
   if (session === undefined) {
     return { ok: false, answer: errorResponse(401, 'unauthorized', 'Sign in.') };
   }
-  if (request.method !== 'GET' && request.headers[CSRF_HEADER] !== session.csrf) {
+  if (request.method !== 'GET' && !sameSecret(request.headers[CSRF_HEADER], session.csrf)) {
     const answer = errorResponse(403, 'csrf', 'The request lacks this session’s CSRF token.');
     return { ok: false, answer };
   }
   return { ok: true, session };
+}
+
+/** True when `given` is `secret`, compared in constant time. */
+function sameSecret(given: string | string[] | undefined, secret: string): boolean {
+  if (typeof given !== 'string') return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(secret);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /** 403 when the request names a host or an Origin that is not the console's own. */
