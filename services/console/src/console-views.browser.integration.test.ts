@@ -6,6 +6,8 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DecidedView, PendingView, Principal } from '@toolgate/shared';
@@ -250,6 +252,34 @@ async function signedInPage(path: string, width = 1280): Promise<{ page: Page; e
   return { page, errors };
 }
 
+const axeSource = readFileSync(
+  createRequire(import.meta.url).resolve('axe-core/axe.min.js'),
+  'utf8',
+);
+
+/** Serious and critical axe violations of the page as it is now. */
+async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(axeSource);
+  const result = await page.evaluate(() =>
+    (
+      globalThis as unknown as {
+        axe: { run(): Promise<{ violations: { id: string; impact: string }[] }> };
+      }
+    ).axe.run(),
+  );
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => v.id);
+}
+
+/** The page's width in CSS pixels, scrolled content included. */
+const pageWidth = (page: Page) =>
+  page.evaluate(
+    () =>
+      (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document
+        .documentElement.scrollWidth,
+  );
+
 const cardOf = (page: Page, id: string) => page.locator(`article[data-confirmation-id="${id}"]`);
 const approveOf = (page: Page, id: string) =>
   cardOf(page, id).getByRole('button', { name: 'Approve', exact: true });
@@ -356,12 +386,8 @@ describe('the inbox on the approval views', () => {
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.getByText('Nothing decided matches.').waitFor();
     await cardOf(page, 'c_same').waitFor();
-    const overflow = await page.evaluate(
-      () =>
-        (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } })
-          .document.documentElement.scrollWidth,
-    );
-    expect(overflow).toBeLessThanOrEqual(375);
+    expect(await pageWidth(page)).toBeLessThanOrEqual(375);
+    expect(await axeViolations(page)).toEqual([]);
   });
 });
 
@@ -384,6 +410,28 @@ describe('the dashboard on the analytics views', () => {
     expect(await page.locator('#drill-body').textContent()).toContain(
       'Told the agent: This action is not allowed.',
     );
+    expect(await axeViolations(page)).toEqual([]);
     expect(errors).toEqual([]);
+  });
+
+  it('reads at 375 px without scrolling sideways', async () => {
+    const { page } = await signedInPage('/dashboard', 375);
+    await page
+      .locator('[data-size="hour"] [data-dimension="code"] tr[data-value="not_authorized"]')
+      .waitFor();
+    expect(await pageWidth(page)).toBeLessThanOrEqual(375);
+  });
+});
+
+describe('the sign-in page', () => {
+  it('has an accessible form and development sign-ins only when configured', async () => {
+    const context = await browser.newContext({ viewport: { width: 375, height: 800 } });
+    const page = await context.newPage();
+    await page.goto(web.url);
+    await page.getByLabel('Session token').waitFor();
+    expect(await page.getByText('Development sign-in').count()).toBe(0);
+    expect(await axeViolations(page)).toEqual([]);
+    expect(await pageWidth(page)).toBeLessThanOrEqual(375);
+    await context.close();
   });
 });
