@@ -138,7 +138,20 @@ function respond(url: string): { status: number; body: unknown } {
     return { status: 200, body: { size: 'hour', windows: [window('hour', 3_600_000)] } };
   if (url.startsWith('/analytics/windows'))
     return { status: 200, body: { size: 'minute', windows: [window('minute', 60_000)] } };
-  if (url.startsWith('/analytics/alerts')) return { status: 200, body: { alerts: [] } };
+  if (url.startsWith('/analytics/alerts')) {
+    const alert = {
+      alertId: 'a1',
+      rule: 'authorization_probing',
+      subject: { kind: 'principal', tenant: 'acme', id: 'bob' },
+      window: { start: start.toISOString(), end: now.toISOString() },
+      counts: { refusals: 7 },
+      threshold: { refusals: 5 },
+      mode: 'alert',
+      evidence: [],
+      raisedAt: now.toISOString(),
+    };
+    return { status: 200, body: { alerts: [alert] } };
+  }
   if (url.startsWith('/analytics/approvals')) {
     return {
       status: 200,
@@ -374,6 +387,7 @@ describe('the inbox on the approval views', () => {
       .poll(() => posted.map((p) => p.url).sort())
       .toEqual(['/confirmations/c_bulk/approve', '/confirmations/c_same/approve']);
     await page.getByText('2 of 2 approvals sent.').waitFor();
+    expect(await cardOf(page, 'c_same').getByRole('checkbox').isChecked()).toBe(false);
   });
 
   it('lists the history, filtered, and reads at 375 px without scrolling sideways', async () => {
@@ -405,6 +419,7 @@ describe('the dashboard on the analytics views', () => {
     ).toBe(0);
     expect(await page.locator('[data-total="minute"]').textContent()).toBe('3');
     expect(await page.locator('#approval-health').textContent()).toContain('75 %');
+    await page.getByText('principal bob: refusals 7 (threshold 5)').waitFor();
     await row.getByRole('button').click();
     await page.getByText('Internal detail: denied by viewers-never-write').waitFor();
     expect(await page.locator('#drill-body').textContent()).toContain(

@@ -4,17 +4,12 @@
  * health, live from the analytics stream; any count opens the events behind it.
  */
 import { api, errorText } from './api.js';
-import { isRefusal, refusalChart } from './chart.js';
-import { fill, h, timeOf } from './dom.js';
+import { loadHealth } from './approval-health.js';
+import { refusalChart } from './chart.js';
+import { fill, h } from './dom.js';
 import { drillDown } from './drill-down.js';
 import { sessionEnded, startPage } from './page.js';
-
-const DIMENSIONS = [
-  { key: 'rung', label: 'By rung' },
-  { key: 'code', label: 'By code' },
-  { key: 'tool', label: 'By tool' },
-  { key: 'tenant', label: 'By tenant' },
-];
+import { renderAlerts, renderCounts, renderTop } from './window-panels.js';
 
 const windows = { minute: new Map(), hour: new Map() };
 const alerts = [];
@@ -70,10 +65,7 @@ async function loadAll(view) {
     api('GET', '/api/analytics/alerts'),
   ]);
   if (!minute.ok) {
-    view.status.textContent =
-      minute.status === 403
-        ? `Analytics unavailable: ${errorText(minute)}`
-        : `Analytics unavailable: ${errorText(minute)}`;
+    view.status.textContent = `Analytics unavailable: ${errorText(minute)}`;
     return false;
   }
   for (const w of minute.data.windows) windows.minute.set(w.start, w);
@@ -128,192 +120,9 @@ function current(size) {
 }
 
 function render(view) {
-  renderCounts(view.minute, 'minute', 'This minute', view.drill);
-  renderCounts(view.hour, 'hour', 'This hour', view.drill);
+  renderCounts(view.minute, current('minute'), 'minute', 'This minute', view.drill);
+  renderCounts(view.hour, current('hour'), 'hour', 'This hour', view.drill);
   view.chart.update([...windows.minute.values()]);
-  renderTop(view.top, view.drill);
-  renderAlerts(view.alertList);
-}
-
-function refusalsBy(window, key) {
-  const counts = new Map();
-  for (const row of window?.rows ?? []) {
-    if (!isRefusal(row)) continue;
-    counts.set(row[key], (counts.get(row[key]) ?? 0) + row.count);
-  }
-  return [...counts.entries()].sort((a, b) => b[1] - a[1]);
-}
-
-function renderCounts(section, size, title, drill) {
-  const w = current(size);
-  const total = refusalsBy(w, 'rung').reduce((sum, [, n]) => sum + n, 0);
-  const span =
-    w === undefined ? 'no window yet' : `${timeOf(w.start)}–${timeOf(w.end)}, ${w.state}`;
-  fill(
-    section,
-    h('h2', { id: `${size}-title` }, title),
-    h(
-      'p',
-      { class: 'total' },
-      h('strong', { 'data-total': size }, String(total)),
-      ` ${total === 1 ? 'refusal' : 'refusals'} (${span})`,
-    ),
-    h(
-      'div',
-      { class: 'tables' },
-      DIMENSIONS.map(({ key, label }) => countTable(w, size, key, label, drill)),
-    ),
-  );
-}
-
-function countTable(w, size, key, label, drill) {
-  const rows = refusalsBy(w, key);
-  return h(
-    'table',
-    { class: 'count-table', 'data-dimension': key },
-    h('caption', {}, label),
-    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, key), h('th', { scope: 'col' }, 'count'))),
-    h(
-      'tbody',
-      {},
-      rows.length === 0
-        ? h('tr', {}, h('td', { colspan: '2', class: 'empty' }, 'none'))
-        : rows.map(([value, count]) =>
-            h(
-              'tr',
-              { 'data-value': value ?? '' },
-              h('th', { scope: 'row' }, value ?? '(none)'),
-              h(
-                'td',
-                {},
-                h(
-                  'button',
-                  {
-                    type: 'button',
-                    class: 'count',
-                    'aria-label': `Show the ${count} refusals with ${key} ${value ?? 'none'} (${size})`,
-                    onclick: () =>
-                      drill.open({
-                        size,
-                        start: w.start,
-                        ...(value === null ? {} : { [key]: value }),
-                      }),
-                  },
-                  String(count),
-                ),
-              ),
-            ),
-          ),
-    ),
-  );
-}
-
-function refusals(n) {
-  return `${n} ${n === 1 ? 'refusal' : 'refusals'}`;
-}
-
-function renderTop(section, drill) {
-  const w = current('hour') ?? current('minute');
-  const list = (title, items, key) =>
-    h(
-      'div',
-      {},
-      h('h3', {}, title),
-      items.length === 0
-        ? h('p', { class: 'empty' }, 'none')
-        : h(
-            'ol',
-            { class: 'top-list' },
-            items.slice(0, 10).map((item) =>
-              h(
-                'li',
-                {},
-                h(
-                  'button',
-                  {
-                    type: 'button',
-                    class: 'link',
-                    onclick: () => drill.open({ size: w.size, start: w.start, [key]: item.id }),
-                  },
-                  `${item.id}`,
-                ),
-                ` ${refusals(item.refusals)}${item.tenant === null ? '' : ` (${item.tenant})`}`,
-              ),
-            ),
-          ),
-    );
-  fill(
-    section,
-    h('h2', { id: 'top-title' }, 'Most refused'),
-    h(
-      'div',
-      { class: 'tables' },
-      list('Runs', w?.topRefusedRuns ?? [], 'runId'),
-      list('Principals', w?.topRefusedPrincipals ?? [], 'subject'),
-    ),
-  );
-}
-
-function renderAlerts(section) {
-  fill(
-    section,
-    h('h2', { id: 'alerts-title' }, 'Alerts'),
-    alerts.length === 0
-      ? h('p', { class: 'empty' }, 'No alerts.')
-      : h(
-          'ul',
-          { class: 'alerts' },
-          alerts
-            .slice(0, 20)
-            .map((a) =>
-              h(
-                'li',
-                {},
-                h('span', { class: 'badge alert' }, a.rule),
-                ` ${a.subject?.kind ?? ''} ${a.subject?.id ?? ''}`,
-                a.message === undefined ? null : ` — ${a.message}`,
-              ),
-            ),
-        ),
-  );
-}
-
-async function loadHealth(section) {
-  const since = new Date(Date.now() - 3600_000).toISOString();
-  const answer = await api('GET', `/api/analytics/approvals?since=${encodeURIComponent(since)}`);
-  const title = h('h2', { id: 'health-title' }, 'Approval health, last hour');
-  if (!answer.ok) {
-    fill(
-      section,
-      title,
-      h(
-        'p',
-        { class: 'empty' },
-        answer.status === 404
-          ? 'Approval health unavailable on this gate.'
-          : `Approval health unavailable: ${errorText(answer)}`,
-      ),
-    );
-    return;
-  }
-  const a = answer.data;
-  const rate = a.approvalRate === null ? '—' : `${Math.round(a.approvalRate * 100)} %`;
-  const median = a.medianDecideMs === null ? '—' : `${Math.round(a.medianDecideMs / 1000)} s`;
-  fill(
-    section,
-    title,
-    h(
-      'dl',
-      { class: 'facts health' },
-      [
-        ['Approval rate', rate],
-        ['Median time to decide', median],
-        ['Parked', a.parked],
-        ['Approved', a.approved],
-        ['Rejected', a.rejected],
-        ['Expired', a.expired],
-        ['Changed', a.changed],
-      ].map(([term, value]) => [h('dt', {}, term), h('dd', {}, String(value))]),
-    ),
-  );
+  renderTop(view.top, current('hour') ?? current('minute'), view.drill);
+  renderAlerts(view.alertList, alerts);
 }

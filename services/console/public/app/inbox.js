@@ -3,8 +3,9 @@
  * /api/pending/stream, decided one by one or in bulk; and the history of decided ones.
  */
 import { api, errorText } from './api.js';
-import { cardElement, rightsOf } from './card.js';
-import { askAmendment, askBulk, askRejection } from './dialogs.js';
+import { cardElement } from './card.js';
+import { bulkToolbar } from './bulk.js';
+import { askAmendment, askRejection } from './dialogs.js';
 import { fill, h } from './dom.js';
 import { historySection } from './history.js';
 import { sessionEnded, startPage } from './page.js';
@@ -16,6 +17,12 @@ const state = {
   selected: new Set(),
   expired: [],
 };
+
+/** Says why a card cannot join the bulk selection. */
+let bulkMessage = () => undefined;
+
+/** Says what became of a decision at the page level too: its card may leave the list at once. */
+let announce = () => undefined;
 
 void startPage((main) => {
   const list = h('div', { class: 'cards', id: 'pending-list' });
@@ -34,7 +41,8 @@ void startPage((main) => {
     { class: 'status', role: 'status', 'aria-live': 'polite', id: 'pending-status' },
     'Connecting…',
   );
-  const bulkBar = bulkToolbar();
+  const bulkBar = bulkToolbar(state);
+  bulkMessage = bulkBar.say;
   const history = historySection(() => state.expired);
   fill(
     main,
@@ -128,9 +136,6 @@ function tick(view) {
   view.bulkBar.refresh();
 }
 
-/** Says what became of a decision at the page level too: its card may leave the list at once. */
-let announce = () => undefined;
-
 /** Shows `text` on the card and at the page level. */
 function report(card, status, text) {
   status.textContent = text;
@@ -206,53 +211,3 @@ const ACTIONS = {
     bulkMessage('');
   },
 };
-
-let bulkMessage = () => undefined;
-
-function bulkToolbar() {
-  const count = h('span', { class: 'count' });
-  const message = h('p', { class: 'status', role: 'status', 'aria-live': 'polite' });
-  bulkMessage = (text) => {
-    message.textContent = text;
-    refresh();
-  };
-  const decide = h(
-    'button',
-    { type: 'button', onclick: () => void bulkDecide(message) },
-    'Decide selected…',
-  );
-  const node = h(
-    'div',
-    { class: 'bulk', role: 'group', 'aria-label': 'Bulk decision' },
-    count,
-    decide,
-    message,
-  );
-  const refresh = () => {
-    for (const id of state.selected) if (!state.cards.has(id)) state.selected.delete(id);
-    count.textContent = `${state.selected.size} selected`;
-    decide.disabled = state.selected.size === 0;
-    node.hidden = state.cards.size < 2 && state.selected.size === 0;
-  };
-  refresh();
-  return { node, refresh };
-}
-
-async function bulkDecide(message) {
-  const cards = [...state.selected]
-    .map((id) => state.cards.get(id))
-    .filter((c) => c !== undefined && rightsOf(c).canReject);
-  if (cards.length === 0) return;
-  const choice = await askBulk(cards);
-  if (choice === null) return;
-  message.textContent = 'Sending…';
-  const items = cards.map((c) => ({ confirmationId: c.confirmationId, digest: c.digest }));
-  const answer = await api('POST', '/api/bulk', { ...choice, items });
-  if (!answer.ok) {
-    message.textContent = `Not sent: ${errorText(answer)}`;
-    return;
-  }
-  const sent = answer.data.results.filter((r) => r.status >= 200 && r.status < 300).length;
-  message.textContent = `${sent} of ${items.length} ${choice.decision === 'approve' ? 'approvals' : 'rejections'} sent.`;
-  state.selected.clear();
-}
