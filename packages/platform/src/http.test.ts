@@ -206,6 +206,28 @@ describe('startHttpServer', () => {
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(closedSeen).toBe(true);
   });
+
+  it('sends its common headers with every answer, its own errors and streams included; a route may override one', async () => {
+    const headers = { 'x-frame-options': 'DENY', 'referrer-policy': 'no-referrer' };
+    const routes = [
+      route('GET', '/ok', () => ({
+        status: 200,
+        body: {},
+        headers: { 'referrer-policy': 'origin' },
+      })),
+      route('GET', '/boom', () => {
+        throw new Error('boom');
+      }),
+      route('GET', '/stream', () => ({ status: 200, open: (stream) => stream.close() })),
+    ];
+    const { call } = await start({ routes, headers });
+    for (const path of ['/boom', '/missing', '/stream', '/healthz']) {
+      const res = await call(path);
+      expect({ path, frame: res.headers.get('x-frame-options') }).toEqual({ path, frame: 'DENY' });
+      expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+    }
+    expect((await call('/ok')).headers.get('referrer-policy')).toBe('origin');
+  });
 });
 
 describe('sessionTokenOf', () => {

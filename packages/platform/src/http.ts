@@ -135,6 +135,11 @@ export interface HttpServerOptions {
   readonly logger?: { error(fields: object, message: string): void };
   /** Serve HTTPS only, with this certificate (PEM, its chain after it) and private key (PEM). */
   readonly tls?: { readonly cert: Buffer | string; readonly key: Buffer | string };
+  /**
+   * Headers sent with every answer, the server's own errors and streams included (a web console's
+   * security headers); a route's own headers of the same name win.
+   */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** A listening server. */
@@ -278,8 +283,9 @@ async function serve(
   try {
     const answer = await dispatch(req, routes);
     if ('open' in answer && options.streams.stopping) throw stopping();
-    if ('open' in answer) openStream(res, answer, options.streams.open);
-    else send(res, answer.status, answer.body, answer.headers);
+    if ('open' in answer)
+      openStream(res, withHeaders(answer, options.headers), options.streams.open);
+    else send(res, answer.status, answer.body, { ...options.headers, ...answer.headers });
   } catch (error) {
     sendError(res, error, req, options);
   }
@@ -361,8 +367,10 @@ function sendError(
   req: IncomingMessage,
   options: HttpServerOptions,
 ): void {
+  const common = options.headers ?? {};
   if (error instanceof HttpError) {
-    send(res, error.status, { error: { code: error.code, message: error.message } }, error.headers);
+    const { status, code, message } = error;
+    send(res, status, { error: { code, message } }, { ...common, ...error.headers });
     // The rest of an oversized body is not read: close rather than drain it.
     if (error.status === 413) res.once('finish', () => req.destroy());
     return;
@@ -373,11 +381,11 @@ function sendError(
       res,
       503,
       { error: { code: 'unavailable', message: 'Try again shortly.' } },
-      { 'retry-after': '1' },
+      { ...common, 'retry-after': '1' },
     );
     return;
   }
-  send(res, 500, { error: { code: 'internal_error', message: 'Something went wrong.' } });
+  send(res, 500, { error: { code: 'internal_error', message: 'Something went wrong.' } }, common);
 }
 
 function send(
@@ -399,6 +407,13 @@ function send(
     ...headers,
   });
   res.end(text);
+}
+
+function withHeaders(
+  answer: HttpStreamResponse,
+  common: Readonly<Record<string, string>> | undefined,
+): HttpStreamResponse {
+  return common === undefined ? answer : { ...answer, headers: { ...common, ...answer.headers } };
 }
 
 /** The streams a server has open, and whether it is stopping (it opens no more then). */

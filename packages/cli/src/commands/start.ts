@@ -5,6 +5,7 @@
 import { superviseAnalytics } from '@toolgate/analytics';
 import * as authorize from '@toolgate/authorize';
 import * as confirm from '@toolgate/confirm';
+import { superviseConsole } from '@toolgate/console';
 import * as execute from '@toolgate/execute';
 import * as validate from '@toolgate/validate';
 import {
@@ -24,12 +25,16 @@ export const STAGE_MODULES: readonly StageModule[] = [validate, authorize, confi
 /** The service beside the stages: it reads the audit topic and needs no deployment file. */
 export const ANALYTICS = 'analytics';
 
+/** The web console: it calls the approval and analytics APIs and needs the deployment's session keys. */
+export const CONSOLE = 'console';
+
 /** `toolgate start <stage|all> --config <file>`. */
 export const startCommand: Command = {
   name: 'start',
   summary:
-    'Run gate stages (validate, authorize, confirm, execute), analytics, or all until Ctrl-C.',
-  usage: 'toolgate start <validate|authorize|confirm|execute|analytics|all> [--config <file>]',
+    'Run gate stages (validate, authorize, confirm, execute), analytics, the console, or all until Ctrl-C.',
+  usage:
+    'toolgate start <validate|authorize|confirm|execute|analytics|console|all> [--config <file>]',
   details: [
     'Addresses, prefixes, keys and the Kafka identity come from TOOLGATE_* variables',
     '(docs/configuration.md). A stage runs as its own principal toolgate-<stage> (TOOLGATE_KAFKA_*);',
@@ -42,11 +47,21 @@ export const startCommand: Command = {
     'integrity key and no Redis, and serves its HTTP port (default 9105). With --config it takes the',
     "deployment's alert rules (analytics.alerts) and serves the windows and alerts API to operators",
     "with the deployment's session tokens; without, default rules and no API. all runs it too.",
+    'console serves the web console (default http://127.0.0.1:9120/; docs/console.md): people sign in',
+    'with their session token and decide confirmations through the approval API (TOOLGATE_APPROVAL_URL)',
+    'and watch refusals through the analytics API (TOOLGATE_ANALYTICS_URL). It needs --config for the',
+    "deployment's session keys and holds no Kafka or Redis credentials. all does not start it.",
   ],
   options: {
     config: { type: 'string', description: 'the deployment file (default TOOLGATE_CONFIG)' },
   },
   async run({ values, positionals, io }) {
+    if (positionals[0] === CONSOLE && positionals.length === 1) {
+      const file = optionalString(values, 'config') ?? io.env['TOOLGATE_CONFIG'];
+      if (file === undefined || file === '')
+        throw new CliError('--config (or TOOLGATE_CONFIG) is required', EXIT.usage);
+      return runConsole(io, await loadDeployment(file));
+    }
     const modules = selected(positionals);
     const analytics = positionals[0] === ANALYTICS || positionals[0] === 'all';
     const file = optionalString(values, 'config') ?? io.env['TOOLGATE_CONFIG'];
@@ -124,6 +139,34 @@ function runAnalytics(
   });
 }
 
+/** `toolgate start console`: the web console alone, until a signal. */
+function runConsole(
+  io: {
+    readonly env: Env;
+    readonly stdout: { write(text: string): unknown };
+    readonly stderr: { write(text: string): unknown };
+  },
+  deployment: Deployment,
+): Promise<number> {
+  return new Promise<number>((resolve) => {
+    const exit = (code: number) => {
+      resolve(code);
+      setTimeout(() => process.exit(code), 500).unref();
+    };
+    superviseConsole({
+      env: io.env,
+      deployment,
+      exit,
+      print: (line) => io.stdout.write(line),
+    }).catch((error: unknown) => {
+      io.stderr.write(
+        `toolgate start: ${error instanceof Error ? error.message : String(error)}\n`,
+      );
+      resolve(isConfigurationError(error) ? EXIT.usage : EXIT.unavailable);
+    });
+  });
+}
+
 function selected(positionals: readonly string[]): readonly StageModule[] {
   const [which, ...rest] = positionals;
   if (which === undefined || rest.length > 0)
@@ -133,7 +176,7 @@ function selected(positionals: readonly string[]): readonly StageModule[] {
   const module = STAGE_MODULES.find((m) => m.STAGE === which);
   if (module === undefined)
     throw new CliError(
-      `unknown stage "${which}"; one of ${STAGE_MODULES.map((m) => m.STAGE).join(', ')}, ${ANALYTICS}, all`,
+      `unknown stage "${which}"; one of ${STAGE_MODULES.map((m) => m.STAGE).join(', ')}, ${ANALYTICS}, ${CONSOLE}, all`,
       EXIT.usage,
     );
   return [module];
