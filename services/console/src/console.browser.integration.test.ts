@@ -42,20 +42,12 @@ import { identity, stackAddresses, stackGateKeys } from '../../../test/support/s
 import { workerEnv } from '../../../test/support/tool-worker-harness.js';
 import { startConsole, type RunningConsole } from './service.js';
 
-/**
- * The approval views (`caller`, `live`, …), `GET /decided`, `/amend`, the analytics drill-down,
- * approval health and analytics for approvers are a published contract not yet served by every
- * gate. Assertions that need them run when this is true; until then the console's fallbacks are
- * what is checked.
- */
-const CONTRACT_SERVED = false;
-
 /** A key-source log that says nothing. */
 const QUIET = { info: () => undefined, warn: () => undefined } as unknown as Parameters<
   typeof createGateWithSessionKeys
 >[2];
 
-/** acme's operator: reads analytics (approvers may too where the contract is served). */
+/** acme's operator: reads analytics, with the internal detail of drill-down events. */
 const OLGA: Principal = { subject: 'olga', tenant: 'acme', roles: ['operator'] };
 
 const screenshots =
@@ -136,9 +128,7 @@ function expected(message: ConsoleMessage): boolean {
   const url = message.location().url;
   if (!message.text().startsWith('Failed to load resource')) return false;
   // Before signing in, the page asks who is signed in and is told 401.
-  if (url.endsWith('/api/session')) return true;
-  // Until the contract is served these answer 404, and the page says they are unavailable.
-  return !CONTRACT_SERVED && /\/api\/(decided|analytics\/(events|approvals))/.test(url);
+  return url.endsWith('/api/session');
 }
 
 /** A desktop-wide page that records console errors and uncaught exceptions. */
@@ -258,13 +248,11 @@ describe('the console in a browser', () => {
     await card.waitFor({ timeout: 30_000 });
     await expect.poll(() => card.textContent()).toContain('inv_482 (25,000.00 EUR)');
     expect(await card.textContent()).toContain('run-console-invoice');
-    if (CONTRACT_SERVED) {
-      const text = await card.textContent();
-      expect(text).toContain('Arguments as they will run');
-      expect(text).toContain('"invoice_id": "inv_482"');
-      expect(text).toContain('Policy version');
-      expect(text).toContain('Rule');
-    }
+    const text = await card.textContent();
+    expect(text).toContain('Arguments as they will run');
+    expect(text).toContain('"invoice_id": "inv_482"');
+    expect(text).toContain('Policy version');
+    expect(text).toContain('Rule');
     expect(await axeViolations(page)).toEqual([]);
     await page.screenshot({ path: path.join(screenshots, 'console-inbox.png') });
 
@@ -389,11 +377,7 @@ describe('the console in a browser', () => {
       .waitFor();
     await refused.getByRole('button').click();
     const drill = page.locator('#drill-body');
-    if (CONTRACT_SERVED) {
-      await drill.getByText('wire_money').waitFor();
-    } else {
-      await drill.getByText('Drill-down unavailable on this gate.').waitFor();
-    }
+    await drill.getByText('wire_money').waitFor();
     expect(await axeViolations(page)).toEqual([]);
     await page.screenshot({
       path: path.join(screenshots, 'console-dashboard.png'),
