@@ -418,19 +418,11 @@ export async function stackStatus(config: StackConfig): Promise<ComponentStatus[
       const driver = drivers[component];
       const answer = await driver.probe();
       const address = addressOf(config, component);
-      const only = driver.processes.length === 1 ? driver.processes[0] : undefined;
-      const own = only === undefined ? undefined : ownership(only);
       const detail = config.external.has(component)
         ? `external (${OVERRIDES[component]})`
-        : own !== undefined
-          ? own
-          : answer.ready
-            ? only === undefined
-              ? `${driver.processes.length} nodes`
-              : 'not started by stack:up'
-            : answer.why;
+        : ownDetail(driver, answer);
       const row = { component, label: component, up: answer.ready, address, detail };
-      if (only !== undefined || config.external.has(component)) return [row];
+      if (driver.processes.length === 1 || config.external.has(component)) return [row];
       return [
         row,
         ...(await Promise.all(driver.processes.map((p) => processRow(config, component, p)))),
@@ -438,6 +430,17 @@ export async function stackStatus(config: StackConfig): Promise<ComponentStatus[
     }),
   );
   return rows.flat();
+}
+
+/** Who started a component of the stack's own, or why it is down. */
+function ownDetail(driver: ComponentDriver, answer: Attempt): string {
+  const [only, ...others] = driver.processes;
+  if (only !== undefined && others.length === 0) {
+    return ownership(only) ?? (answer.ready ? 'not started by stack:up' : answer.why);
+  }
+  if (!answer.ready) return answer.why;
+  const ours = driver.processes.every((p) => ownership(p) !== undefined);
+  return `${driver.processes.length} nodes${ours ? ', started by stack:up' : ''}`;
 }
 
 async function processRow(
