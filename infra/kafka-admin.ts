@@ -15,6 +15,7 @@ import {
   type TopicSpec,
 } from '@toolgate/platform';
 import type { KafkaAccess } from './kafka.js';
+import type { TopicReplication } from './stack-config.js';
 import { missingBindings } from './stack-principals.js';
 import type { Attempt } from './wait.js';
 
@@ -90,24 +91,52 @@ async function withAdmin<T>(
   }
 }
 
-/** A quick check: does a Kafka broker answer at `brokers` (cluster metadata)? */
-export async function probeKafka(access: KafkaAccess): Promise<Attempt> {
+/**
+ * A quick check: does a Kafka broker answer at `brokers` (cluster metadata), with at least
+ * `nodes` brokers registered and not fenced?
+ */
+export async function probeKafka(access: KafkaAccess, nodes = 1): Promise<Attempt> {
   try {
-    await withAdmin(access, (admin) => admin.describeCluster(), 0);
+    await withAdmin(access, (admin) => expectBrokers(admin, nodes), 0);
     return { ready: true };
   } catch (error) {
     return { ready: false, why: messageOf(error) };
   }
 }
 
+async function expectBrokers(admin: Admin, nodes: number): Promise<void> {
+  const { brokers } = await admin.describeCluster();
+  if (brokers.length < nodes) {
+    const ids = brokers.map((b) => b.nodeId).sort((a, b) => a - b);
+    throw new Error(`${brokers.length} of ${nodes} brokers serve (node ids ${ids.join(', ')})`);
+  }
+}
+
 /**
- * The full readiness check: a topic can be created and described, and a transaction that also
- * commits consumer offsets goes through. The last part waits out the first-use creation of the
- * offsets and transaction-state topics, which otherwise fails a client's first transaction.
+ * Whether the broker `nodeId` serves: registered and not fenced, as the cluster's metadata says
+ * (a fenced or stopped broker is not listed).
  */
-export async function kafkaReady(access: KafkaAccess): Promise<Attempt> {
+export async function brokerServes(access: KafkaAccess, nodeId: number): Promise<Attempt> {
+  try {
+    const { brokers } = await withAdmin(access, (admin) => admin.describeCluster(), 0);
+    return brokers.some((b) => b.nodeId === nodeId)
+      ? { ready: true }
+      : { ready: false, why: `broker ${nodeId} is not among the cluster's brokers` };
+  } catch (error) {
+    return { ready: false, why: messageOf(error) };
+  }
+}
+
+/**
+ * The full readiness check: `nodes` brokers serve, a topic can be created and described, and a
+ * transaction that also commits consumer offsets goes through. The last part waits out the
+ * first-use creation of the offsets and transaction-state topics, which otherwise fails a
+ * client's first transaction.
+ */
+export async function kafkaReady(access: KafkaAccess, nodes = 1): Promise<Attempt> {
   try {
     await withAdmin(access, async (admin) => {
+      await expectBrokers(admin, nodes);
       await admin.createTopics({
         topics: [{ topic: READINESS_TOPIC, numPartitions: 1 }],
         waitForLeaders: true,
@@ -151,10 +180,12 @@ async function commitProbeTransaction(access: KafkaAccess): Promise<void> {
 
 /**
  * Creates the declared topics that do not exist yet, and gives existing ones their declared
- * timestamp type (their other settings stay as they are). Returns the names it created. The replication factor is the cluster's default.
+ * timestamp type (their other settings stay as they are). Returns the names it created. Their
+ * replication is `replication` when given (the stack's own Kafka), else the cluster's default.
  */
 export async function ensureTopics(
   access: KafkaAccess,
+  replication?: TopicReplication,
   topics: readonly TopicSpec[] = DECLARED_TOPICS,
 ): Promise<string[]> {
   return withAdmin(access, async (admin) => {
@@ -170,7 +201,13 @@ export async function ensureTopics(
       topics: missing.map((t) => ({
         topic: t.name,
         numPartitions: t.partitions,
-        configEntries: topicConfigEntries(t).map((e) => ({ ...e })),
+        ...(replication === undefined ? {} : { replicationFactor: replication.replicationFactor }),
+        configEntries: [
+          ...topicConfigEntries(t).map((e) => ({ ...e })),
+          ...(replication === undefined
+            ? []
+            : [{ name: 'min.insync.replicas', value: String(replication.minInsyncReplicas) }]),
+        ],
       })),
     });
     return missing.map((t) => t.name);

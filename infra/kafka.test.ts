@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { newClusterId, serverProperties } from './kafka.js';
+import { kafkaNodeFiles, newClusterId, serverProperties } from './kafka.js';
 import { loadStackConfig } from './stack-config.js';
 
-const properties = (env: Record<string, string> = {}) =>
+const properties = (env: Record<string, string> = {}, nodeId = 1) =>
+  propertiesOf(loadStackConfig(env, '/repo'), nodeId);
+
+const propertiesOf = (config: ReturnType<typeof loadStackConfig>, nodeId: number) =>
   Object.fromEntries(
-    serverProperties(loadStackConfig(env, '/repo'), PASSWORDS)
+    serverProperties(config, PASSWORDS, config.kafkaNodes[nodeId - 1])
       .split('\n')
       .filter(Boolean)
       .map((line) => {
@@ -71,6 +74,74 @@ describe('serverProperties', () => {
     expect(moved['listeners']).toBe(
       'SASL_PLAINTEXT://127.0.0.1:19092,CONTROLLER://127.0.0.1:19093',
     );
+  });
+});
+
+describe('serverProperties of three nodes', () => {
+  const three = { TOOLGATE_STACK_KAFKA_NODES: '3' };
+
+  it('gives each node its id, its own listeners and storage, and all three as voters', () => {
+    expect(properties(three, 2)).toMatchObject({
+      'process.roles': 'broker,controller',
+      'node.id': '2',
+      'controller.quorum.voters': '1@127.0.0.1:9093,2@127.0.0.1:9095,3@127.0.0.1:9097',
+      listeners: 'SASL_PLAINTEXT://127.0.0.1:9094,CONTROLLER://127.0.0.1:9095',
+      'advertised.listeners': 'SASL_PLAINTEXT://127.0.0.1:9094',
+      'log.dirs': '/repo/.stack/kafka/three-nodes/node-2/data',
+    });
+  });
+
+  it('replicates every topic, the internal ones too, thrice with two in sync', () => {
+    expect(properties(three, 3)).toMatchObject({
+      'default.replication.factor': '3',
+      'min.insync.replicas': '2',
+      'offsets.topic.replication.factor': '3',
+      'transaction.state.log.replication.factor': '3',
+      'transaction.state.log.min.isr': '2',
+      'share.coordinator.state.topic.replication.factor': '3',
+      'share.coordinator.state.topic.min.isr': '2',
+    });
+  });
+
+  it('fences a killed node within seconds and keeps thread counts small', () => {
+    expect(properties(three, 1)).toMatchObject({
+      'broker.session.timeout.ms': '3000',
+      'broker.heartbeat.interval.ms': '500',
+      'num.network.threads': '2',
+      'num.io.threads': '2',
+      'background.threads': '2',
+      'num.replica.fetchers': '1',
+    });
+  });
+
+  it('keeps the same security as one node', () => {
+    const one = properties();
+    const node = properties(three, 3);
+    for (const key of [
+      'listener.security.protocol.map',
+      'sasl.enabled.mechanisms',
+      'sasl.mechanism.controller.protocol',
+      'authorizer.class.name',
+      'allow.everyone.if.no.acl.found',
+      'super.users',
+      'auto.create.topics.enable',
+    ]) {
+      expect(node[key], key).toBe(one[key]);
+    }
+  });
+
+  it('leaves one node as it was: no cluster settings, its files where they were', () => {
+    const one = properties();
+    expect(one['min.insync.replicas']).toBeUndefined();
+    expect(one['broker.session.timeout.ms']).toBeUndefined();
+    const config = loadStackConfig({}, '/repo');
+    expect(kafkaNodeFiles(config, config.kafkaNodes[0]!)).toEqual({
+      dir: '/repo/.stack/kafka',
+      dataDir: '/repo/.stack/kafka/data',
+      properties: '/repo/.stack/kafka/server.properties',
+      log: '/repo/.stack/logs/kafka.log',
+      pidFile: '/repo/.stack/run/kafka.pid',
+    });
   });
 });
 

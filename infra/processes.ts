@@ -135,16 +135,17 @@ export async function stopFromPidFile(pidFile: string, graceMs: number): Promise
   try {
     if (!isRunning(record)) return 'not-running';
     process.kill(record.pid, 'SIGTERM');
-    if (await exited(record, graceMs)) return 'stopped';
+    if (await exitedWithin(record, graceMs)) return 'stopped';
     process.kill(record.pid, 'SIGKILL');
-    await exited(record, 5_000);
+    await exitedWithin(record, 5_000);
     return 'killed';
   } finally {
     rmSync(pidFile, { force: true });
   }
 }
 
-async function exited(record: PidRecord, withinMs: number): Promise<boolean> {
+/** Whether the recorded process is gone within `withinMs` (polled every 100 ms). */
+export async function exitedWithin(record: PidRecord, withinMs: number): Promise<boolean> {
   const deadline = Date.now() + withinMs;
   while (Date.now() < deadline) {
     if (!isRunning(record)) return true;

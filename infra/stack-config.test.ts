@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressOf, loadStackConfig } from './stack-config.js';
+import { addressOf, kafkaReplication, loadStackConfig } from './stack-config.js';
 import { StackError, problemIn } from './stack-error.js';
 
 const root = '/repo';
@@ -53,6 +53,91 @@ describe('loadStackConfig', () => {
     expect(load).toThrow(
       /TOOLGATE_STACK_KAFKA_PORT=99999.*TOOLGATE_KAFKA_BROKERS.*TOOLGATE_REDIS_URL/,
     );
+  });
+});
+
+describe('TOOLGATE_STACK_KAFKA_NODES', () => {
+  it('runs one node on the Kafka ports by default, replicated once', () => {
+    for (const env of [
+      {},
+      { TOOLGATE_STACK_KAFKA_NODES: '1' },
+      { TOOLGATE_STACK_KAFKA_NODES: ' ' },
+    ]) {
+      const config = loadStackConfig(env, root);
+      expect(config.kafkaNodes).toEqual([{ id: 1, port: 9092, controllerPort: 9093 }]);
+      expect(config.addresses.kafkaBrokers).toEqual(['127.0.0.1:9092']);
+      expect(kafkaReplication(config)).toEqual({ replicationFactor: 1, minInsyncReplicas: 1 });
+    }
+  });
+
+  it('runs three nodes two ports apart, all of them bootstrap servers, replicated thrice', () => {
+    const config = loadStackConfig({ TOOLGATE_STACK_KAFKA_NODES: '3' }, root);
+    expect(config.kafkaNodes).toEqual([
+      { id: 1, port: 9092, controllerPort: 9093 },
+      { id: 2, port: 9094, controllerPort: 9095 },
+      { id: 3, port: 9096, controllerPort: 9097 },
+    ]);
+    expect(config.addresses.kafkaBrokers).toEqual([
+      '127.0.0.1:9092',
+      '127.0.0.1:9094',
+      '127.0.0.1:9096',
+    ]);
+    expect(kafkaReplication(config)).toEqual({ replicationFactor: 3, minInsyncReplicas: 2 });
+  });
+
+  it('counts the nodes from the ports it is given', () => {
+    const config = loadStackConfig(
+      {
+        TOOLGATE_STACK_KAFKA_NODES: '3',
+        TOOLGATE_STACK_KAFKA_PORT: '19092',
+        TOOLGATE_STACK_KAFKA_CONTROLLER_PORT: '19192',
+      },
+      root,
+    );
+    expect(config.kafkaNodes.map((n) => [n.port, n.controllerPort])).toEqual([
+      [19092, 19192],
+      [19094, 19194],
+      [19096, 19196],
+    ]);
+  });
+
+  it.each(['0', '2', '4', 'three', '-3', '3.5'])(
+    'refuses %s nodes, saying which counts run',
+    (n) => {
+      const load = () => loadStackConfig({ TOOLGATE_STACK_KAFKA_NODES: n }, root);
+      expect(load).toThrow(StackError);
+      expect(load).toThrow(`TOOLGATE_STACK_KAFKA_NODES=${n} is not a node count the stack runs: 1`);
+    },
+  );
+
+  it('refuses three nodes of a Kafka the stack does not start', () => {
+    expect(() =>
+      loadStackConfig({ TOOLGATE_STACK_KAFKA_NODES: '3', TOOLGATE_KAFKA_BROKERS: 'k1:9092' }, root),
+    ).toThrow(/sizes the stack's own Kafka, but TOOLGATE_KAFKA_BROKERS points at another one/);
+  });
+
+  it('refuses ports that two listeners would share, or that do not exist', () => {
+    expect(() =>
+      loadStackConfig(
+        {
+          TOOLGATE_STACK_KAFKA_NODES: '3',
+          TOOLGATE_STACK_KAFKA_PORT: '19092',
+          TOOLGATE_STACK_KAFKA_CONTROLLER_PORT: '19094',
+        },
+        root,
+      ),
+    ).toThrow(
+      'TOOLGATE_STACK_KAFKA_CONTROLLER_PORT (node 1) and TOOLGATE_STACK_KAFKA_PORT (node 2) would both listen on port 19094',
+    );
+    expect(() => loadStackConfig({ TOOLGATE_STACK_REDIS_PORT: '9092' }, root)).toThrow(
+      'TOOLGATE_STACK_REDIS_PORT and TOOLGATE_STACK_KAFKA_PORT would both listen on port 9092',
+    );
+    expect(() =>
+      loadStackConfig(
+        { TOOLGATE_STACK_KAFKA_NODES: '3', TOOLGATE_STACK_KAFKA_PORT: '65534' },
+        root,
+      ),
+    ).toThrow('TOOLGATE_STACK_KAFKA_PORT (node 2) would listen on 65536, beyond 65535');
   });
 });
 

@@ -40,6 +40,26 @@ export const DEFAULT_PORTS = {
   registryManagement: 9081,
 } as const;
 
+/** Node counts the stack's own Kafka runs with (TOOLGATE_STACK_KAFKA_NODES, default 1). */
+export const KAFKA_NODE_COUNTS = [1, 3] as const;
+
+/**
+ * How far apart consecutive Kafka nodes' ports are: node `n` (1-based) listens on
+ * TOOLGATE_STACK_KAFKA_PORT + 2(n−1) and its controller on TOOLGATE_STACK_KAFKA_CONTROLLER_PORT +
+ * 2(n−1), so the default ports pair up per node (9092/9093, 9094/9095, 9096/9097).
+ */
+export const KAFKA_NODE_PORT_STEP = 2;
+
+/** One KRaft node (broker and controller in one JVM) of the stack's own Kafka. */
+export interface KafkaNodePorts {
+  /** Its `node.id`, 1-based. */
+  readonly id: number;
+  /** The SASL/SCRAM client listener. */
+  readonly port: number;
+  /** The controller listener. */
+  readonly controllerPort: number;
+}
+
 /** Where each component answers, as clients need it. */
 export interface StackAddresses {
   /** Kafka bootstrap servers, `host:port`. */
@@ -56,6 +76,8 @@ export interface StackConfig {
   /** Components given by an override variable: checked, never started or stopped. */
   readonly external: ReadonlySet<ComponentName>;
   readonly ports: { readonly [K in keyof typeof DEFAULT_PORTS]: number };
+  /** The nodes of the stack's own Kafka (one unless TOOLGATE_STACK_KAFKA_NODES says three). */
+  readonly kafkaNodes: readonly KafkaNodePorts[];
   /** Loopback address every managed component binds to. */
   readonly host: string;
   readonly repoRoot: string;
@@ -86,9 +108,11 @@ export function loadStackConfig(
 ): StackConfig {
   const problems: string[] = [];
   const ports = readPorts(env, problems);
+  const kafkaNodes = nodePorts(ports, readNodeCount(env, problems));
+  checkDistinct(ports, kafkaNodes, problems);
   const host = '127.0.0.1';
   const addresses: StackAddresses = {
-    kafkaBrokers: readBrokers(env, problems) ?? [`${host}:${ports.kafka}`],
+    kafkaBrokers: readBrokers(env, problems) ?? kafkaNodes.map((n) => `${host}:${n.port}`),
     schemaRegistryUrl:
       readUrl(env, OVERRIDES.registry, ['http:', 'https:'], problems) ??
       `http://${host}:${ports.registry}/apis/ccompat/v7`,
@@ -102,6 +126,7 @@ export function loadStackConfig(
     addresses: Object.freeze(addresses),
     external: new Set(COMPONENTS.filter((c) => nonEmpty(env[OVERRIDES[c]]) !== undefined)),
     ports,
+    kafkaNodes: Object.freeze(kafkaNodes),
     host,
     repoRoot,
     stackDir,
@@ -134,6 +159,60 @@ function readPorts(
   return Object.freeze(Object.fromEntries(entries) as StackConfig['ports']);
 }
 
+const NODES_VAR = 'TOOLGATE_STACK_KAFKA_NODES';
+
+function readNodeCount(
+  env: Readonly<Record<string, string | undefined>>,
+  problems: string[],
+): number {
+  const raw = nonEmpty(env[NODES_VAR]);
+  if (raw === undefined) return 1;
+  const count = Number(raw);
+  if (!(KAFKA_NODE_COUNTS as readonly number[]).includes(count)) {
+    problems.push(
+      `${NODES_VAR}=${raw} is not a node count the stack runs: 1 (one node) or 3 (three nodes, replication factor 3, min.insync.replicas 2)`,
+    );
+    return 1;
+  }
+  if (count !== 1 && nonEmpty(env[OVERRIDES.kafka]) !== undefined) {
+    problems.push(
+      `${NODES_VAR}=${raw} sizes the stack's own Kafka, but ${OVERRIDES.kafka} points at another one: unset one of them`,
+    );
+  }
+  return count;
+}
+
+function nodePorts(ports: StackConfig['ports'], count: number): KafkaNodePorts[] {
+  return Array.from({ length: count }, (_, i) => ({
+    id: i + 1,
+    port: ports.kafka + KAFKA_NODE_PORT_STEP * i,
+    controllerPort: ports.kafkaController + KAFKA_NODE_PORT_STEP * i,
+  }));
+}
+
+/** Every local port of the stack is used once, and exists. */
+function checkDistinct(
+  ports: StackConfig['ports'],
+  nodes: readonly KafkaNodePorts[],
+  problems: string[],
+): void {
+  const owners = new Map<number, string>();
+  const claim = (port: number, owner: string): void => {
+    const other = owners.get(port);
+    if (port > 65_535) problems.push(`${owner} would listen on ${port}, beyond 65535`);
+    else if (other === undefined) owners.set(port, owner);
+    else problems.push(`${other} and ${owner} would both listen on port ${port}`);
+  };
+  claim(ports.redis, PORT_VARS.redis);
+  claim(ports.registry, PORT_VARS.registry);
+  claim(ports.registryManagement, PORT_VARS.registryManagement);
+  for (const node of nodes) {
+    const which = nodes.length === 1 ? '' : ` (node ${node.id})`;
+    claim(node.port, `${PORT_VARS.kafka}${which}`);
+    claim(node.controllerPort, `${PORT_VARS.kafkaController}${which}`);
+  }
+}
+
 function readBrokers(
   env: Readonly<Record<string, string | undefined>>,
   problems: string[],
@@ -160,6 +239,20 @@ function readUrl(
     problems.push(`${variable}=${raw} is not a ${protocols.join(' or ')} URL`);
   }
   return raw.replace(/\/+$/, '');
+}
+
+/** How every topic on the stack's own Kafka is replicated, its internal topics included. */
+export interface TopicReplication {
+  /** Copies of each partition: one per node, three at most. */
+  readonly replicationFactor: number;
+  /** In-sync copies an `acks=all` write needs: two with three nodes, so one node may fail. */
+  readonly minInsyncReplicas: number;
+}
+
+/** The replication of the stack's own Kafka: factor min(3, nodes), min ISR 2 from three nodes. */
+export function kafkaReplication(config: StackConfig): TopicReplication {
+  const nodes = config.kafkaNodes.length;
+  return { replicationFactor: Math.min(3, nodes), minInsyncReplicas: nodes >= 3 ? 2 : 1 };
 }
 
 /** The address a component answers at, as a person reads it. */

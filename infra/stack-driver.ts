@@ -5,8 +5,15 @@
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { adminAccess, ensureScramUsers, kafkaLog, preflightKafka, startKafka } from './kafka.js';
-import { ensureAcls, ensureTopics, kafkaReady, probeKafka } from './kafka-admin.js';
+import {
+  adminAccess,
+  ensureScramUsers,
+  kafkaLog,
+  kafkaNodeFiles,
+  preflightKafka,
+  startKafka,
+} from './kafka.js';
+import { brokerServes, ensureAcls, ensureTopics, kafkaReady, probeKafka } from './kafka-admin.js';
 import { isListening, listenerOf } from './ports.js';
 import {
   isRunning,
@@ -37,6 +44,7 @@ import {
   COMPONENTS,
   OVERRIDES,
   addressOf,
+  kafkaReplication,
   type ComponentName,
   type StackConfig,
 } from './stack-config.js';
@@ -46,17 +54,35 @@ import { seconds, waitUntilReady, type Attempt, type Reporter } from './wait.js'
 /** How `up` treats one component. */
 type Plan =
   | { readonly action: 'reuse' }
-  | { readonly action: 'wait'; readonly record: PidRecord }
-  | { readonly action: 'start' };
+  | {
+      readonly action: 'bring-up';
+      /** Processes to start. */
+      readonly start: readonly ProcessDriver[];
+      /** Processes an earlier `up` started that are still starting or running. */
+      readonly running: readonly { readonly process: ProcessDriver; readonly record: PidRecord }[];
+    };
+
+/** One process of a component: the only one, or one node of the stack's Kafka. */
+interface ProcessDriver {
+  /** How lines name it: the component's name, or e.g. `kafka node 2`. */
+  readonly label: string;
+  /** Local ports it binds, with the variable that moves each. */
+  readonly ports: readonly { readonly port: number; readonly variable: string }[];
+  readonly pidFile: string;
+  readonly logFile: string;
+  /** Whether it answers on its own (for a component of several processes). */
+  probe?(): Promise<Attempt>;
+  start(reporter: Reporter): Promise<StartedProcess>;
+}
 
 /** What the driver needs to know about one component. */
 interface ComponentDriver {
   readonly name: ComponentName;
   /** What answers here, for "port taken by something that is not …". */
   readonly kind: string;
-  /** Local ports a managed instance binds, with the variable that moves each. */
-  readonly ports: readonly { readonly port: number; readonly variable: string }[];
-  readonly pidFile: string;
+  /** Its processes, in start order. */
+  readonly processes: readonly ProcessDriver[];
+  /** The log a failure of the whole component points at. */
   readonly logFile: string;
   /** How long a started instance may take to answer. */
   readonly readyWithinMs: number;
@@ -66,54 +92,81 @@ interface ComponentDriver {
   /** Full readiness; `startedHere` when this checkout's `up` started the process. */
   ready(startedHere: boolean): Promise<Attempt>;
   preflight(): void;
-  start(reporter: Reporter): Promise<StartedProcess>;
 }
 
 function driversFor(config: StackConfig): Record<ComponentName, ComponentDriver> {
   const pid = (name: string): string => path.join(config.runDir, `${name}.pid`);
-  const { addresses, ports } = config;
+  const { addresses, ports, kafkaNodes } = config;
   const kafka = adminAccess(config);
   const redisAdmin = config.external.has('redis')
     ? addresses.redisUrl
     : redisUrlAs(config, REDIS_ADMIN);
+  const nodes = config.external.has('kafka') ? 1 : kafkaNodes.length;
   return {
     redis: {
       name: 'redis',
       kind: 'Redis',
-      ports: [{ port: ports.redis, variable: 'TOOLGATE_STACK_REDIS_PORT' }],
-      pidFile: pid('redis'),
+      processes: [
+        {
+          label: 'redis',
+          ports: [{ port: ports.redis, variable: 'TOOLGATE_STACK_REDIS_PORT' }],
+          pidFile: pid('redis'),
+          logFile: redisLog(config),
+          start: () => Promise.resolve(startRedis(config)),
+        },
+      ],
       logFile: redisLog(config),
       readyWithinMs: 15_000,
       stopGraceMs: 10_000,
       probe: () => probeRedis(redisAdmin),
       ready: () => probeRedis(redisAdmin),
       preflight: () => preflightRedis(config),
-      start: () => Promise.resolve(startRedis(config)),
     },
     kafka: {
       name: 'kafka',
       kind: 'a Kafka broker',
-      ports: [
-        { port: ports.kafka, variable: 'TOOLGATE_STACK_KAFKA_PORT' },
-        { port: ports.kafkaController, variable: 'TOOLGATE_STACK_KAFKA_CONTROLLER_PORT' },
-      ],
-      pidFile: pid('kafka'),
+      processes: kafkaNodes.map((node) => {
+        const files = kafkaNodeFiles(config, node);
+        const address = `${config.host}:${node.port}`;
+        return {
+          label: kafkaNodes.length === 1 ? 'kafka' : `kafka node ${node.id}`,
+          ports: [
+            { port: node.port, variable: 'TOOLGATE_STACK_KAFKA_PORT' },
+            { port: node.controllerPort, variable: 'TOOLGATE_STACK_KAFKA_CONTROLLER_PORT' },
+          ],
+          pidFile: files.pidFile,
+          logFile: files.log,
+          ...(kafkaNodes.length === 1
+            ? {}
+            : { probe: () => brokerServes({ ...kafka, brokers: [address] }, node.id) }),
+          start: (reporter: Reporter) => startKafka(config, reporter, node),
+        };
+      }),
       logFile: kafkaLog(config),
       readyWithinMs: 120_000,
       stopGraceMs: 60_000,
-      probe: () => probeKafka(kafka),
-      ready: () => kafkaReady(kafka),
+      probe: () => probeKafka(kafka, nodes),
+      ready: () => kafkaReady(kafka, nodes),
       preflight: () => preflightKafka(config),
-      start: (reporter) => startKafka(config, reporter),
     },
     registry: {
       name: 'registry',
       kind: 'a schema registry',
-      ports: [
-        { port: ports.registry, variable: 'TOOLGATE_STACK_REGISTRY_PORT' },
-        { port: ports.registryManagement, variable: 'TOOLGATE_STACK_REGISTRY_MANAGEMENT_PORT' },
+      processes: [
+        {
+          label: 'registry',
+          ports: [
+            { port: ports.registry, variable: 'TOOLGATE_STACK_REGISTRY_PORT' },
+            {
+              port: ports.registryManagement,
+              variable: 'TOOLGATE_STACK_REGISTRY_MANAGEMENT_PORT',
+            },
+          ],
+          pidFile: pid('registry'),
+          logFile: registryLog(config),
+          start: (reporter: Reporter) => startRegistry(config, reporter),
+        },
       ],
-      pidFile: pid('registry'),
       logFile: registryLog(config),
       readyWithinMs: 180_000,
       // The first stop writes the JVM's class-data archive (see registryJvmOptions).
@@ -122,7 +175,6 @@ function driversFor(config: StackConfig): Record<ComponentName, ComponentDriver>
       ready: (startedHere) =>
         startedHere ? registryReady(config) : probeRegistry(addresses.schemaRegistryUrl),
       preflight: () => preflightRegistry(config),
-      start: (reporter) => startRegistry(config, reporter),
     },
   };
 }
@@ -146,7 +198,8 @@ export async function stackUp(config: StackConfig, reporter: Reporter): Promise<
     if (name === 'kafka') await secureKafka(config, reporter);
     if (name === 'redis') await secureRedis(config, reporter);
   }
-  const created = await ensureTopics(adminAccess(config));
+  const replication = config.external.has('kafka') ? undefined : kafkaReplication(config);
+  const created = await ensureTopics(adminAccess(config), replication);
   reporter.line(
     `topics: ${created.length === 0 ? 'all declared topics exist' : `created ${created.join(', ')}`}`,
   );
@@ -195,18 +248,27 @@ async function planFor(driver: ComponentDriver, config: StackConfig): Promise<Pl
       `nothing answers at ${address} (${answer.why}); ${variable} is set, so stack:up starts nothing for it`,
     );
   }
-  const ours = runningFromPidFile(driver.pidFile);
-  if (ours) return { action: 'wait', record: ours };
-  for (const { port, variable } of driver.ports) {
-    if (await isListening(config.host, port))
-      throw portTaken(driver, config, port, variable, answer.why);
+  const start: ProcessDriver[] = [];
+  const running: { process: ProcessDriver; record: PidRecord }[] = [];
+  for (const process of driver.processes) {
+    const ours = runningFromPidFile(process.pidFile);
+    if (ours) {
+      running.push({ process, record: ours });
+      continue;
+    }
+    for (const { port, variable } of process.ports) {
+      if (await isListening(config.host, port))
+        throw portTaken(driver, process, config, port, variable, answer.why);
+    }
+    start.push(process);
   }
-  driver.preflight();
-  return { action: 'start' };
+  if (start.length > 0) driver.preflight();
+  return { action: 'bring-up', start, running };
 }
 
 function portTaken(
   driver: ComponentDriver,
+  process: ProcessDriver,
   config: StackConfig,
   port: number,
   variable: string,
@@ -214,13 +276,13 @@ function portTaken(
 ): StackError {
   const holder = listenerOf(port) ?? 'another program';
   note(
-    driver.logFile,
+    process.logFile,
     `stack:up: ${config.host}:${port} is held by ${holder}; probing it as ${driver.kind} said: ${why}`,
   );
   return new StackError(
     driver.name,
     `port ${config.host}:${port} is taken by ${holder}, which is not ${driver.kind} started by stack:up: stop it or set ${variable}`,
-    { logFile: driver.logFile },
+    { logFile: process.logFile },
   );
 }
 
@@ -235,31 +297,45 @@ async function carryOut(
     await expectReady(driver, false, reporter, { deadlineMs: 30_000 });
     const owner = config.external.has(driver.name)
       ? 'external'
-      : runningFromPidFile(driver.pidFile)
+      : driver.processes.every((p) => runningFromPidFile(p.pidFile))
         ? 'started by stack:up'
         : 'not started by stack:up';
     reporter.line(`${driver.name}: reusing ${address} (${owner})`);
     return 'reused';
   }
-  const spawned = plan.action === 'start' ? await driver.start(reporter) : undefined;
-  const record = spawned?.record ?? (plan.action === 'wait' ? plan.record : undefined);
-  reporter.line(
-    `${driver.name}: ${spawned ? 'started' : 'already starting'} (pid ${record?.pid}, log ${displayPath(driver.logFile)})`,
-  );
+  const watched: { process: ProcessDriver; record: PidRecord; spawned?: StartedProcess }[] = [
+    ...plan.running,
+  ];
+  for (const { process, record } of plan.running) {
+    const state = process.label === driver.name ? 'already starting' : 'running';
+    reporter.line(
+      `${process.label}: ${state} (pid ${record.pid}, log ${displayPath(process.logFile)})`,
+    );
+  }
+  for (const process of plan.start) {
+    const spawned = await process.start(reporter);
+    watched.push({ process, record: spawned.record, spawned });
+    reporter.line(
+      `${process.label}: started (pid ${spawned.record.pid}, log ${displayPath(process.logFile)})`,
+    );
+  }
   const abandon = (): string | undefined => {
-    const code = spawned?.exitCode();
-    if (code !== undefined)
-      return `exited (${code === 'signal' ? 'killed by a signal' : `code ${code}`}) during start-up: ${lastProblem(driver.logFile)}`;
-    return record && !isRunning(record)
-      ? `exited during start-up: ${lastProblem(driver.logFile)}`
-      : undefined;
+    for (const { process, record, spawned } of watched) {
+      const code = spawned?.exitCode();
+      const who = process.label === driver.name ? '' : `${process.label} `;
+      if (code !== undefined)
+        return `${who}exited (${code === 'signal' ? 'killed by a signal' : `code ${code}`}) during start-up: ${lastProblem(process.logFile)}`;
+      if (!isRunning(record))
+        return `${who}exited during start-up: ${lastProblem(process.logFile)}`;
+    }
+    return undefined;
   };
   const elapsed = await expectReady(driver, true, reporter, {
     deadlineMs: driver.readyWithinMs,
     abandon,
   });
   reporter.line(`${driver.name}: ready at ${address} after ${seconds(elapsed)}`);
-  return spawned ? 'started' : 'waited for';
+  return plan.start.length > 0 ? 'started' : 'waited for';
 }
 
 async function expectReady(
@@ -294,51 +370,96 @@ function note(logFile: string, line: string): void {
 
 /**
  * Stops, in reverse start order, exactly the processes `stack:up` recorded in this stack
- * directory's pid files. External components and processes it did not start are left alone.
+ * directory's pid files (the nodes of one component together). External components and processes
+ * it did not start are left alone.
  */
 export async function stackDown(config: StackConfig, reporter: Reporter): Promise<void> {
   const drivers = driversFor(config);
   for (const name of [...COMPONENTS].reverse()) {
     const driver = drivers[name];
-    const pid = readPidRecord(driver.pidFile)?.pid;
-    const outcome = await stopFromPidFile(driver.pidFile, driver.stopGraceMs);
-    const said = {
-      stopped: `stopped (pid ${pid})`,
-      killed: `did not stop within ${seconds(driver.stopGraceMs)}, killed (pid ${pid})`,
-      'not-running': 'was not running',
-      'not-started': config.external.has(name)
-        ? `external (${OVERRIDES[name]}), left alone`
-        : 'not started by stack:up, left alone',
-    }[outcome];
-    reporter.line(`${name}: ${said}`);
+    const lines = await Promise.all(
+      driver.processes.map(async (process) => {
+        const pid = readPidRecord(process.pidFile)?.pid;
+        const outcome = await stopFromPidFile(process.pidFile, driver.stopGraceMs);
+        const said = {
+          stopped: `stopped (pid ${pid})`,
+          killed: `did not stop within ${seconds(driver.stopGraceMs)}, killed (pid ${pid})`,
+          'not-running': 'was not running',
+          'not-started': config.external.has(name)
+            ? `external (${OVERRIDES[name]}), left alone`
+            : 'not started by stack:up, left alone',
+        }[outcome];
+        return `${process.label}: ${said}`;
+      }),
+    );
+    for (const line of lines) reporter.line(line);
   }
 }
 
 /** One row of `stack:status`. */
 export interface ComponentStatus {
   readonly component: ComponentName;
+  /** What the row is about: the component, or one of its processes (`kafka node 2`). */
+  readonly label: string;
   readonly up: boolean;
   readonly address: string;
   /** `external (VAR)`, `started by stack:up (pid N)`, `not started by stack:up`, or why it is down. */
   readonly detail: string;
 }
 
-/** Each component's state and address; probes run in parallel. */
+/**
+ * Each component's state and address, and for a component of several processes (the nodes of a
+ * three-node Kafka) a row for each; probes run in parallel.
+ */
 export async function stackStatus(config: StackConfig): Promise<ComponentStatus[]> {
   const drivers = driversFor(config);
-  return Promise.all(
+  const rows = await Promise.all(
     COMPONENTS.map(async (component) => {
-      const answer = await drivers[component].probe();
-      const record = readPidRecord(drivers[component].pidFile);
-      const ours = record !== undefined && isRunning(record);
+      const driver = drivers[component];
+      const answer = await driver.probe();
+      const address = addressOf(config, component);
       const detail = config.external.has(component)
         ? `external (${OVERRIDES[component]})`
-        : ours
-          ? `started by stack:up (pid ${record.pid}, log ${displayPath(drivers[component].logFile)})`
-          : answer.ready
-            ? 'not started by stack:up'
-            : answer.why;
-      return { component, up: answer.ready, address: addressOf(config, component), detail };
+        : ownDetail(driver, answer);
+      const row = { component, label: component, up: answer.ready, address, detail };
+      if (driver.processes.length === 1 || config.external.has(component)) return [row];
+      return [
+        row,
+        ...(await Promise.all(driver.processes.map((p) => processRow(config, component, p)))),
+      ];
     }),
   );
+  return rows.flat();
+}
+
+/** Who started a component of the stack's own, or why it is down. */
+function ownDetail(driver: ComponentDriver, answer: Attempt): string {
+  const [only, ...others] = driver.processes;
+  if (only !== undefined && others.length === 0) {
+    return ownership(only) ?? (answer.ready ? 'not started by stack:up' : answer.why);
+  }
+  if (!answer.ready) return answer.why;
+  const ours = driver.processes.every((p) => ownership(p) !== undefined);
+  return `${driver.processes.length} nodes${ours ? ', started by stack:up' : ''}`;
+}
+
+async function processRow(
+  config: StackConfig,
+  component: ComponentName,
+  process: ProcessDriver,
+): Promise<ComponentStatus> {
+  const answer = (await process.probe?.()) ?? { ready: true };
+  const address = `${config.host}:${process.ports.map((p) => p.port).join('/')}`;
+  const own = ownership(process);
+  const detail = answer.ready
+    ? (own ?? 'not started by stack:up')
+    : [answer.why, own].filter(Boolean).join('; ');
+  return { component, label: process.label, up: answer.ready, address, detail };
+}
+
+function ownership(process: ProcessDriver): string | undefined {
+  const record = readPidRecord(process.pidFile);
+  return record !== undefined && isRunning(record)
+    ? `started by stack:up (pid ${record.pid}, log ${displayPath(process.logFile)})`
+    : undefined;
 }

@@ -23,9 +23,10 @@ async function main(command: string): Promise<number> {
       return 0;
     case 'status': {
       const rows = await stackStatus(config);
+      const width = Math.max(9, ...rows.map((r) => r.label.length + 1));
       for (const r of rows) {
         console.log(
-          `${r.component.padEnd(9)}${(r.up ? 'up' : 'down').padEnd(6)}${r.address.padEnd(42)} ${r.detail}`,
+          `${r.label.padEnd(width)}${(r.up ? 'up' : 'down').padEnd(6)}${r.address.padEnd(42)} ${r.detail}`,
         );
       }
       return rows.every((r) => r.up) ? 0 : 3;

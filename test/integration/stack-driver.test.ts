@@ -59,12 +59,19 @@ function stackCli(command: string, env: NodeJS.ProcessEnv): Promise<Run> {
   });
 }
 
-/** A local port nobody listens on (the kernel picks it; the listener is closed again). */
-async function freePort(): Promise<number> {
+/**
+ * A local port nobody listens on (the kernel picks it; the listener is closed again once `hold`
+ * has run, so ports picked inside `hold` differ from it).
+ */
+async function freePort(hold: () => Promise<void> = () => Promise.resolve()): Promise<number> {
   const server = net.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
+  try {
+    await hold();
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
   return port;
 }
 
@@ -87,12 +94,17 @@ async function impostor(): Promise<{ port: number; close: () => void }> {
 
 /** An environment for a throw-away stack in its own directory, Redis pointed at the real one. */
 async function isolatedEnv(overrides: NodeJS.ProcessEnv): Promise<NodeJS.ProcessEnv> {
+  // Two distinct ports: the stack refuses a controller listener on its client listener's port.
+  let controller = 0;
+  const kafka = await freePort(async () => {
+    controller = await freePort();
+  });
   return {
     ...process.env,
     TOOLGATE_STACK_DIR: tempDir('stack'),
     TOOLGATE_REDIS_URL: redisAdminUrl(),
-    TOOLGATE_STACK_KAFKA_PORT: String(await freePort()),
-    TOOLGATE_STACK_KAFKA_CONTROLLER_PORT: String(await freePort()),
+    TOOLGATE_STACK_KAFKA_PORT: String(kafka),
+    TOOLGATE_STACK_KAFKA_CONTROLLER_PORT: String(controller),
     ...overrides,
   };
 }
