@@ -77,8 +77,10 @@ export const OTHER_VARIABLES: Readonly<Record<string, string>> = {
     'CLI (`pending`, `approve`, `reject`): the session token to act as, when `--as` is not given.',
   STACK_DIR:
     'Local stack: where `stack:up` keeps jars, data, logs and pid files; default `.stack/`.',
-  STACK_KAFKA_PORT: 'Local stack: Kafka listener port; default 9092.',
+  STACK_KAFKA_PORT: "Local stack: Kafka listener port (the first node's); default 9092.",
   STACK_KAFKA_CONTROLLER_PORT: 'Local stack: KRaft controller port; default 9093.',
+  STACK_KAFKA_NODES:
+    'Local stack: 1 or 3 KRaft nodes (3: replication factor 3, min.insync.replicas 2, ports stepping by 2 from the Kafka and controller ports); default 1.',
   STACK_REGISTRY_PORT: 'Local stack: Apicurio Registry port; default 8081.',
   STACK_REGISTRY_MANAGEMENT_PORT: "Local stack: the registry's health port; default 9081.",
   STACK_REDIS_PORT:
