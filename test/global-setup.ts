@@ -2,6 +2,8 @@
  * Integration tests run against the real stack. This brings it up unless it already answers
  * (`stackUp` reuses every component that does) and hands its addresses to the test files. The
  * stack is left running afterwards so the next run starts in seconds; `npm run stack:down` stops it.
+ * The browser tests' Chromium is installed here too when it is missing, once, before any test
+ * file runs.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +11,7 @@ import type { TestProject } from 'vitest/node';
 import { loadStackConfig } from '../infra/stack-config.js';
 import { stackUp } from '../infra/stack-driver.js';
 import { StackError } from '../infra/stack-error.js';
+import { ensureChromium } from './support/chromium.js';
 import './support/stack.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -22,6 +25,7 @@ export default async function setup(project: TestProject): Promise<void> {
   } catch (error) {
     throw new Error(explain(error), { cause: error });
   }
+  console.log(`browser: ${ensureChromium()}`);
 }
 
 function explain(error: unknown): string {

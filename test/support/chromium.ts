@@ -1,7 +1,8 @@
 /**
  * The headless Chromium the browser tests drive through playwright-core: Debian's `chromium`
- * package. When it is missing it is installed (`apt-get install -y chromium`) if the tests run as
- * root; otherwise they fail with a message saying how to install it.
+ * package. When it is missing it is installed (`apt-get update`, then `apt-get install -y
+ * chromium`) if the tests run as root, once, by the integration project's global setup; otherwise
+ * they fail with a message saying how to install it.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -18,7 +19,15 @@ export function ensureChromium(): string {
       `The browser tests need Chromium at ${CHROMIUM_PATH}: install it with \`sudo apt-get install -y chromium\`.`,
     );
   }
-  execFileSync('apt-get', ['install', '-y', 'chromium'], { stdio: 'inherit', timeout: 300_000 });
+  // A fresh machine may have no package lists yet.
+  const apt = (...args: string[]) =>
+    execFileSync('apt-get', args, {
+      stdio: 'inherit',
+      timeout: 300_000,
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
+  apt('update');
+  apt('install', '-y', 'chromium');
   if (!existsSync(CHROMIUM_PATH)) {
     throw new Error(`apt-get installed chromium, but ${CHROMIUM_PATH} is still missing.`);
   }
