@@ -2,7 +2,8 @@
  * The console's pages on the views the approval and analytics APIs publish (`PendingView`,
  * `DecidedView`, amend answers, the drill-down's events, approval health), served by a stand-in
  * that records what the console sends. Headless Chromium drives the pages; no gate runs here, so
- * every field of the contract can be shown, including those a gate may not serve yet.
+ * every field of the contract can be shown in states a real run reaches only by timing (a call
+ * that changed under its card, four eyes, a bulk of one run), beside the real-stack browser test.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
