@@ -20,7 +20,7 @@ import {
   type DecidedView,
   type Principal,
 } from '@toolgate/shared';
-import { decidedPage, decodeDecidedCursor } from './decided-pages.js';
+import { decidedCursor, decidedPage } from './decided-pages.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './pending-pages.js';
 import { signedIn } from './signed-in.js';
 
@@ -86,7 +86,7 @@ export function decidedQueryOf(query: URLSearchParams): DecidedQuery {
   }
   const cursor = query.get('cursor');
   if (cursor === null) return { ok: true, limit, filters };
-  const after = decodeDecidedCursor(cursor);
+  const after = decidedCursor.decode(cursor);
   if (after === undefined) {
     return refused(
       'invalid_cursor',
