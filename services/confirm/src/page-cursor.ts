@@ -8,7 +8,7 @@
 /** Longest confirmation id a cursor may name. */
 const MAX_CURSOR_ID = 256;
 
-/** A place in a list: the time field `K` (whole milliseconds, not negative) and a confirmation id. */
+/** A place in a list: the time field `K` (whole milliseconds, at least 0) and a confirmation id. */
 export type CursorPosition<K extends string> = { readonly [key in K]: number } & {
   readonly confirmationId: string;
 };

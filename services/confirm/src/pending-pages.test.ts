@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_PAGE_SIZE, pageQueryOf, pendingCursor } from './pending-pages.js';
+import { MAX_PAGE_SIZE } from './page-query.js';
+import { pageQueryOf, pendingCursor } from './pending-pages.js';
 
 describe('pageQueryOf', () => {
   it('takes a limit from 1 to the most a page holds, default 50, and a cursor it gave out', () => {

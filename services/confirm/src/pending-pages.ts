@@ -11,12 +11,7 @@
 import type { PendingPosition, StageDepsWith } from '@toolgate/platform';
 import type { PendingConfirmation, Principal } from '@toolgate/shared';
 import { pageCursor } from './page-cursor.js';
-
-/** Confirmations on a page unless `limit` says fewer. */
-export const DEFAULT_PAGE_SIZE = 50;
-
-/** Most confirmations a page may hold (`limit`). */
-export const MAX_PAGE_SIZE = 100;
+import { limitOf, resumeOf, type QueryRefusal } from './page-query.js';
 
 /** Most entries one request judges, shown or not: the bound of its work. */
 export const MAX_EXAMINED = 200;
@@ -32,34 +27,14 @@ export interface PendingPage<V> {
 
 /** What the query asked for, or why it cannot be answered. */
 export type PageQuery =
-  | { readonly ok: true; readonly limit: number; readonly after?: PendingPosition }
-  | { readonly ok: false; readonly code: string; readonly message: string };
+  { readonly ok: true; readonly limit: number; readonly after?: PendingPosition } | QueryRefusal;
 
 /** Reads `limit` and `cursor` of a `GET /pending` query. */
 export function pageQueryOf(query: URLSearchParams): PageQuery {
-  const limitText = query.get('limit');
-  const limit = limitText === null ? DEFAULT_PAGE_SIZE : Number(limitText);
-  if (
-    limitText !== null &&
-    (!/^[0-9]{1,3}$/.test(limitText) || limit < 1 || limit > MAX_PAGE_SIZE)
-  ) {
-    return {
-      ok: false,
-      code: 'invalid_limit',
-      message: `limit must be a whole number from 1 to ${MAX_PAGE_SIZE}.`,
-    };
-  }
-  const cursor = query.get('cursor');
-  if (cursor === null) return { ok: true, limit };
-  const after = pendingCursor.decode(cursor);
-  if (after === undefined) {
-    return {
-      ok: false,
-      code: 'invalid_cursor',
-      message: 'The cursor is not one this API gave out; start again without it.',
-    };
-  }
-  return { ok: true, limit, after };
+  const limit = limitOf(query);
+  if (!limit.ok) return limit;
+  const resume = resumeOf(query, pendingCursor);
+  return resume.ok ? { ...limit, ...resume } : resume;
 }
 
 /**
