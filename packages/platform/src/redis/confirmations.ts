@@ -12,9 +12,9 @@ import {
 import { claimArgs, MAX_BATCH, readClaim, type ExpiredClaim } from './expired-claims.js';
 import { loadScript } from './load-script.js';
 import type { RedisConnection } from './redis-connection.js';
-import { pageWindow } from './page-window.js';
+import { pageWindow, unlessCorrupt } from './page-window.js';
 import { corrupt } from './store-faults.js';
-import { checkCount, decode, hasStrings, isObject, unlessCorrupt } from './stored-json.js';
+import { checkCount, decode, hasStrings, isObject } from './stored-json.js';
 
 /** Default time a confirmation's JSON outlives its expiry, so the sweeper can still read it: 24 h. */
 export const DEFAULT_CONFIRMATION_GRACE_MS = 24 * 60 * 60 * 1000;

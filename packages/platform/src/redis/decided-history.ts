@@ -8,8 +8,8 @@
 import type { AmendNote, DecidedView } from '@toolgate/shared';
 import { loadScript } from './load-script.js';
 import type { RedisConnection } from './redis-connection.js';
-import { pageWindow } from './page-window.js';
-import { checkCount, decode, hasStrings, isObject, unlessCorrupt } from './stored-json.js';
+import { pageWindow, unlessCorrupt } from './page-window.js';
+import { checkCount, decode, hasStrings, isObject } from './stored-json.js';
 import { MAX_BATCH } from './expired-claims.js';
 
 /** How long a decided confirmation stays in its tenant's history: 7 days, in ms. */

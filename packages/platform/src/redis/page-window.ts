@@ -1,8 +1,10 @@
 /**
- * Reading back the reply of a page script (page-pending-confirmations.lua, page-decided.lua):
- * `{more, id, score, id, score, ...}`, checked as everything the store wrote is checked.
+ * Reading back a page of a list: the reply of a page script (page-pending-confirmations.lua,
+ * page-decided.lua), `{more, id, score, id, score, ...}`, checked as everything the store wrote is
+ * checked, and the records behind it, of which one that cannot be read hides none of the rest.
  */
-import { corrupt } from './store-faults.js';
+import { Fault } from '../fault.js';
+import { corrupt, STORE_FAULTS } from './store-faults.js';
 
 /** The positions a page script answered, in its order, and whether entries remain past them. */
 export interface PageWindow {
@@ -26,4 +28,17 @@ export function pageWindow(reply: unknown, index: string, what: string): PageWin
     positions.push({ score, id });
   }
   return { positions, more: more === 1 };
+}
+
+/**
+ * What `read` reads, or undefined when what it read is not what the gate wrote (a `store_corrupt`
+ * fault): so that one record that cannot be read hides none of the rest of a listing.
+ */
+export function unlessCorrupt<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof Fault && error.code === STORE_FAULTS.corrupt) return undefined;
+    throw error;
+  }
 }

@@ -3,8 +3,7 @@
  * the gate wrote is a `store_corrupt` fault), and the bounds checked on numbers before anything is
  * written.
  */
-import { Fault } from '../fault.js';
-import { corrupt, STORE_FAULTS } from './store-faults.js';
+import { corrupt } from './store-faults.js';
 
 /** Parses a stored JSON value and checks its shape with `isT`; `what` and `key` name it in faults. */
 export function decode<T>(text: string, what: string, key: string, isT: (v: unknown) => v is T): T {
@@ -16,19 +15,6 @@ export function decode<T>(text: string, what: string, key: string, isT: (v: unkn
   }
   if (!isT(value)) throw corrupt(what, key);
   return value;
-}
-
-/**
- * What `read` reads, or undefined when what it read is not what the gate wrote (a `store_corrupt`
- * fault): so that one record that cannot be read hides none of the rest of a listing.
- */
-export function unlessCorrupt<T>(read: () => T): T | undefined {
-  try {
-    return read();
-  } catch (error) {
-    if (error instanceof Fault && error.code === STORE_FAULTS.corrupt) return undefined;
-    throw error;
-  }
 }
 
 /** True for a plain JSON object. */
