@@ -14,7 +14,7 @@ import {
   runWithRepair,
   type AgentClient,
 } from '@toolgate/agent-client';
-import { agentPrincipal, classifyBytes, generateObservationKeys } from '@toolgate/platform';
+import { classifyBytes, generateObservationKeys } from '@toolgate/platform';
 import {
   createObservationSigner,
   MAX_PROPOSAL_ID_CHARS,
@@ -27,21 +27,14 @@ import { USERS } from '../support/deployment/index.js';
 import { eventually, signal, within } from '../support/deadline.js';
 import { startGateHarness, type GateHarness, type Tapped } from '../support/gate-harness.js';
 import { dropSubjects } from '../support/registry-cleanup.js';
-import { identity, kafkaClient, stackAddresses, stackGateKeys } from '../support/stack.js';
+import { agentOptionsIn } from '../support/agent-options.js';
+import { kafkaClient, stackAddresses } from '../support/stack.js';
 
 let h: GateHarness;
 let client: AgentClient;
 
 /** The options that put a client of acme's agents into the harness's namespace. */
-const inNamespace = () => ({
-  brokers: stackAddresses().kafkaBrokers,
-  registryUrl: stackAddresses().schemaRegistryUrl,
-  topicPrefix: `${h.ns.id}.`,
-  groupPrefix: `${h.ns.id}.`,
-  tenant: 'acme',
-  kafka: identity(agentPrincipal('acme')),
-  observationKeys: [stackGateKeys().observationPublicKey],
-});
+const inNamespace = () => agentOptionsIn(h.ns, 'acme');
 
 beforeAll(async () => {
   h = await startGateHarness({

@@ -4,63 +4,32 @@
  * internal detail for an operator, without it for a tenant's approver), the refusal seen on the
  * stream, and the approval health of parked and decided confirmations.
  */
-import { ANALYTICS_PRINCIPAL, createCodec, type Env } from '@toolgate/platform';
-import {
-  auditEvent,
-  MESSAGE_SCHEMAS,
-  mintSession,
-  rejecterFor,
-  type AuditEvent,
-  type AuditInput,
-} from '@toolgate/shared';
+import { auditEvent, rejecterFor, type AuditEvent, type AuditInput } from '@toolgate/shared';
 import { EventEmitter } from 'node:events';
 import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeAuditEvents } from '../../../test/support/audit-writer.js';
 import { eventually } from '../../../test/support/deadline.js';
-import deployment, {
-  TEST_SESSION_ISSUER,
-  TEST_SESSION_SECRET,
-} from '../../../test/support/deployment/index.js';
-import { identityEnv } from '../../../test/support/gate-harness.js';
+import deployment from '../../../test/support/deployment/index.js';
+import { testNamespace } from '../../../test/support/namespace.js';
 import {
-  dropNamespace,
-  provisionNamespace,
-  testNamespace,
-} from '../../../test/support/namespace.js';
-import { dropSubjects } from '../../../test/support/registry-cleanup.js';
-import { kafkaClient, stackAddresses } from '../../../test/support/stack.js';
+  analyticsEnv,
+  bearerFor,
+  dropProvisioned,
+  oliviaAs as as,
+  provisionForDeployment,
+  writeAudit as writeAuditIn,
+} from './analytics-fixtures.test-support.js';
 import { superviseAnalytics, type SupervisedAnalytics } from './supervise-analytics.js';
 
 const ns = testNamespace('analytics-drill');
-const SILENT = {
-  warn: () => undefined,
-  error: () => undefined,
-  info: () => undefined,
-  debug: () => undefined,
-};
 let kafka: Kafka;
 let supervised: SupervisedAnalytics;
 let base: string;
 
 beforeAll(async () => {
-  await provisionNamespace(ns, {
-    tools: deployment.tools.map((t) => t.name),
-    tenants: deployment.tenants,
-  });
-  kafka = kafkaClient(ns.id);
-  const stack = stackAddresses();
-  const env: Env = {
-    TOOLGATE_KAFKA_BROKERS: stack.kafkaBrokers.join(','),
-    ...identityEnv(ANALYTICS_PRINCIPAL),
-    TOOLGATE_SCHEMA_REGISTRY_URL: stack.schemaRegistryUrl,
-    TOOLGATE_TOPIC_PREFIX: `${ns.id}.`,
-    TOOLGATE_GROUP_PREFIX: `${ns.id}.`,
-    TOOLGATE_HTTP_PORT: '0',
-    TOOLGATE_LOG_LEVEL: 'silent',
-  };
+  kafka = await provisionForDeployment(ns);
   supervised = await superviseAnalytics({
-    env,
+    env: analyticsEnv(ns),
     deployment,
     exit: () => undefined,
     process: new EventEmitter(),
@@ -73,38 +42,14 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await supervised?.lifecycle.stop('test over');
-  await dropNamespace(ns, { kafka });
-  await dropSubjects(stackAddresses().schemaRegistryUrl, ns.id);
+  await dropProvisioned(ns, kafka);
 });
 
 let writes = 0;
 
 /** Writes `events` to the namespace's audit topic in one transaction, as a stage does. */
-async function writeAudit(events: readonly AuditEvent[]): Promise<void> {
-  const topic = ns.topic('toolgate.audit');
-  const codec = createCodec({
-    registryUrl: stackAddresses().schemaRegistryUrl,
-    logger: SILENT,
-    compatibility: 'NONE',
-  });
-  await codec.register(`${topic}-value`, MESSAGE_SCHEMAS.audit);
-  const writer = { kafka, codec, topic, transactionalId: `${ns.id}.writer.${writes++}` };
-  await writeAuditEvents(writer, events, { chunk: events.length });
-}
-
-/** Headers of a session of `acme` with `roles`. */
-async function as(...roles: string[]): Promise<Record<string, string>> {
-  const token = await mintSession(
-    { subject: 'olivia', tenant: 'acme', roles },
-    TEST_SESSION_SECRET,
-    {
-      issuer: TEST_SESSION_ISSUER,
-      ttlSeconds: 300,
-      now: new Date(),
-    },
-  );
-  return { authorization: `Bearer ${token}` };
-}
+const writeAudit = (events: readonly AuditEvent[]) =>
+  writeAuditIn(kafka, ns, events, `${ns.id}.writer.${writes++}`);
 
 async function getJson<T>(path: string, headers: Record<string, string>): Promise<T> {
   const res = await fetch(base + path, { headers });
@@ -260,14 +205,10 @@ describe('the analytics drill-down and approval health', () => {
       approvalRate: 1 / 3,
       medianDecideMs: 2_000,
     });
-    const globex = await mintSession(
-      { subject: 'gil', tenant: 'globex', roles: ['approver'] },
-      TEST_SESSION_SECRET,
-      { issuer: TEST_SESSION_ISSUER, ttlSeconds: 300, now: new Date() },
+    const theirs = await getJson<Record<string, unknown>>(
+      '/analytics/approvals',
+      await bearerFor({ subject: 'gil', tenant: 'globex', roles: ['approver'] }),
     );
-    const theirs = await getJson<Record<string, unknown>>('/analytics/approvals', {
-      authorization: `Bearer ${globex}`,
-    });
     expect(theirs).toMatchObject({ parked: 0, approved: 0, approvalRate: null });
   }, 60_000);
 });

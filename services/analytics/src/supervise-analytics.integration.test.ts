@@ -4,92 +4,49 @@
  * serving /readyz, and stopped by its lifecycle; with the deployment, raising its alerts onto the
  * alerts topic and serving the windows and alerts to operators.
  */
-import { ANALYTICS_PRINCIPAL, createCodec, type Env } from '@toolgate/platform';
-import {
-  auditEvent,
-  MESSAGE_SCHEMAS,
-  mintSession,
-  rejecterFor,
-  type Alert,
-  type AuditEvent,
-} from '@toolgate/shared';
+import { createCodec, SILENT_LOGGER } from '@toolgate/platform';
+import { auditEvent, rejecterFor, type Alert, type AuditEvent } from '@toolgate/shared';
 import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeAuditEvents } from '../../../test/support/audit-writer.js';
 import { eventually } from '../../../test/support/deadline.js';
-import deployment, {
-  TEST_SESSION_ISSUER,
-  TEST_SESSION_SECRET,
-} from '../../../test/support/deployment/index.js';
+import deployment from '../../../test/support/deployment/index.js';
 import { gateEnv, identityEnv } from '../../../test/support/gate-harness.js';
+import { testNamespace } from '../../../test/support/namespace.js';
+import { stackAddresses } from '../../../test/support/stack.js';
 import {
-  dropNamespace,
-  provisionNamespace,
-  testNamespace,
-} from '../../../test/support/namespace.js';
-import { dropSubjects } from '../../../test/support/registry-cleanup.js';
-import { kafkaClient, stackAddresses } from '../../../test/support/stack.js';
+  analyticsEnv as analyticsEnvIn,
+  dropProvisioned,
+  oliviaAs,
+  provisionForDeployment,
+  writeAudit as writeAuditIn,
+} from './analytics-fixtures.test-support.js';
 import { superviseAnalytics } from './supervise-analytics.js';
 
 const ns = testNamespace('analytics-main');
-const SILENT = {
-  warn: () => undefined,
-  error: () => undefined,
-  info: () => undefined,
-  debug: () => undefined,
-};
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 let kafka: Kafka;
 
 beforeAll(async () => {
-  await provisionNamespace(ns, {
-    tools: deployment.tools.map((t) => t.name),
-    tenants: deployment.tenants,
-  });
-  kafka = kafkaClient(ns.id);
+  kafka = await provisionForDeployment(ns);
 });
 
-afterAll(async () => {
-  await dropNamespace(ns, { kafka });
-  await dropSubjects(stackAddresses().schemaRegistryUrl, ns.id);
-});
+afterAll(() => dropProvisioned(ns, kafka));
 
-function analyticsEnv(): Env {
-  const stack = stackAddresses();
-  return {
-    TOOLGATE_KAFKA_BROKERS: stack.kafkaBrokers.join(','),
-    ...identityEnv(ANALYTICS_PRINCIPAL),
-    TOOLGATE_SCHEMA_REGISTRY_URL: stack.schemaRegistryUrl,
-    TOOLGATE_TOPIC_PREFIX: `${ns.id}.`,
-    TOOLGATE_GROUP_PREFIX: `${ns.id}.`,
-    TOOLGATE_HTTP_PORT: '0',
-    TOOLGATE_LOG_LEVEL: 'silent',
-    TOOLGATE_ANALYTICS_TICK_MS: '200',
-  };
-}
+const analyticsEnv = () => analyticsEnvIn(ns, { TOOLGATE_ANALYTICS_TICK_MS: '200' });
 
 /** Writes `events` to the namespace's audit topic in one transaction, as a stage does. */
-async function writeAudit(events: readonly AuditEvent[]): Promise<void> {
-  const topic = ns.topic('toolgate.audit');
-  const codec = createCodec({
-    registryUrl: stackAddresses().schemaRegistryUrl,
-    logger: SILENT,
-    compatibility: 'NONE',
-  });
-  await codec.register(`${topic}-value`, MESSAGE_SCHEMAS.audit);
-  const writer = { kafka, codec, topic, transactionalId: `${ns.id}.writer` };
-  await writeAuditEvents(writer, events, { chunk: events.length });
-}
+const writeAudit = (events: readonly AuditEvent[]) =>
+  writeAuditIn(kafka, ns, events, `${ns.id}.writer`);
 
 /** The alerts on the namespace's alerts topic, decoded. */
 async function alertsOnTopic(): Promise<Alert[]> {
   const codec = createCodec({
     registryUrl: stackAddresses().schemaRegistryUrl,
-    logger: SILENT,
+    logger: SILENT_LOGGER,
     compatibility: 'NONE',
   });
   const consumer = kafka.consumer({ groupId: `${ns.id}.toolgate.analytics.read-${Date.now()}` });
@@ -200,15 +157,9 @@ describe('superviseAnalytics', () => {
       expect(metrics).toMatch(/toolgate_analytics_alerts_total\{[^}]*rule="runaway_run"[^}]*\} 1/);
       expect(metrics).toMatch(/toolgate_analytics_events_consumed_total\{[^}]*\} 3/);
 
-      const token = (roles: string[]) =>
-        mintSession({ subject: 'olivia', tenant: 'acme', roles }, TEST_SESSION_SECRET, {
-          issuer: TEST_SESSION_ISSUER,
-          ttlSeconds: 300,
-          now: new Date(),
-        });
-      const asOperator = { authorization: `Bearer ${await token(['operator'])}` };
+      const asOperator = await oliviaAs('operator');
       expect((await fetch(`${base}/analytics/alerts`)).status).toBe(401);
-      const viewer = { authorization: `Bearer ${await token(['viewer'])}` };
+      const viewer = await oliviaAs('viewer');
       expect((await fetch(`${base}/analytics/alerts`, { headers: viewer })).status).toBe(403);
       const served = (await fetch(`${base}/analytics/alerts`, { headers: asOperator }).then((r) =>
         r.json(),

@@ -1,7 +1,6 @@
 import * as authorize from '@toolgate/authorize';
 import * as validate from '@toolgate/validate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { APPROVAL_PORT_NAME } from '@toolgate/platform';
 import {
   confirmationIdFor,
   type AmendAnswer,
@@ -15,14 +14,14 @@ import {
   startGateHarness,
   type GateHarness,
 } from '../../../test/support/gate-harness.js';
-import { mcp } from '../../../test/support/proposals.js';
+import {
+  approvalApi,
+  bearerOf,
+  DAVE,
+  refund,
+  rejectionOf,
+} from './confirm-fixtures.test-support.js';
 import * as confirm from './service.js';
-
-/** A second approver of acme: the person who changes alice's call. */
-const DAVE: Principal = { subject: 'dave', tenant: 'acme', roles: ['approver'] };
-
-const refund = (proposalId: string, amount: number): Proposal =>
-  mcp({ proposalId, runId: `run-${proposalId}` }, 'refund', { payment_id: 'pay_1', amount });
 
 describe('POST /confirmations/:id/amend through validate, authorize and confirm', () => {
   let h: GateHarness;
@@ -57,11 +56,9 @@ describe('POST /confirmations/:id/amend through validate, authorize and confirm'
 
   /** `POST path` on the approval API as `who` (no session when undefined). */
   async function post(path: string, body: unknown, who?: Principal) {
-    const port = h.gate.ports[APPROVAL_PORT_NAME];
-    const auth = who === undefined ? {} : { authorization: `Bearer ${await h.session(who)}` };
-    return fetch(`http://127.0.0.1:${port}${path}`, {
+    return fetch(approvalApi(h, path), {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...auth },
+      headers: { 'content-type': 'application/json', ...(await bearerOf(h, who)) },
       body: JSON.stringify(body),
     });
   }
@@ -85,13 +82,9 @@ describe('POST /confirmations/:id/amend through validate, authorize and confirm'
       },
     });
 
-    const [ended] = await h.waitFor(
-      'observations',
-      'the end of the original',
-      (r) => r.value['proposalId'] === 'p-am-1' && r.value['outcome'] === 'rejected',
-    );
-    expect(ended!.value).toMatchObject({ stage: 'confirmation', code: 'rejected_by_human' });
-    expect(ended!.value['message']).toBe(
+    const ended = await rejectionOf(h, 'p-am-1');
+    expect(ended.value).toMatchObject({ stage: 'confirmation', code: 'rejected_by_human' });
+    expect(ended.value['message']).toBe(
       `Changed by dave: replaced by proposal ${proposalId}. Half is enough.`,
     );
 
@@ -115,9 +108,8 @@ describe('POST /confirmations/:id/amend through validate, authorize and confirm'
     });
     expect(h.seen('cleared').filter((r) => r.value['proposalId'] === 'p-am-1')).toEqual([]);
 
-    const port = h.gate.ports[APPROVAL_PORT_NAME];
-    const listed = await fetch(`http://127.0.0.1:${port}/decided?outcome=amended`, {
-      headers: { authorization: `Bearer ${await h.session(USERS.alice)}` },
+    const listed = await fetch(approvalApi(h, '/decided?outcome=amended'), {
+      headers: await bearerOf(h, USERS.alice),
     });
     const { confirmations } = (await listed.json()) as { confirmations: DecidedView[] };
     expect(confirmations).toEqual([

@@ -32,6 +32,7 @@ import { rebuiltCallFor } from './approver-facts.js';
 import { decidedRoutes } from './decided-routes.js';
 import { signedIn } from './signed-in.js';
 import { pageQueryOf, pendingPage } from './pending-pages.js';
+import { tenantPage } from './tenant-page.js';
 
 /** The approval API; `produce` writes in one Kafka transaction (the stage loop's). */
 export function approvalRoutes(
@@ -73,24 +74,14 @@ export function approvalRoutes(
   ];
 }
 
-async function listPending(
+function listPending(
   deps: StageDepsWith<'confirmations'>,
   caller: Principal,
   query: URLSearchParams,
 ): Promise<HttpResponse> {
-  const asked = query.get('tenant');
-  if (asked !== null && asked !== caller.tenant) {
-    return errorResponse(403, 'forbidden', "Only your own tenant's confirmations can be listed.");
-  }
-  const page = pageQueryOf(query);
-  if (!page.ok) return errorResponse(400, page.code, page.message);
-  const { confirmations, next } = await pendingPage(deps, caller, page, (p) =>
-    viewFor(deps, p, caller),
+  return tenantPage(caller, query, 'confirmations', pageQueryOf, (page) =>
+    pendingPage(deps, caller, page, (p) => viewFor(deps, p, caller)),
   );
-  return {
-    status: 200,
-    body: { tenant: caller.tenant, confirmations, ...(next === undefined ? {} : { next }) },
-  };
 }
 
 /**

@@ -1,20 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  confirmationIdFor,
   numberAttribute,
   REASON_RULE,
   resolvedObject,
   type PendingView,
   type Principal,
-  type Proposal,
 } from '@toolgate/shared';
-import { APPROVAL_PORT_NAME } from '@toolgate/platform';
 import deployment, { NEVER_PUBLIC, USERS } from '../../../test/support/deployment/index.js';
 import { refund as refundTool } from '../../../test/support/deployment/tools.js';
 import { startGateHarness, type GateHarness } from '../../../test/support/gate-harness.js';
 import { expectNoLeak } from '../../../test/support/no-leak.js';
 import { mcp } from '../../../test/support/proposals.js';
-import { authorizedFor, sendAuthorized } from '../../../test/support/authorized-envelopes.js';
+import {
+  approvalApi,
+  bearerOf,
+  parked,
+  refund,
+  rejectionOf,
+} from './confirm-fixtures.test-support.js';
 import * as confirm from './service.js';
 
 /** Four eyes for destructive calls only, so one deployment shows a card with and one without. */
@@ -48,9 +51,6 @@ const refundWithChanges = {
 /** A second approver of acme's, who may approve alice's refunds. */
 const ruth: Principal = { subject: 'ruth', tenant: 'acme', roles: ['approver'] };
 
-const refund = (proposalId: string, amount = 500) =>
-  mcp({ proposalId, runId: `run-${proposalId}` }, 'refund', { payment_id: 'pay_1', amount });
-
 const publishNote = (proposalId: string) =>
   mcp({ proposalId, runId: `run-${proposalId}` }, 'publish_note', { note_id: 'note_1' });
 
@@ -70,24 +70,9 @@ describe('the approval API’s views of waiting confirmations', () => {
   });
   afterAll(() => h?.close());
 
-  const url = (path: string) => `http://127.0.0.1:${h.gate.ports[APPROVAL_PORT_NAME]}${path}`;
-  const bearer = async (who: Principal) => ({ authorization: `Bearer ${await h.session(who)}` });
-
-  /** Proposes `proposal` as `who`, waits for its confirmation request, returns it and its env. */
-  async function parked(proposal: Proposal, who: Principal = USERS.alice) {
-    const env = await authorizedFor(h, who, proposal);
-    await sendAuthorized(h, env);
-    const [request] = await h.waitFor(
-      'confirmations',
-      `the confirmation request of ${proposal.proposalId}`,
-      (r) => r.value['proposalId'] === proposal.proposalId,
-    );
-    return { env, request: request!.value, id: confirmationIdFor(proposal.proposalId) };
-  }
-
   /** `GET /pending` as `who`: the view of `id`, or undefined when it is not shown to them. */
   async function viewOf(who: Principal, id: string): Promise<PendingView | undefined> {
-    const response = await fetch(url('/pending'), { headers: await bearer(who) });
+    const response = await fetch(approvalApi(h, '/pending'), { headers: await bearerOf(h, who) });
     expect(response.status).toBe(200);
     const body = (await response.json()) as { tenant: string; confirmations: PendingView[] };
     expect(body.tenant).toBe(who.tenant);
@@ -95,30 +80,30 @@ describe('the approval API’s views of waiting confirmations', () => {
   }
 
   const reject = async (who: Principal, id: string, body: unknown) =>
-    fetch(url(`/confirmations/${id}/reject`), {
+    fetch(approvalApi(h, `/confirmations/${id}/reject`), {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...(await bearer(who)) },
+      headers: { 'content-type': 'application/json', ...(await bearerOf(h, who)) },
       body: JSON.stringify(body),
     });
 
   it('shows an approver the arguments, the rule, the changes and the call as it would run', async () => {
-    const { env, request, id } = await parked(refund('p-view'));
+    const { env, request, id } = await parked(h, refund('p-view'));
     const view = await viewOf(ruth, id);
     expect(view).toMatchObject({
       confirmationId: id,
       requestedBy: 'alice',
       tool: 'refund',
-      card: request['card'] as object,
-      digest: request['digest'] as string,
+      card: request.value['card'] as object,
+      digest: request.value['digest'] as string,
       args: { payment_id: 'pay_1', amount: 500 },
       rule: REFUND_RULE,
       policyVersion: env.policyVersion,
       fourEyes: true,
       caller: { mayDecide: true, isRequester: false },
-      live: { state: 'same', digest: request['digest'] as string },
+      live: { state: 'same', digest: request.value['digest'] as string },
     });
     expect(view?.card.changes).toEqual([{ field: 'refunded', before: '0', after: '500' }]);
-    expect(request['card']).toMatchObject({ changes: view?.card.changes });
+    expect(request.value['card']).toMatchObject({ changes: view?.card.changes });
 
     // Alice asked for it but may not approve her own refund here; a viewer sees no card at all.
     expect(await viewOf(USERS.alice, id)).toMatchObject({
@@ -130,7 +115,7 @@ describe('the approval API’s views of waiting confirmations', () => {
   });
 
   it('says four eyes only where policy refuses the requester, and the default rule of a tool that gives none', async () => {
-    const { id } = await parked(publishNote('p-note-view'));
+    const { id } = await parked(h, publishNote('p-note-view'));
     expect(await viewOf(USERS.alice, id)).toMatchObject({
       rule: 'This tool asks a person before it runs.',
       fourEyes: false,
@@ -140,7 +125,7 @@ describe('the approval API’s views of waiting confirmations', () => {
   });
 
   it('tells a requester whose roles changed since that they may no longer decide', async () => {
-    const { id } = await parked(publishNote('p-demoted'));
+    const { id } = await parked(h, publishNote('p-demoted'));
     const demoted: Principal = { ...USERS.alice, roles: ['viewer'] };
     expect(await viewOf(demoted, id)).toMatchObject({
       fourEyes: false,
@@ -149,7 +134,7 @@ describe('the approval API’s views of waiting confirmations', () => {
   });
 
   it('shows the call as changed, with the digest an approval would need, once its object moved', async () => {
-    const { request, id } = await parked(refund('p-moved', 700));
+    const { request, id } = await parked(h, refund('p-moved', 700));
     const payment = { type: 'Payment', id: 'pay_1' };
     const before = await h.gate.runtime.objects.load('acme', payment);
     try {
@@ -159,12 +144,12 @@ describe('the approval API’s views of waiting confirmations', () => {
       });
       expect(edited).not.toBe('conflict');
       const view = await viewOf(ruth, id);
-      expect(view?.digest).toBe(request['digest']);
-      expect(view?.card).toEqual(request['card']);
+      expect(view?.digest).toBe(request.value['digest']);
+      expect(view?.card).toEqual(request.value['card']);
       const live = view?.live;
       if (live?.state !== 'changed') throw new Error(`expected a changed call, got ${live?.state}`);
       expect(live.digest).toMatch(/^[0-9a-f]{64}$/);
-      expect(live.digest).not.toBe(request['digest']);
+      expect(live.digest).not.toBe(request.value['digest']);
       expect(live.card.changes).toEqual([{ field: 'refunded', before: '1000', after: '1700' }]);
     } finally {
       await h.gate.runtime.objects.put(before!);
@@ -173,8 +158,7 @@ describe('the approval API’s views of waiting confirmations', () => {
   });
 
   it("gives the agent a rejecter's reason in the rejection's observation and the audit", async () => {
-    const { request, id } = await parked(refund('p-why'));
-    const digest = request['digest'] as string;
+    const { digest, id } = await parked(h, refund('p-why'));
     const answer = await reject(ruth, id, {
       digest,
       reason: '  Refund only 200: the customer kept one item.  ',
@@ -187,18 +171,14 @@ describe('the approval API’s views of waiting confirmations', () => {
       digest,
       reason: 'Refund only 200: the customer kept one item.',
     });
-    const [ended] = await h.waitFor(
-      'observations',
-      'the rejection of p-why',
-      (r) => r.value['proposalId'] === 'p-why' && r.value['outcome'] === 'rejected',
-    );
-    expect(ended!.value).toMatchObject({
+    const ended = await rejectionOf(h, 'p-why');
+    expect(ended.value).toMatchObject({
       stage: 'confirmation',
       code: 'rejected_by_human',
       disposition: 'deny',
       message: 'A person rejected this call: Refund only 200: the customer kept one item.',
     });
-    expectNoLeak(ended!.value, NEVER_PUBLIC);
+    expectNoLeak(ended.value, NEVER_PUBLIC);
     const [audit] = await h.waitFor(
       'audit',
       'the audit of the rejection of p-why',
@@ -212,8 +192,7 @@ describe('the approval API’s views of waiting confirmations', () => {
   });
 
   it('refuses a reason it cannot pass on, naming it, and publishes nothing', async () => {
-    const { request, id } = await parked(refund('p-bad-why'));
-    const digest = request['digest'] as string;
+    const { digest, id } = await parked(h, refund('p-bad-why'));
     for (const reason of ['', 'line one\nline two', 'x'.repeat(281), 42]) {
       const answer = await reject(ruth, id, { digest, reason });
       expect(answer.status).toBe(400);

@@ -1,19 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  APPROVAL_PORT_NAME,
   connectRedis,
   createConfirmations,
   type Confirmations,
   type RedisConnection,
 } from '@toolgate/platform';
-import {
-  confirmationIdFor,
-  decidedView,
-  type DecidedView,
-  type PendingConfirmation,
-  type Principal,
-  type Proposal,
-} from '@toolgate/shared';
+import { decidedView, type DecidedView, type Principal } from '@toolgate/shared';
 import deployment, { USERS } from '../../../test/support/deployment/index.js';
 import {
   sessionHeaders,
@@ -21,13 +13,17 @@ import {
   type GateHarness,
 } from '../../../test/support/gate-harness.js';
 import { dropNamespace, testNamespace } from '../../../test/support/namespace.js';
-import { mcp } from '../../../test/support/proposals.js';
-import { authorizedFor, sendAuthorized } from '../../../test/support/authorized-envelopes.js';
 import { redisClient, stackAddresses } from '../../../test/support/stack.js';
+import {
+  approvalApi,
+  bearerOf,
+  DAVE,
+  parked,
+  refund,
+  waitingConfirmation,
+} from './confirm-fixtures.test-support.js';
 import * as confirm from './service.js';
 
-/** A second approver of acme, so that who asked and who decided differ. */
-const DAVE: Principal = { subject: 'dave', tenant: 'acme', roles: ['approver'] };
 /** An approver of acme who neither asked nor decided anything here. */
 const ERIN: Principal = { subject: 'erin', tenant: 'acme', roles: ['approver'] };
 /** Alice and Dave, signed in as viewers: policy lets neither approve any more. */
@@ -38,23 +34,6 @@ interface Listed {
   readonly tenant: string;
   readonly confirmations: readonly DecidedView[];
   readonly next?: string;
-}
-
-const refund = (proposalId: string, amount = 500): Proposal =>
-  mcp({ proposalId, runId: `run-${proposalId}` }, 'refund', { payment_id: 'pay_1', amount });
-
-/** Proposes a call that needs a person (as alice) and waits for its confirmation request. */
-async function parked(h: GateHarness, proposal: Proposal) {
-  await sendAuthorized(h, await authorizedFor(h, USERS.alice, proposal));
-  const [request] = await h.waitFor(
-    'confirmations',
-    `the confirmation request of ${proposal.proposalId}`,
-    (r) => r.value['proposalId'] === proposal.proposalId,
-  );
-  return {
-    id: confirmationIdFor(proposal.proposalId),
-    digest: request!.value['digest'] as string,
-  };
 }
 
 /** `who` decides the confirmation of `proposalId` and the test waits for its terminal outcome. */
@@ -79,9 +58,7 @@ async function decided(
 
 /** `GET path` on `h`'s approval API as `who` (no session when undefined). */
 async function get(h: GateHarness, path: string, who?: Principal) {
-  const port = h.gate.ports[APPROVAL_PORT_NAME];
-  const headers = who === undefined ? {} : { authorization: `Bearer ${await h.session(who)}` };
-  return fetch(`http://127.0.0.1:${port}${path}`, { headers });
+  return fetch(approvalApi(h, path), { headers: await bearerOf(h, who) });
 }
 
 async function listed(h: GateHarness, path: string, who: Principal): Promise<Listed> {
@@ -214,26 +191,7 @@ describe('the decided history in Redis', () => {
   let redis: RedisConnection;
   let history: Confirmations;
   const at = (ms: number) => new Date(Date.parse('2030-01-01T00:00:00Z') + ms);
-  const pending = (id: string): PendingConfirmation => ({
-    confirmationId: id,
-    proposalId: `p-${id}`,
-    runId: 'run-1',
-    requestId: 'req-1',
-    callId: 'call-1',
-    tenant: 'acme',
-    requestedBy: 'alice',
-    requesterRoles: ['approver'],
-    tool: 'refund',
-    toolVersion: '1',
-    attempt: 0,
-    receivedAt: at(0).toISOString(),
-    args: { payment_id: 'pay_1', amount: 5 },
-    objects: [{ type: 'Payment', id: 'pay_1', version: 1 }],
-    card: { action: 'Refund payment', target: 'pay_1', effect: 'refund 5', preview: null },
-    digest: 'd'.repeat(64),
-    policyVersion: 'p'.repeat(64),
-    expiresAt: at(60_000).toISOString(),
-  });
+  const pending = (id: string) => waitingConfirmation(id, at(60_000).getTime());
   const record = (id: string, ms: number, decidedBy = 'dave') =>
     history.recordDecided(decidedView(pending(id), { outcome: 'approved', decidedBy }, at(ms)));
   const all = async () =>

@@ -6,10 +6,11 @@
  */
 import type { DecidedPosition, StageDepsWith } from '@toolgate/platform';
 import type { DecidedView, Principal } from '@toolgate/shared';
+import { pageCursor } from './page-cursor.js';
 import { MAX_EXAMINED } from './pending-pages.js';
 
-/** Longest confirmation id a cursor may name. */
-const MAX_CURSOR_ID = 256;
+/** The cursor of `GET /decided`: a place in the tenant's history, by decision time then id. */
+export const decidedCursor = pageCursor('decidedAtMs');
 
 /** One page of history, and the cursor to the next when older records remain. */
 export interface DecidedPage {
@@ -47,40 +48,6 @@ export async function decidedPage(
     more = left > 0 || (window.more && window.entries.length > 0);
   }
   return more && after !== undefined
-    ? { confirmations: shown, next: encodeDecidedCursor(after) }
+    ? { confirmations: shown, next: decidedCursor.encode(after) }
     : { confirmations: shown };
-}
-
-/** A position as an opaque cursor: base64url of `[decidedAtMs, confirmationId]`. */
-export function encodeDecidedCursor(position: DecidedPosition): string {
-  const pair = [position.decidedAtMs, position.confirmationId];
-  return Buffer.from(JSON.stringify(pair)).toString('base64url');
-}
-
-/**
- * The position a cursor names, or undefined when it is not one {@link encodeDecidedCursor} could
- * have made. It only says where to resume within the caller's own tenant's history.
- */
-export function decodeDecidedCursor(cursor: string): DecidedPosition | undefined {
-  if (cursor.length > 2 * MAX_CURSOR_ID || !/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    return undefined;
-  }
-  if (!Array.isArray(value) || value.length !== 2) return undefined;
-  const [decidedAtMs, confirmationId] = value as unknown[];
-  if (typeof decidedAtMs !== 'number' || !Number.isSafeInteger(decidedAtMs) || decidedAtMs < 0) {
-    return undefined;
-  }
-  if (
-    typeof confirmationId !== 'string' ||
-    confirmationId === '' ||
-    confirmationId.length > MAX_CURSOR_ID
-  ) {
-    return undefined;
-  }
-  const position = { decidedAtMs, confirmationId };
-  return encodeDecidedCursor(position) === cursor ? position : undefined;
 }

@@ -7,7 +7,6 @@
  * a record says what happened, not what may be done now.
  */
 import {
-  errorResponse,
   route,
   type DecidedPosition,
   type HttpResponse,
@@ -20,9 +19,10 @@ import {
   type DecidedView,
   type Principal,
 } from '@toolgate/shared';
-import { decidedPage, decodeDecidedCursor } from './decided-pages.js';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './pending-pages.js';
+import { decidedCursor, decidedPage } from './decided-pages.js';
+import { limitOf, resumeOf, type QueryRefusal } from './page-query.js';
 import { signedIn } from './signed-in.js';
+import { tenantPage } from './tenant-page.js';
 
 /** Longest value a filter may name, in UTF-16 code units. */
 const MAX_FILTER_CHARS = 256;
@@ -49,7 +49,7 @@ export type DecidedQuery =
       readonly after?: DecidedPosition;
       readonly filters: Filters;
     }
-  | { readonly ok: false; readonly code: string; readonly message: string };
+  | QueryRefusal;
 
 /** The approval API's history route. */
 export function decidedRoutes(deps: StageDepsWith<'confirmations'>): readonly Route[] {
@@ -64,14 +64,8 @@ export function decidedRoutes(deps: StageDepsWith<'confirmations'>): readonly Ro
 
 /** Reads `limit`, `cursor` and the filters of a `GET /decided` query. */
 export function decidedQueryOf(query: URLSearchParams): DecidedQuery {
-  const limitText = query.get('limit');
-  const limit = limitText === null ? DEFAULT_PAGE_SIZE : Number(limitText);
-  if (
-    limitText !== null &&
-    (!/^[0-9]{1,3}$/.test(limitText) || limit < 1 || limit > MAX_PAGE_SIZE)
-  ) {
-    return refused('invalid_limit', `limit must be a whole number from 1 to ${MAX_PAGE_SIZE}.`);
-  }
+  const limit = limitOf(query);
+  if (!limit.ok) return limit;
   const filters: Filters = {};
   for (const name of FILTERS) {
     const value = query.get(name);
@@ -84,42 +78,26 @@ export function decidedQueryOf(query: URLSearchParams): DecidedQuery {
   if (filters.outcome !== undefined && !Object.hasOwn(OUTCOMES, filters.outcome)) {
     return refused('invalid_filter', `outcome must be one of ${Object.keys(OUTCOMES).join(', ')}.`);
   }
-  const cursor = query.get('cursor');
-  if (cursor === null) return { ok: true, limit, filters };
-  const after = decodeDecidedCursor(cursor);
-  if (after === undefined) {
-    return refused(
-      'invalid_cursor',
-      'The cursor is not one this API gave out; start again without it.',
-    );
-  }
-  return { ok: true, limit, after, filters };
+  const resume = resumeOf(query, decidedCursor);
+  return resume.ok ? { ...limit, ...resume, filters } : resume;
 }
 
-async function listDecided(
+function listDecided(
   deps: StageDepsWith<'confirmations'>,
   caller: Principal,
   query: URLSearchParams,
 ): Promise<HttpResponse> {
-  const asked = query.get('tenant');
-  if (asked !== null && asked !== caller.tenant) {
-    return errorResponse(403, 'forbidden', "Only your own tenant's history can be listed.");
-  }
-  const read = decidedQueryOf(query);
-  if (!read.ok) return errorResponse(400, read.code, read.message);
-  const { filters } = read;
-  const matches = (view: DecidedView) =>
-    FILTERS.every((name) => filters[name] === undefined || view[name] === filters[name]);
-  const { confirmations, next } = await decidedPage(
-    deps,
-    caller,
-    read,
-    (view) => matches(view) && mayBeShown(deps, view, caller),
-  );
-  return {
-    status: 200,
-    body: { tenant: caller.tenant, confirmations, ...(next === undefined ? {} : { next }) },
-  };
+  return tenantPage(caller, query, 'history', decidedQueryOf, (read) => {
+    const { filters } = read;
+    const matches = (view: DecidedView) =>
+      FILTERS.every((name) => filters[name] === undefined || view[name] === filters[name]);
+    return decidedPage(
+      deps,
+      caller,
+      read,
+      (view) => matches(view) && mayBeShown(deps, view, caller),
+    );
+  });
 }
 
 /**

@@ -10,18 +10,14 @@
  */
 import type { PendingPosition, StageDepsWith } from '@toolgate/platform';
 import type { PendingConfirmation, Principal } from '@toolgate/shared';
-
-/** Confirmations on a page unless `limit` says fewer. */
-export const DEFAULT_PAGE_SIZE = 50;
-
-/** Most confirmations a page may hold (`limit`). */
-export const MAX_PAGE_SIZE = 100;
+import { pageCursor } from './page-cursor.js';
+import { limitOf, resumeOf, type QueryRefusal } from './page-query.js';
 
 /** Most entries one request judges, shown or not: the bound of its work. */
 export const MAX_EXAMINED = 200;
 
-/** Longest confirmation id a cursor may name. */
-const MAX_CURSOR_ID = 256;
+/** The cursor of `GET /pending`: a place in the tenant's list, by expiry then confirmation id. */
+export const pendingCursor = pageCursor('expiresAtMs');
 
 /** One page of views `V`, and the cursor to the next when entries remain. */
 export interface PendingPage<V> {
@@ -31,34 +27,14 @@ export interface PendingPage<V> {
 
 /** What the query asked for, or why it cannot be answered. */
 export type PageQuery =
-  | { readonly ok: true; readonly limit: number; readonly after?: PendingPosition }
-  | { readonly ok: false; readonly code: string; readonly message: string };
+  { readonly ok: true; readonly limit: number; readonly after?: PendingPosition } | QueryRefusal;
 
 /** Reads `limit` and `cursor` of a `GET /pending` query. */
 export function pageQueryOf(query: URLSearchParams): PageQuery {
-  const limitText = query.get('limit');
-  const limit = limitText === null ? DEFAULT_PAGE_SIZE : Number(limitText);
-  if (
-    limitText !== null &&
-    (!/^[0-9]{1,3}$/.test(limitText) || limit < 1 || limit > MAX_PAGE_SIZE)
-  ) {
-    return {
-      ok: false,
-      code: 'invalid_limit',
-      message: `limit must be a whole number from 1 to ${MAX_PAGE_SIZE}.`,
-    };
-  }
-  const cursor = query.get('cursor');
-  if (cursor === null) return { ok: true, limit };
-  const after = decodeCursor(cursor);
-  if (after === undefined) {
-    return {
-      ok: false,
-      code: 'invalid_cursor',
-      message: 'The cursor is not one this API gave out; start again without it.',
-    };
-  }
-  return { ok: true, limit, after };
+  const limit = limitOf(query);
+  if (!limit.ok) return limit;
+  const resume = resumeOf(query, pendingCursor);
+  return resume.ok ? { ...limit, ...resume } : resume;
 }
 
 /**
@@ -100,42 +76,6 @@ export async function pendingPage<V>(
     more = window.more && window.entries.length > 0;
   }
   return more && after !== undefined
-    ? { confirmations: shown, next: encodeCursor(after) }
+    ? { confirmations: shown, next: pendingCursor.encode(after) }
     : { confirmations: shown };
-}
-
-/** A position as an opaque cursor: base64url of `[expiresAtMs, confirmationId]`. */
-export function encodeCursor(position: PendingPosition): string {
-  return Buffer.from(JSON.stringify([position.expiresAtMs, position.confirmationId])).toString(
-    'base64url',
-  );
-}
-
-/**
- * The position a cursor names, or undefined when it is not one {@link encodeCursor} could have
- * made. A cursor only says where to resume within the caller's own tenant's list (the tenant
- * comes from the session), so a forged one can move nothing but the caller's own place.
- */
-export function decodeCursor(cursor: string): PendingPosition | undefined {
-  if (cursor.length > 2 * MAX_CURSOR_ID || !/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    return undefined;
-  }
-  if (!Array.isArray(value) || value.length !== 2) return undefined;
-  const [expiresAtMs, confirmationId] = value as unknown[];
-  if (typeof expiresAtMs !== 'number' || !Number.isSafeInteger(expiresAtMs) || expiresAtMs < 0) {
-    return undefined;
-  }
-  if (
-    typeof confirmationId !== 'string' ||
-    confirmationId === '' ||
-    confirmationId.length > MAX_CURSOR_ID
-  ) {
-    return undefined;
-  }
-  const position = { expiresAtMs, confirmationId };
-  return encodeCursor(position) === cursor ? position : undefined;
 }

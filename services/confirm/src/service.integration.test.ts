@@ -10,10 +10,8 @@ import {
   type AuthorizedEnvelope,
   type Gate,
   type Principal,
-  type Proposal,
 } from '@toolgate/shared';
 import {
-  APPROVAL_PORT_NAME,
   createLogger,
   createMetrics,
   type Incoming,
@@ -35,6 +33,7 @@ import {
 import { expectNoLeak as expectNothingIn } from '../../../test/support/no-leak.js';
 import { mcp, openaiChat } from '../../../test/support/proposals.js';
 import { authorizedFor, sendAuthorized } from '../../../test/support/authorized-envelopes.js';
+import { approvalApi, bearerOf, parked, rejectionOf } from './confirm-fixtures.test-support.js';
 import { createApprovalHandler } from './handle-approval.js';
 import { createAuthorizedHandler } from './handle-authorized.js';
 import * as confirm from './service.js';
@@ -52,32 +51,11 @@ function expectNoLeak(observation: Tapped): void {
 const confirmHarness = (options: Omit<Parameters<typeof startGateHarness>[0], 'modules' | 'tap'>) =>
   startGateHarness({ modules: [confirm], tap: TAP, ...options });
 
-/** `path` on the approval API, served apart from the confirm stage's health and metrics. */
-const approvalApi = (h: GateHarness, path: string) =>
-  `http://127.0.0.1:${h.gate.ports[APPROVAL_PORT_NAME]}${path}`;
-
 /** The waiting confirmations of `tenant` in the store, expired ones included. */
 const waitingOf = async (h: GateHarness, tenant: string) =>
   (
     await h.gate.runtime.store.confirmations.listPending(tenant, { expiredUpToMs: 0, size: 1000 })
   ).entries.flatMap((e) => (e.pending === undefined ? [] : [e.pending]));
-
-/** `who`'s session as the approval API takes it. */
-const bearerOf = async (h: GateHarness, who: Principal) => ({
-  authorization: `Bearer ${await h.session(who)}`,
-});
-
-/** Proposes a call that needs a person and waits for its confirmation request. */
-async function parked(h: GateHarness, proposal: Proposal, who: Principal = USERS.alice) {
-  const env = await authorizedFor(h, who, proposal);
-  await sendAuthorized(h, env);
-  const [request] = await h.waitFor(
-    'confirmations',
-    `the confirmation request of ${proposal.proposalId}`,
-    (r) => r.value['proposalId'] === proposal.proposalId,
-  );
-  return { env, request: request!, id: confirmationIdFor(proposal.proposalId) };
-}
 
 async function sendApproval(
   h: GateHarness,
@@ -264,17 +242,13 @@ describe('the confirm stage on Kafka', () => {
   it('ends the call with rejected_by_human when an approver rejects it', async () => {
     const { request, id } = await parked(h, refund('p-reject', 'run-reject'));
     await sendApproval(h, USERS.alice, id, 'reject', request.value['digest'] as string);
-    const [ended] = await h.waitFor(
-      'observations',
-      'the rejection',
-      (r) => r.value['proposalId'] === 'p-reject' && r.value['outcome'] === 'rejected',
-    );
-    expect(ended!.value).toMatchObject({
+    const ended = await rejectionOf(h, 'p-reject');
+    expect(ended.value).toMatchObject({
       stage: 'confirmation',
       code: 'rejected_by_human',
       disposition: 'deny',
     });
-    expectNoLeak(ended!);
+    expectNoLeak(ended);
     expect((await approvalAudit(h, id, 'alice')).value).toMatchObject({
       kind: 'rejected',
       code: 'rejected_by_human',
@@ -347,13 +321,9 @@ describe('the confirm stage on Kafka', () => {
     expect(edited).not.toBe('conflict');
 
     await sendApproval(h, USERS.alice, id, 'approve', request.value['digest'] as string);
-    const [ended] = await h.waitFor(
-      'observations',
-      'the content change',
-      (r) => r.value['proposalId'] === 'p-draft' && r.value['outcome'] === 'rejected',
-    );
-    expect(ended!.value).toMatchObject({ stage: 'confirmation', code: 'content_changed' });
-    expectNoLeak(ended!);
+    const ended = await rejectionOf(h, 'p-draft');
+    expect(ended.value).toMatchObject({ stage: 'confirmation', code: 'content_changed' });
+    expectNoLeak(ended);
     expect((await approvalAudit(h, id, 'alice')).value).toMatchObject({
       code: 'content_changed',
       outcome: 'rejected',
@@ -740,23 +710,19 @@ describe('the confirm stage with a card the confirmations topic cannot carry', (
 
   it('refuses the call with invalid_card and parks nothing anyone could approve', async () => {
     await sendAuthorized(h, await authorizedFor(h, USERS.alice, refund('p-blank', 'run-blank')));
-    const [ended] = await h.waitFor(
-      'observations',
-      'the end of p-blank',
-      (r) => r.value['proposalId'] === 'p-blank' && r.value['outcome'] === 'rejected',
-    );
+    const ended = await rejectionOf(h, 'p-blank');
     const id = confirmationIdFor('p-blank');
     expect(await h.gate.runtime.store.confirmations.readConfirmation('acme', id)).toBeUndefined();
     const listed = await fetch(approvalApi(h, '/pending'), {
       headers: await bearerOf(h, USERS.alice),
     });
     expect(JSON.stringify(await listed.json())).not.toContain(id);
-    expect(ended!.value).toMatchObject({
+    expect(ended.value).toMatchObject({
       stage: 'confirmation',
       code: 'invalid_card',
       disposition: 'deny',
     });
-    expectNoLeak(ended!);
+    expectNoLeak(ended);
     const [audit] = await h.waitFor(
       'audit',
       'the audit of p-blank',

@@ -10,9 +10,9 @@ import {
   type Outgoing,
   type RedisConnection,
 } from '@toolgate/platform';
-import type { PendingConfirmation } from '@toolgate/shared';
 import { dropNamespace, testNamespace } from '../../../test/support/namespace.js';
 import { redisClient, stackAddresses } from '../../../test/support/stack.js';
+import { waitingConfirmation } from './confirm-fixtures.test-support.js';
 import { createExpirySweeper } from './sweep-expired.js';
 
 const ns = testNamespace('confirm-sweep');
@@ -26,26 +26,7 @@ const LEASE = 5000;
 let redis: RedisConnection;
 let confirmations: Confirmations;
 
-const pending = (id: string): PendingConfirmation => ({
-  confirmationId: id,
-  proposalId: `p-${id}`,
-  runId: 'run-1',
-  requestId: 'req-1',
-  callId: 'call-1',
-  tenant: 'acme',
-  requestedBy: 'alice',
-  requesterRoles: ['approver'],
-  tool: 'refund_payment',
-  toolVersion: '1',
-  attempt: 0,
-  receivedAt: new Date(EXPIRES - 60_000).toISOString(),
-  args: { payment_id: 'pay_11', amount_cents: 500 },
-  objects: [{ type: 'Payment', id: 'pay_11', version: 1 }],
-  card: { action: 'Refund payment', target: 'pay_11', effect: 'refund', preview: null },
-  digest: 'd'.repeat(64),
-  policyVersion: 'p'.repeat(64),
-  expiresAt: new Date(EXPIRES).toISOString(),
-});
+const pending = (id: string) => waitingConfirmation(id, EXPIRES);
 
 /** A sweeper at a fixed clock whose publishing succeeds (into `sent`) or crashes. */
 function sweeperAt(nowMs: number, sent: Outgoing[][] | 'crash') {

@@ -16,7 +16,6 @@ import * as authorize from '@toolgate/authorize';
 import * as confirm from '@toolgate/confirm';
 import * as execute from '@toolgate/execute';
 import {
-  agentPrincipal,
   ANALYTICS_PRINCIPAL,
   APPROVAL_PORT_NAME,
   createGateWithSessionKeys,
@@ -31,6 +30,7 @@ import { USERS } from '../../../examples/billing/data.js';
 import { openaiChat } from '../../../examples/billing/fixtures/proposals.js';
 import { createBillingHandlers } from '../../../examples/billing/tool-handlers.js';
 import billing from '../../../examples/billing/toolgate.config.js';
+import { agentOptionsIn } from '../../../test/support/agent-options.js';
 import { launchChromium } from '../../../test/support/chromium.js';
 import {
   gateEnv,
@@ -38,7 +38,6 @@ import {
   startGateHarness,
   type GateHarness,
 } from '../../../test/support/gate-harness.js';
-import { identity, stackAddresses, stackGateKeys } from '../../../test/support/stack.js';
 import { workerEnv } from '../../../test/support/tool-worker-harness.js';
 import { startConsole, type RunningConsole } from './service.js';
 
@@ -89,13 +88,7 @@ beforeAll(async () => {
     process: new EventEmitter(),
   });
   agent = await createAgentClient({
-    brokers: stackAddresses().kafkaBrokers,
-    registryUrl: stackAddresses().schemaRegistryUrl,
-    topicPrefix: `${h.ns.id}.`,
-    groupPrefix: `${h.ns.id}.`,
-    tenant: 'acme',
-    kafka: identity(agentPrincipal('acme')),
-    observationKeys: [stackGateKeys().observationPublicKey],
+    ...agentOptionsIn(h.ns, 'acme'),
     session: () => h.session(agentAs),
   });
   for (const who of [USERS.alice, USERS.bob, OLGA]) tokens[who.subject] = await h.session(who);

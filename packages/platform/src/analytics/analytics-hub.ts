@@ -5,6 +5,7 @@
  */
 import {
   ApprovalLedger,
+  keptAuditEvent,
   RecentAuditEvents,
   REJECTION_CODES,
   WINDOW_SIZES,
@@ -174,27 +175,12 @@ function pick<T extends object, K extends keyof T>(
   ) as Partial<Pick<T, K>>;
 }
 
-/** A kept event as the drill-down shows it, with what the agent was told. */
+/** A kept event as the drill-down shows it: its stage as the rung, and what the agent was told. */
 function viewOf(e: KeptAuditEvent): AuditEventView {
-  return {
-    eventId: e.eventId,
-    at: e.at,
-    kind: e.kind,
-    tenant: e.tenant,
-    tool: e.tool,
-    rung: e.stage,
-    code: e.code,
-    disposition: e.disposition,
-    subject: e.subject,
-    runId: e.runId,
-    proposalId: e.proposalId,
-    confirmationId: e.confirmationId,
-    publicMessage: publicMessageOf(e),
-    ...(e.internalDetail === undefined ? {} : { internalDetail: e.internalDetail }),
-  };
+  const { stage, ...shown } = keptAuditEvent(e);
+  return { ...shown, rung: stage, publicMessage: publicMessageOf(e) };
 }
 
-/** The catalogue's public message of the event's code; null for an acceptance. */
 function publicMessageOf(e: Pick<KeptAuditEvent, 'stage' | 'code'>): string | null {
   if (e.code === null) return null;
   const codes: Readonly<Record<string, CodeSpec>> = REJECTION_CODES[e.stage];

@@ -239,6 +239,16 @@ function eventsOf(text: string): { event: string; data: EventData }[] {
     });
 }
 
+/** An operator's GET of `path` is refused with 400 `code` and `message`, and the view not asked. */
+async function expectRefused(path: string, code: string, message: string) {
+  const { get, asked } = await start();
+  const res = await get(path, ops);
+  expect(res.status).toBe(400);
+  expect(res.json.error.code).toBe(code);
+  expect(res.json.error.message).toContain(message);
+  expect(asked).toEqual([]);
+}
+
 /** Polls `check` until true, failing with `what` after `ms`. */
 async function polled(what: string, check: () => boolean, ms = 5_000) {
   const deadline = Date.now() + ms;
@@ -396,14 +406,7 @@ describe('analyticsRoutes: the events behind a count', () => {
     [`${EVENTS}&since=2026-03-02T09:59:00Z`, 'unknown_parameter', 'Unknown parameter "since"'],
     ['/analytics/approvals?since=soon', 'invalid_since', 'got "soon"'],
     ['/analytics/approvals?tenant=acme', 'unknown_parameter', 'this resource takes since'],
-  ])('refuses %s with 400 %s', async (path, code, message) => {
-    const { get, asked } = await start();
-    const res = await get(path, ops);
-    expect(res.status).toBe(400);
-    expect(res.json.error.code).toBe(code);
-    expect(res.json.error.message).toContain(message);
-    expect(asked).toEqual([]);
-  });
+  ])('refuses %s with 400 %s', expectRefused);
 });
 
 describe('analyticsRoutes: approval health', () => {
@@ -455,14 +458,7 @@ describe('analyticsRoutes: windows and alerts', () => {
     ],
     ['/analytics/alerts?size=minute', 'unknown_parameter', 'this resource takes since'],
     ['/analytics/stream?size=week', 'invalid_size', 'got "week"'],
-  ])('refuses %s with 400 %s', async (path, code, message) => {
-    const { get, asked } = await start();
-    const res = await get(path, ops);
-    expect(res.status).toBe(400);
-    expect(res.json.error.code).toBe(code);
-    expect(res.json.error.message).toContain(message);
-    expect(asked).toEqual([]);
-  });
+  ])('refuses %s with 400 %s', expectRefused);
 });
 
 describe('analyticsRoutes: the stream', () => {

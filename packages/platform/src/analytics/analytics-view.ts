@@ -2,7 +2,14 @@
  * What the analytics HTTP API and stream read: a read-only view of the current and recent windows
  * and alerts, which the analytics service keeps and this package only serves.
  */
-import type { Alert, AnyCode, Disposition, Rung, WindowSize } from '@toolgate/shared';
+import type {
+  Alert,
+  AnyCode,
+  ApprovalTally,
+  Disposition,
+  Rung,
+  WindowSize,
+} from '@toolgate/shared';
 
 /** One row of a window's counts: decisions with these values. */
 export interface WindowRow {
@@ -137,17 +144,8 @@ export interface AuditEventPage {
 }
 
 /** Approval health over a span: what became of confirmations and how long people took. */
-export interface ApprovalHealth {
+export interface ApprovalHealth extends ApprovalTally {
   /** ISO-8601 start and end of the span measured. */
   readonly since: string;
   readonly until: string;
-  readonly parked: number;
-  readonly approved: number;
-  readonly rejected: number;
-  readonly expired: number;
-  readonly changed: number;
-  /** approved / (approved + rejected + expired + changed); null when none were decided. */
-  readonly approvalRate: number | null;
-  /** Median ms from parking to a person's decision; null when no decision was seen. */
-  readonly medianDecideMs: number | null;
 }

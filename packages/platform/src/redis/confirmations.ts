@@ -4,7 +4,6 @@
  * swept once expired, never both; and, once decided, their history ({@link DecidedHistory}).
  */
 import type { PendingConfirmation } from '@toolgate/shared';
-import { Fault } from '../fault.js';
 import {
   createDecidedHistory,
   type DecidedHistory,
@@ -13,7 +12,8 @@ import {
 import { claimArgs, MAX_BATCH, readClaim, type ExpiredClaim } from './expired-claims.js';
 import { loadScript } from './load-script.js';
 import type { RedisConnection } from './redis-connection.js';
-import { corrupt, STORE_FAULTS } from './store-faults.js';
+import { pageWindow, unlessCorrupt } from './page-window.js';
+import { corrupt } from './store-faults.js';
 import { checkCount, decode, hasStrings, isObject } from './stored-json.js';
 
 /** Default time a confirmation's JSON outlives its expiry, so the sweeper can still read it: 24 h. */
@@ -157,12 +157,7 @@ export function createConfirmations(
   // listing skips it; the expiry sweeper reports it and drops it from the indexes.
   const listed = async (k: string) => {
     const [json, state] = await readWithState(k);
-    try {
-      return state === 'waiting' ? read(json, k) : undefined;
-    } catch (error) {
-      if (error instanceof Fault && error.code === STORE_FAULTS.corrupt) return undefined;
-      throw error;
-    }
+    return unlessCorrupt(() => (state === 'waiting' ? read(json, k) : undefined));
   };
   return {
     ...createDecidedHistory(conn, options),
@@ -209,16 +204,11 @@ export function createConfirmations(
         String(size),
       ];
       const reply = await conn.script(SCRIPTS.page, [index], args);
-      const [more, ...flat] = Array.isArray(reply) ? (reply as unknown[]) : [];
-      if (more !== 0 && more !== 1) throw corrupt('pending window', index);
-      const positions: PendingPosition[] = [];
-      for (let i = 0; i + 1 < flat.length; i += 2) {
-        const [id, score] = [flat[i], Number(flat[i + 1])];
-        if (typeof id !== 'string' || !Number.isSafeInteger(score)) {
-          throw corrupt('pending index', index);
-        }
-        positions.push({ expiresAtMs: score, confirmationId: id });
-      }
+      const window = pageWindow(reply, index, 'pending');
+      const positions: PendingPosition[] = window.positions.map(({ score, id }) => ({
+        expiresAtMs: score,
+        confirmationId: id,
+      }));
       const found = await Promise.all(
         positions.map((p) => listed(keys.confirmation(tenant, p.confirmationId))),
       );
@@ -226,7 +216,7 @@ export function createConfirmations(
         const pending = found[i];
         return pending === undefined ? { position } : { position, pending };
       });
-      return { entries, more: more === 1 };
+      return { entries, more: window.more };
     },
     async claimExpiredConfirmations(nowMs, leaseMs, limit) {
       const args = claimArgs(nowMs, leaseMs, limit, keys.prefix);

@@ -6,10 +6,9 @@
  * can be dropped (cap, TTL) or outlive an aborted transaction by one retry.
  */
 import type { AmendNote, DecidedView } from '@toolgate/shared';
-import { Fault } from '../fault.js';
 import { loadScript } from './load-script.js';
 import type { RedisConnection } from './redis-connection.js';
-import { corrupt, STORE_FAULTS } from './store-faults.js';
+import { pageWindow, unlessCorrupt } from './page-window.js';
 import { checkCount, decode, hasStrings, isObject } from './stored-json.js';
 import { MAX_BATCH } from './expired-claims.js';
 
@@ -87,12 +86,9 @@ export function createDecidedHistory(
   // One record that cannot be read must not hide the rest of its tenant's history.
   const readable = async (k: string) => {
     const text = await conn.run('read_decided', (r) => r.get(k));
-    try {
-      return text === null ? undefined : decode(text, 'decided confirmation', k, isDecidedView);
-    } catch (error) {
-      if (error instanceof Fault && error.code === STORE_FAULTS.corrupt) return undefined;
-      throw error;
-    }
+    return unlessCorrupt(() =>
+      text === null ? undefined : decode(text, 'decided confirmation', k, isDecidedView),
+    );
   };
   return {
     async recordDecided(view) {
@@ -114,16 +110,11 @@ export function createDecidedHistory(
         size,
       ];
       const reply = await conn.script(SCRIPTS.page, [index], args);
-      const [more, ...flat] = Array.isArray(reply) ? (reply as unknown[]) : [];
-      if (more !== 0 && more !== 1) throw corrupt('history window', index);
-      const positions: DecidedPosition[] = [];
-      for (let i = 0; i + 1 < flat.length; i += 2) {
-        const [id, score] = [flat[i], Number(flat[i + 1])];
-        if (typeof id !== 'string' || !Number.isSafeInteger(score)) {
-          throw corrupt('history index', index);
-        }
-        positions.push({ decidedAtMs: score, confirmationId: id });
-      }
+      const window = pageWindow(reply, index, 'history');
+      const positions: DecidedPosition[] = window.positions.map(({ score, id }) => ({
+        decidedAtMs: score,
+        confirmationId: id,
+      }));
       const found = await Promise.all(
         positions.map((p) => readable(keys.decided(tenant, p.confirmationId))),
       );
@@ -131,7 +122,7 @@ export function createDecidedHistory(
         const view = found[i];
         return view === undefined ? { position } : { position, view };
       });
-      return { entries, more: more === 1 };
+      return { entries, more: window.more };
     },
     async noteAmend(tenant, id, note) {
       const k = keys.amendNote(tenant, id);

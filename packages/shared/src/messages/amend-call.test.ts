@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_PARSE_LIMITS } from '../representation/parse-limits.js';
+import { normalizeProposal } from '../representation/normalize-proposal.js';
 import { MAX_REJECTION_REASON_CHARS } from './approval-views.js';
 import { pending } from './messages.test-support.js';
 import {
@@ -79,20 +81,24 @@ describe('amendReason', () => {
 
 describe('amendedProposal', () => {
   it('proposes the same tool on the same run with the changed arguments, as a first attempt', () => {
-    const proposal = amendedProposal(parked, ARGS, 'amend_1');
-    expect(proposal).toEqual({
-      proposalId: 'amend_1',
-      runId: parked.runId,
-      requestId: parked.requestId,
-      format: 'mcp',
-      finishReason: null,
-      attempt: 0,
-      repairOf: null,
-      call: {
-        jsonrpc: '2.0',
-        id: 'amend_1',
-        method: 'tools/call',
-        params: { name: parked.tool, arguments: ARGS },
+    // As the validate stage first reads it: the representation rung's envelope and call.
+    const read = normalizeProposal(amendedProposal(parked, ARGS, 'amend_1'), DEFAULT_PARSE_LIMITS);
+    expect(read).toMatchObject({
+      ok: true,
+      value: {
+        proposal: {
+          proposalId: 'amend_1',
+          runId: 'run-7',
+          requestId: 'req-42',
+          format: 'mcp',
+          attempt: 0,
+          repairOf: null,
+        },
+        call: {
+          callId: 'amend_1',
+          tool: 'refund_payment',
+          argumentsObject: { payment_id: 'pay_11', amount_cents: 900 },
+        },
       },
     });
   });

@@ -1,9 +1,8 @@
 --[[
   One window of a tenant's waiting confirmations, in index order (expiry, then confirmationId
   byte by byte, as Redis orders a sorted set), starting right after a position and past the
-  expired ones. The position need not be in the index any more (taken, swept): its place is found
-  from its score and id, by a binary search among the entries of the same score, so that entries
-  that share an expiry are neither repeated nor skipped, however many there are.
+  expired ones. The position need not be in the index any more (taken, swept), and entries that
+  share an expiry are neither repeated nor skipped (see includes/rank-of-position.lua).
 
   KEYS[1] the tenant's index
   ARGV[1] after: expiry (ms), or '' for the start
@@ -14,18 +13,12 @@
 ]]
 local index = KEYS[1]
 
---- @include "includes/member-order"
+--- @include "includes/rank-of-position"
 
 local start = redis.call('ZCOUNT', index, '-inf', ARGV[3])
 if ARGV[1] ~= '' then
-  local lo = redis.call('ZCOUNT', index, '-inf', '(' .. ARGV[1])
-  local hi = redis.call('ZCOUNT', index, '-inf', ARGV[1])
-  while lo < hi do
-    local mid = math.floor((lo + hi) / 2)
-    local member = redis.call('ZRANGE', index, mid, mid)[1]
-    if sorts_after(member, ARGV[2]) then hi = mid else lo = mid + 1 end
-  end
-  if lo > start then start = lo end
+  local past = rank_of_position(index, ARGV[1], ARGV[2], true)
+  if past > start then start = past end
 end
 local size = tonumber(ARGV[4])
 local window = redis.call('ZRANGE', index, start, start + size - 1, 'WITHSCORES')

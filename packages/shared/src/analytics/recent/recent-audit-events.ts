@@ -116,7 +116,7 @@ export class RecentAuditEvents {
       this.droppedThroughMs = Math.max(this.droppedThroughMs, atMs);
       return;
     }
-    this.entries.set(event.eventId, { partition, atMs, event: keptOf(event) });
+    this.entries.set(event.eventId, { partition, atMs, event: keptAuditEvent(event) });
     for (const [id, entry] of this.entries) {
       if (this.entries.size <= this.maxEvents && entry.atMs >= oldestKept) break;
       this.entries.delete(id);
@@ -165,8 +165,11 @@ export class RecentAuditEvents {
   }
 }
 
-/** Only the shown fields: an audit event's arguments and ids are not held for the drill-down. */
-function keptOf(e: KeptAuditEvent): KeptAuditEvent {
+/**
+ * Only the fields a drill-down shows, copied from `e` (which may be a whole audit event): an audit
+ * event's arguments and ids are neither held for the drill-down nor shown by it.
+ */
+export function keptAuditEvent(e: KeptAuditEvent): KeptAuditEvent {
   return {
     eventId: e.eventId,
     at: e.at,
