@@ -8,7 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Bus } from '@toolgate/platform';
 import { loadStackConfig, type StackConfig } from '../../infra/stack-config.js';
-import { adminBus, benchNamespace, dropRun, type BenchNamespace, type Made } from './bench-namespace.js';
+import {
+  adminBus,
+  benchNamespace,
+  dropRun,
+  type BenchNamespace,
+  type Made,
+} from './bench-namespace.js';
 import { createChildren, type Children } from './children.js';
 import { REPO_ROOT } from './start-systems.js';
 
