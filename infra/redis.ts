@@ -56,8 +56,16 @@ export function redisUrlAs(config: StackConfig, user: string): string {
 
 /** The ACL file a started server loads: the default user off, the stack's users on. */
 export function aclFile(config: StackConfig): string {
+  return aclText((user) => redisPassword(config, user));
+}
+
+/**
+ * The stack's ACL users (the default user off; `admin`, the gate's and the worker's users on),
+ * each with the password `passwordOf` gives it: the text of an ACL file.
+ */
+export function aclText(passwordOf: (user: string) => string): string {
   const user = (name: string, rules: readonly string[]) =>
-    `user ${name} on >${redisPassword(config, name)} ${rules.join(' ')}`;
+    `user ${name} on >${passwordOf(name)} ${rules.join(' ')}`;
   return [
     'user default off',
     user(REDIS_ADMIN, ['~*', '&*', '+@all']),
@@ -89,6 +97,31 @@ export async function probeRedis(url: string): Promise<Attempt> {
     return pong === 'PONG' ? { ready: true } : { ready: false, why: `PING answered ${pong}` };
   } catch (error) {
     return { ready: false, why: error instanceof Error ? error.message : String(error) };
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/**
+ * Runs one command (e.g. `['CLUSTER', 'INFO']`) on the Redis at `url`, failing fast: its reply, or
+ * undefined when the server cannot be reached or refuses. For probing a node that may be down.
+ */
+export async function askRedis(url: string, command: readonly string[]): Promise<unknown> {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: 1_000,
+    commandTimeout: 1_000,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+  });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    const [name = 'PING', ...args] = command;
+    return await redis.call(name, ...args);
+  } catch {
+    return undefined;
   } finally {
     redis.disconnect();
   }
