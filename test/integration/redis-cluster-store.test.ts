@@ -21,7 +21,7 @@ import {
 import type { DecidedView, IdempotencyRecord, PendingConfirmation } from '@toolgate/shared';
 import { Cluster } from 'ioredis';
 import { REDIS_ADMIN } from '../../infra/redis.js';
-import { eventually } from '../support/deadline.js';
+import { eventually, promiseCallbacksRun } from '../support/deadline.js';
 import { pendingCommand } from '../support/pending-command.js';
 import { startTestCluster, type TestCluster } from '../support/test-cluster.js';
 
@@ -255,30 +255,39 @@ describe('a primary killed under claims', () => {
           acknowledged.push({ tenant, key, token, at: Date.now() });
         } catch {
           failures.push(Date.now());
+          // A claim that fails at once must still let timers run.
+          await promiseCallbacksRun();
         }
       }
     };
     const writers = [0, 1, 2, 3].map(writer);
-    await eventually(10_000, 'claims before the kill', () =>
-      Promise.resolve(acknowledged.length > 200),
-    );
-    const killedAt = Date.now();
-    const node = await test.cluster.killPrimary(0);
-    await eventually(10_000, 'a claim failing once the primary is gone', () =>
-      Promise.resolve(failures.length > 0),
-    );
-    const firstFailure = failures[0] ?? killedAt;
-    const resumed = () => acknowledged.find((a) => a.at > firstFailure)?.at;
-    await eventually(30_000, 'a claim acknowledged after the first failure', () =>
-      Promise.resolve(resumed() !== undefined),
-    );
-    const resumedAt = (resumed() ?? 0) - killedAt;
-    const count = acknowledged.length;
-    await eventually(20_000, 'claims after the failover', () =>
-      Promise.resolve(acknowledged.length > count + 200),
-    );
-    stop = true;
-    await Promise.all(writers);
+    let killedAt = 0;
+    let firstFailure = 0;
+    let resumedAt = 0;
+    let node = -1;
+    try {
+      await eventually(10_000, 'claims before the kill', () =>
+        Promise.resolve(acknowledged.length > 200),
+      );
+      killedAt = Date.now();
+      node = await test.cluster.killPrimary(0);
+      await eventually(10_000, 'a claim failing once the primary is gone', () =>
+        Promise.resolve(failures.length > 0),
+      );
+      firstFailure = failures[0] ?? killedAt;
+      const resumed = () => acknowledged.find((a) => a.at > firstFailure)?.at;
+      await eventually(30_000, 'a claim acknowledged after the first failure', () =>
+        Promise.resolve(resumed() !== undefined),
+      );
+      resumedAt = (resumed() ?? 0) - killedAt;
+      const count = acknowledged.length;
+      await eventually(20_000, 'claims after the failover', () =>
+        Promise.resolve(acknowledged.length > count + 200),
+      );
+    } finally {
+      stop = true;
+      await Promise.all(writers);
+    }
     console.info(
       `failover: primary (node ${node}) SIGKILLed; first failed claim after ` +
         `${firstFailure - killedAt} ms; claims resumed ${resumedAt} ms after the kill; ` +
