@@ -14,9 +14,11 @@ import {
   readPidRecord,
   spawnDetached,
   stopFromPidFile,
+  type StartedProcess,
   type StopOutcome,
 } from './processes.js';
 import { askRedis, REDIS_ADMIN } from './redis.js';
+import type { StackConfig } from './stack-config.js';
 import { writeSecretFile } from './stack-secrets.js';
 
 /** Nodes of the cluster: three primaries, then their three replicas. */
@@ -49,6 +51,8 @@ export interface RedisClusterOptions {
 export interface RedisCluster {
   /** Every node, `host:port`, in node order. */
   readonly nodes: readonly string[];
+  /** Node `node`'s process as last started, for watching it exit. */
+  process(node: number): StartedProcess | undefined;
   /** The URL of the cluster as `user` (every node listed), for TOOLGATE_REDIS_URL. */
   urlAs(user: string, password: string): string;
   /** The node indexes (0 to 5) that serve slots now, in port order. */
@@ -69,6 +73,17 @@ export interface RedisCluster {
   stop(): Promise<StopOutcome[]>;
 }
 
+/** Where the stack keeps its Redis Cluster's nodes: `<stack dir>/redis-cluster`. */
+export function redisClusterDir(config: Pick<StackConfig, 'stackDir'>): string {
+  return path.join(config.stackDir, 'redis-cluster');
+}
+
+/** Stops the nodes a cluster started in `dir` recorded in their pid files, node 0's outcome first. */
+export async function stopRedisCluster(dir: string): Promise<StopOutcome[]> {
+  const nodes = Array.from({ length: CLUSTER_NODES }, (_, i) => i);
+  return Promise.all(nodes.map((i) => stopFromPidFile(pidFileOf(dir, i), 5_000)));
+}
+
 /**
  * Starts the six nodes, joins them into a cluster with one replica per primary, and resolves once
  * every node reports `cluster_state:ok`. Nodes left in `dir` by an earlier run are stopped and
@@ -85,12 +100,12 @@ export async function startRedisCluster(options: RedisClusterOptions): Promise<R
   const host = options.host ?? '127.0.0.1';
   const ports = Array.from({ length: CLUSTER_NODES }, (_, i) => options.firstPort + i);
   const layout = { ...options, host, ports, server, env };
-  await Promise.all(ports.map((_, i) => stopFromPidFile(pidFileOf(options.dir, i), 5_000)));
+  await stopRedisCluster(options.dir);
   writeSecretFile(path.join(options.dir, 'users.acl'), options.acl);
-  ports.forEach((_, i) => startNode(layout, i, { fresh: true }));
+  const started = ports.map((_, i) => startNode(layout, i, { fresh: true }));
   await Promise.all(ports.map((port, i) => untilAnswers(layout, port, i)));
   createCluster(cli, host, ports, options, env);
-  const cluster = clusterOf(layout);
+  const cluster = clusterOf(layout, started);
   await cluster.whenHealthy(options.readyWithinMs ?? 30_000);
   return cluster;
 }
@@ -102,7 +117,7 @@ interface Layout extends RedisClusterOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
 }
 
-function clusterOf(layout: Layout): RedisCluster {
+function clusterOf(layout: Layout, started: (StartedProcess | undefined)[]): RedisCluster {
   const { host, ports, dir } = layout;
   let stopping: Promise<StopOutcome[]> | undefined;
   const primaries = async () => {
@@ -122,6 +137,7 @@ function clusterOf(layout: Layout): RedisCluster {
   };
   return {
     nodes: ports.map((port) => `${host}:${port}`),
+    process: (node) => started[node],
     urlAs: (user, password) =>
       `redis://${encodeURIComponent(user)}:${encodeURIComponent(password)}@${ports.map((p) => `${host}:${p}`).join(',')}`,
     primaries,
@@ -139,32 +155,33 @@ function clusterOf(layout: Layout): RedisCluster {
     async restartNode(node) {
       const port = ports[node];
       if (port === undefined) throw new RangeError(`no node ${node}`);
-      startNode(layout, node, { fresh: false });
+      started[node] = startNode(layout, node, { fresh: false });
       await untilAnswers(layout, port, node);
     },
     whenHealthy,
-    stop: () =>
-      (stopping ??= Promise.all(ports.map((_, i) => stopFromPidFile(pidFileOf(dir, i), 5_000)))),
+    stop: () => (stopping ??= stopRedisCluster(dir)),
   };
 }
 
-function pidFileOf(dir: string, node: number): string {
+/** Node `node`'s pid file under `dir`. */
+export function pidFileOf(dir: string, node: number): string {
   return path.join(dir, 'run', `node-${node}.pid`);
 }
 
-function logOf(dir: string, node: number): string {
+/** Node `node`'s log under `dir`. */
+export function logOf(dir: string, node: number): string {
   return path.join(dir, 'logs', `node-${node}.log`);
 }
 
 /** Writes node `i`'s configuration (a fresh one forgets its cluster state) and starts it. */
-function startNode(layout: Layout, i: number, { fresh }: { fresh: boolean }): void {
+function startNode(layout: Layout, i: number, { fresh }: { fresh: boolean }): StartedProcess {
   const nodeDir = path.join(layout.dir, `node-${i}`);
   mkdirSync(nodeDir, { recursive: true });
   const state = path.join(nodeDir, 'nodes.conf');
   if (fresh && existsSync(state)) writeFileSync(state, '');
   const conf = path.join(nodeDir, 'redis.conf');
   writeSecretFile(conf, nodeConfig(layout, i));
-  spawnDetached({
+  return spawnDetached({
     command: layout.server,
     args: [conf],
     cwd: nodeDir,

@@ -15,16 +15,27 @@ import {
   stopFromPidFile,
   type PidRecord,
   type StartedProcess,
+  type StopOutcome,
 } from './processes.js';
 import {
+  aclFile,
   ensureRedisUsers,
   preflightRedis,
   probeRedis,
+  probeRedisCluster,
   REDIS_ADMIN,
   redisLog,
   redisUrlAs,
   startRedis,
 } from './redis.js';
+import {
+  logOf as clusterLog,
+  pidFileOf as clusterPidFile,
+  redisClusterDir,
+  startRedisCluster,
+  stopRedisCluster,
+} from './redis-cluster.js';
+import { redisPassword } from './stack-secrets.js';
 import { stackBindings } from './stack-principals.js';
 import {
   preflightRegistry,
@@ -36,6 +47,7 @@ import {
 import {
   COMPONENTS,
   OVERRIDES,
+  REDIS_CLUSTER_NODES,
   addressOf,
   type ComponentName,
   type StackConfig,
@@ -67,6 +79,8 @@ interface ComponentDriver {
   ready(startedHere: boolean): Promise<Attempt>;
   preflight(): void;
   start(reporter: Reporter): Promise<StartedProcess>;
+  /** Stops what `start` started; default: the process of `pidFile`, within `stopGraceMs`. */
+  stop?(): Promise<StopOutcome>;
 }
 
 function driversFor(config: StackConfig): Record<ComponentName, ComponentDriver> {
@@ -77,19 +91,22 @@ function driversFor(config: StackConfig): Record<ComponentName, ComponentDriver>
     ? addresses.redisUrl
     : redisUrlAs(config, REDIS_ADMIN);
   return {
-    redis: {
-      name: 'redis',
-      kind: 'Redis',
-      ports: [{ port: ports.redis, variable: 'TOOLGATE_STACK_REDIS_PORT' }],
-      pidFile: pid('redis'),
-      logFile: redisLog(config),
-      readyWithinMs: 15_000,
-      stopGraceMs: 10_000,
-      probe: () => probeRedis(redisAdmin),
-      ready: () => probeRedis(redisAdmin),
-      preflight: () => preflightRedis(config),
-      start: () => Promise.resolve(startRedis(config)),
-    },
+    redis:
+      config.redisCluster && !config.external.has('redis')
+        ? redisClusterDriver(config, redisAdmin)
+        : {
+            name: 'redis',
+            kind: 'Redis',
+            ports: [{ port: ports.redis, variable: 'TOOLGATE_STACK_REDIS_PORT' }],
+            pidFile: pid('redis'),
+            logFile: redisLog(config),
+            readyWithinMs: 15_000,
+            stopGraceMs: 10_000,
+            probe: () => probeRedis(redisAdmin),
+            ready: () => probeRedis(redisAdmin),
+            preflight: () => preflightRedis(config),
+            start: () => Promise.resolve(startRedis(config)),
+          },
     kafka: {
       name: 'kafka',
       kind: 'a Kafka broker',
@@ -124,6 +141,43 @@ function driversFor(config: StackConfig): Record<ComponentName, ComponentDriver>
       preflight: () => preflightRegistry(config),
       start: (reporter) => startRegistry(config, reporter),
     },
+  };
+}
+
+/** The managed Redis as a cluster of six nodes (TOOLGATE_STACK_REDIS=cluster). */
+function redisClusterDriver(config: StackConfig, adminUrl: string): ComponentDriver {
+  const dir = redisClusterDir(config);
+  const nodes = Array.from({ length: REDIS_CLUSTER_NODES }, (_, i) => i);
+  const { redis, redisClusterBus } = config.ports;
+  return {
+    name: 'redis',
+    kind: 'a Redis Cluster node',
+    ports: nodes.flatMap((i) => [
+      { port: redis + i, variable: 'TOOLGATE_STACK_REDIS_PORT' },
+      { port: redisClusterBus + i, variable: 'TOOLGATE_STACK_REDIS_CLUSTER_BUS_PORT' },
+    ]),
+    pidFile: clusterPidFile(dir, 0),
+    logFile: clusterLog(dir, 0),
+    readyWithinMs: 30_000,
+    stopGraceMs: 5_000,
+    probe: () => probeRedisCluster(adminUrl),
+    ready: () => probeRedisCluster(adminUrl),
+    preflight: () => preflightRedis(config),
+    async start() {
+      const cluster = await startRedisCluster({
+        dir,
+        host: config.host,
+        firstPort: redis,
+        firstBusPort: redisClusterBus,
+        acl: aclFile(config),
+        adminPassword: redisPassword(config, REDIS_ADMIN),
+        env: config.env,
+      });
+      const first = cluster.process(0);
+      if (first === undefined) throw new StackError('redis', 'the cluster started no node 0');
+      return first;
+    },
+    stop: async () => (await stopRedisCluster(dir))[0] ?? 'not-started',
   };
 }
 
@@ -301,7 +355,7 @@ export async function stackDown(config: StackConfig, reporter: Reporter): Promis
   for (const name of [...COMPONENTS].reverse()) {
     const driver = drivers[name];
     const pid = readPidRecord(driver.pidFile)?.pid;
-    const outcome = await stopFromPidFile(driver.pidFile, driver.stopGraceMs);
+    const outcome = await (driver.stop?.() ?? stopFromPidFile(driver.pidFile, driver.stopGraceMs));
     const said = {
       stopped: `stopped (pid ${pid})`,
       killed: `did not stop within ${seconds(driver.stopGraceMs)}, killed (pid ${pid})`,
