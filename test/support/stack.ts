@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import kafkajs, { type Kafka } from 'kafkajs';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { inject } from 'vitest';
 import type { KafkaSecurity } from '@toolgate/platform';
 import { STACK_SASL_MECHANISM } from '../../infra/kafka.js';
@@ -19,7 +19,12 @@ import {
 } from '../../infra/stack-config.js';
 import { stackEnv } from '../../infra/stack-env.js';
 import { STACK_ADMIN } from '../../infra/stack-principals.js';
-import { gateKeys, kafkaPassword, type GateKeys } from '../../infra/stack-secrets.js';
+import {
+  gateKeys,
+  kafkaPassword,
+  redisPassword,
+  type GateKeys,
+} from '../../infra/stack-secrets.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -88,7 +93,23 @@ export function redisAdminUrl(): string {
   return redisUrlAs(stackConfig(), REDIS_ADMIN);
 }
 
-/** An ioredis client for the stack as its super user, that fails fast instead of queueing. */
+/**
+ * An ioredis client for the stack as its super user, that fails fast instead of queueing. On a
+ * cluster stack (TOOLGATE_STACK_REDIS=cluster) a `Cluster`, typed as the commands tests run on it.
+ */
 export function redisClient(): Redis {
-  return new Redis(redisAdminUrl(), { maxRetriesPerRequest: 1 });
+  const config = stackConfig();
+  if (!config.redisCluster) return new Redis(redisAdminUrl(), { maxRetriesPerRequest: 1 });
+  const nodes = config.addresses.redisUrl.replace(/^\w+:\/\/(?:[^@/]*@)?/, '').split(',');
+  const cluster = new Cluster(
+    nodes.map((node) => ({ host: node.split(':')[0], port: Number(node.split(':')[1]) })),
+    {
+      redisOptions: {
+        username: REDIS_ADMIN,
+        password: redisPassword(config, REDIS_ADMIN),
+        maxRetriesPerRequest: 1,
+      },
+    },
+  );
+  return cluster as unknown as Redis;
 }
