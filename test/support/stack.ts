@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import kafkajs, { type Kafka } from 'kafkajs';
 import { Cluster, Redis } from 'ioredis';
 import { inject } from 'vitest';
-import type { KafkaSecurity } from '@toolgate/platform';
+import { redisTarget, type KafkaSecurity } from '@toolgate/platform';
 import { STACK_SASL_MECHANISM } from '../../infra/kafka.js';
 import { REDIS_ADMIN, REDIS_GATE_USER, redisUrlAs } from '../../infra/redis.js';
 import {
@@ -19,12 +19,7 @@ import {
 } from '../../infra/stack-config.js';
 import { stackEnv } from '../../infra/stack-env.js';
 import { STACK_ADMIN } from '../../infra/stack-principals.js';
-import {
-  gateKeys,
-  kafkaPassword,
-  redisPassword,
-  type GateKeys,
-} from '../../infra/stack-secrets.js';
+import { gateKeys, kafkaPassword, type GateKeys } from '../../infra/stack-secrets.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -95,21 +90,16 @@ export function redisAdminUrl(): string {
 
 /**
  * An ioredis client for the stack as its super user, that fails fast instead of queueing. On a
- * cluster stack (TOOLGATE_STACK_REDIS=cluster) a `Cluster`, typed as the commands tests run on it.
+ * cluster (a Redis URL listing several nodes) a `Cluster`, typed as the commands tests run on it.
  */
 export function redisClient(): Redis {
-  const config = stackConfig();
-  if (!config.redisCluster) return new Redis(redisAdminUrl(), { maxRetriesPerRequest: 1 });
-  const nodes = config.addresses.redisUrl.replace(/^\w+:\/\/(?:[^@/]*@)?/, '').split(',');
-  const cluster = new Cluster(
-    nodes.map((node) => ({ host: node.split(':')[0], port: Number(node.split(':')[1]) })),
-    {
-      redisOptions: {
-        username: REDIS_ADMIN,
-        password: redisPassword(config, REDIS_ADMIN),
-        maxRetriesPerRequest: 1,
-      },
-    },
-  );
+  const url = redisAdminUrl();
+  const target = redisTarget(url);
+  if (target.nodes.length === 1) return new Redis(url, { maxRetriesPerRequest: 1 });
+  const { username, password } = target;
+  const redisOptions = { ...(username && { username }), ...(password && { password }) };
+  const cluster = new Cluster([...target.nodes], {
+    redisOptions: { ...redisOptions, maxRetriesPerRequest: 1 },
+  });
   return cluster as unknown as Redis;
 }
