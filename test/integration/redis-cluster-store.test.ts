@@ -260,6 +260,9 @@ describe('a primary killed under claims', () => {
         }
       }
     };
+    // Every replica in sync before the writes start: one still syncing cannot hold them.
+    await test.cluster.whenHealthy(30_000);
+    const primariesBefore = await test.cluster.primaries();
     const writers = [0, 1, 2, 3].map(writer);
     let killedAt = 0;
     let firstFailure = 0;
@@ -291,7 +294,8 @@ describe('a primary killed under claims', () => {
     console.info(
       `failover: primary (node ${node}) SIGKILLed; first failed claim after ` +
         `${firstFailure - killedAt} ms; claims resumed ${resumedAt} ms after the kill; ` +
-        `${failures.length} claims failed, ${acknowledged.length} acknowledged`,
+        `${failures.length} claims failed, ${acknowledged.length} acknowledged; primaries ` +
+        `before ${primariesBefore.join(',')}, after ${(await test.cluster.primaries()).join(',')}`,
     );
 
     const lost = [];
