@@ -16,7 +16,13 @@ import {
   type AclScope,
 } from '@toolgate/platform';
 import { adminAccess, STACK_SASL_MECHANISM, type KafkaAccess } from './kafka.js';
-import { REDIS_ADMIN, redisUrlAs, withRedis, workerRedisRules } from './redis.js';
+import {
+  REDIS_ADMIN,
+  redisUrlAs,
+  redisUrlWith,
+  withEveryRedisNode,
+  workerRedisRules,
+} from './redis.js';
 import type { StackConfig } from './stack-config.js';
 import { kafkaPassword } from './stack-secrets.js';
 
@@ -86,19 +92,16 @@ export async function createWorkerRedisUser(
 ): Promise<{ readonly user: string; readonly url: string }> {
   const user = workerRedisUserFor(redisPrefix);
   const password = randomBytes(24).toString('base64url');
-  await withRedis(adminUrl, async (redis) => {
+  await withEveryRedisNode(adminUrl, async (redis) => {
     const rules = workerRedisRules(redisPrefix);
     await redis.call('ACL', 'SETUSER', user, 'reset', 'on', `>${password}`, ...rules);
   });
-  const url = new URL(config.addresses.redisUrl);
-  url.username = user;
-  url.password = password;
-  return { user, url: url.toString().replace(/\/$/, '') };
+  return { user, url: redisUrlWith(config.addresses.redisUrl, user, password) };
 }
 
 /** Deletes a Redis user {@link createWorkerRedisUser} made. */
 export async function dropWorkerRedisUser(config: StackConfig, user: string): Promise<void> {
-  await withRedis(adminRedisUrl(config), (redis) => redis.call('ACL', 'DELUSER', user));
+  await withEveryRedisNode(adminRedisUrl(config), (redis) => redis.call('ACL', 'DELUSER', user));
 }
 
 /** The stack's Redis as its super user (a Redis the stack did not start: as configured). */
@@ -123,7 +126,7 @@ export async function dropProvisioned(
   } finally {
     await bus.close();
   }
-  await withRedis(admin.redisUrl, (redis) =>
+  await withEveryRedisNode(admin.redisUrl, (redis) =>
     redis.call('ACL', 'DELUSER', provisioned.workerRedisUser),
   );
 }

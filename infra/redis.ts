@@ -48,16 +48,52 @@ export function workerRedisRules(prefix: string): readonly string[] {
 
 /** The URL of the stack's Redis as `user`, password included. */
 export function redisUrlAs(config: StackConfig, user: string): string {
-  const url = new URL(config.addresses.redisUrl);
-  url.username = user;
-  url.password = redisPassword(config, user);
-  return url.toString().replace(/\/$/, '');
+  return redisUrlWith(config.addresses.redisUrl, user, redisPassword(config, user));
+}
+
+/**
+ * `url` (one server's, or a cluster's `redis://h1:p1,h2:p2`) with `user` and `password` in place
+ * of its credentials.
+ */
+export function redisUrlWith(url: string, user: string, password: string): string {
+  const [, scheme = 'redis', rest = ''] = /^(\w+):\/\/(?:[^@/]*@)?(.*)$/.exec(url) ?? [];
+  const auth = `${encodeURIComponent(user)}:${encodeURIComponent(password)}`;
+  return `${scheme}://${auth}@${rest.replace(/\/$/, '')}`;
+}
+
+/** One URL per node of `url` (a cluster's lists several), each with the credentials of `url`. */
+export function redisNodeUrls(url: string): string[] {
+  const [, head = '', hosts = '', tail = ''] =
+    /^(\w+:\/\/(?:[^@/]*@)?)([^/]*)(.*)$/.exec(url) ?? [];
+  return hosts.split(',').map((host) => `${head}${host}${tail}`);
+}
+
+/**
+ * {@link withRedis} on every node of `url` in turn (one for a single server): for ACL changes,
+ * which each node of a cluster keeps for itself. Answers the first node's result.
+ */
+export async function withEveryRedisNode<T>(
+  url: string,
+  work: (redis: Redis) => Promise<T>,
+): Promise<T> {
+  const [first, ...others] = redisNodeUrls(url);
+  const answer = await withRedis(first ?? url, work);
+  for (const node of others) await withRedis(node, work);
+  return answer;
 }
 
 /** The ACL file a started server loads: the default user off, the stack's users on. */
 export function aclFile(config: StackConfig): string {
+  return aclText((user) => redisPassword(config, user));
+}
+
+/**
+ * The stack's ACL users (the default user off; `admin`, the gate's and the worker's users on),
+ * each with the password `passwordOf` gives it: the text of an ACL file.
+ */
+export function aclText(passwordOf: (user: string) => string): string {
   const user = (name: string, rules: readonly string[]) =>
-    `user ${name} on >${redisPassword(config, name)} ${rules.join(' ')}`;
+    `user ${name} on >${passwordOf(name)} ${rules.join(' ')}`;
   return [
     'user default off',
     user(REDIS_ADMIN, ['~*', '&*', '+@all']),
@@ -92,6 +128,45 @@ export async function probeRedis(url: string): Promise<Attempt> {
   } finally {
     redis.disconnect();
   }
+}
+
+/**
+ * Runs one command (e.g. `['CLUSTER', 'INFO']`) on the Redis at `url`, failing fast: its reply, or
+ * undefined when the server cannot be reached or refuses. For probing a node that may be down.
+ */
+export async function askRedis(url: string, command: readonly string[]): Promise<unknown> {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: 1_000,
+    commandTimeout: 1_000,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+  });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    const [name = 'PING', ...args] = command;
+    return await redis.call(name, ...args);
+  } catch {
+    return undefined;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** Does the Redis Cluster at `url` (its first node) report `cluster_state:ok`? */
+export async function probeRedisCluster(url: string): Promise<Attempt> {
+  const [first = url] = redisNodeUrls(url);
+  const info = await askRedis(first, ['CLUSTER', 'INFO']);
+  if (typeof info !== 'string')
+    return { ready: false, why: `no answer from ${withoutAuth(first)}` };
+  const state = /cluster_state:(\w+)/.exec(info)?.[1];
+  return state === 'ok' ? { ready: true } : { ready: false, why: `cluster_state ${state}` };
+}
+
+function withoutAuth(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//');
 }
 
 /** Checks what starting Redis needs (`redis-server` on PATH) before anything is started. */
@@ -147,7 +222,7 @@ export function startRedis(config: StackConfig): StartedProcess {
  * names of the users it created.
  */
 export async function ensureRedisUsers(config: StackConfig, adminUrl: string): Promise<string[]> {
-  return withRedis(adminUrl, async (redis) => {
+  return withEveryRedisNode(adminUrl, async (redis) => {
     const users: [string, readonly string[]][] = [
       [REDIS_GATE_USER, GATE_REDIS_RULES],
       [REDIS_WORKER_USER, workerRedisRules('toolgate:')],

@@ -39,6 +39,37 @@ describe('loadStackConfig', () => {
     expect(config.external.size).toBe(0);
   });
 
+  it('runs a Redis Cluster of six nodes on consecutive ports when TOOLGATE_STACK_REDIS=cluster', () => {
+    const config = loadStackConfig(
+      { TOOLGATE_STACK_REDIS: 'cluster', TOOLGATE_STACK_REDIS_PORT: '17001' },
+      root,
+    );
+    expect(config.redisCluster).toBe(true);
+    expect(config.addresses.redisUrl).toBe(
+      'redis://127.0.0.1:17001,127.0.0.1:17002,127.0.0.1:17003,127.0.0.1:17004,127.0.0.1:17005,127.0.0.1:17006',
+    );
+    expect(config.ports.redisClusterBus).toBe(16380);
+    expect(loadStackConfig({}, root).redisCluster).toBe(false);
+  });
+
+  it("takes an external cluster's nodes and hides its password", () => {
+    const config = loadStackConfig(
+      { TOOLGATE_REDIS_URL: 'redis://u:secret@h1:7000,h2:7001' },
+      root,
+    );
+    expect(config.addresses.redisUrl).toBe('redis://u:secret@h1:7000,h2:7001');
+    expect(addressOf(config, 'redis')).toBe('redis://u:***@h1:7000,h2:7001');
+  });
+
+  it('refuses a Redis mode other than server or cluster, and a malformed cluster URL', () => {
+    expect(() => loadStackConfig({ TOOLGATE_STACK_REDIS: 'sentinel' }, root)).toThrow(
+      /TOOLGATE_STACK_REDIS=sentinel is neither server nor cluster/,
+    );
+    expect(() => loadStackConfig({ TOOLGATE_REDIS_URL: 'redis://h1:1,/x/y' }, root)).toThrow(
+      /not a redis:\/\/ URL of cluster nodes/,
+    );
+  });
+
   it('reports every bad value at once', () => {
     const load = () =>
       loadStackConfig(

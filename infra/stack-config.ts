@@ -38,6 +38,7 @@ export const DEFAULT_PORTS = {
   kafkaController: 9093,
   registry: 8081,
   registryManagement: 9081,
+  redisClusterBus: 16380,
 } as const;
 
 /** Node counts the stack's own Kafka runs with (TOOLGATE_STACK_KAFKA_NODES, default 1). */
@@ -60,6 +61,9 @@ export interface KafkaNodePorts {
   readonly controllerPort: number;
 }
 
+/** The nodes of a managed Redis Cluster (TOOLGATE_STACK_REDIS=cluster). */
+export const REDIS_CLUSTER_NODES = 6;
+
 /** Where each component answers, as clients need it. */
 export interface StackAddresses {
   /** Kafka bootstrap servers, `host:port`. */
@@ -80,6 +84,12 @@ export interface StackConfig {
   readonly kafkaNodes: readonly KafkaNodePorts[];
   /** Loopback address every managed component binds to. */
   readonly host: string;
+  /**
+   * TOOLGATE_STACK_REDIS=cluster: a managed Redis is a Redis Cluster of six nodes on ports
+   * `redis` to `redis + 5` (cluster bus `redisClusterBus` to `redisClusterBus + 5`); default one
+   * server on `redis`.
+   */
+  readonly redisCluster: boolean;
   readonly repoRoot: string;
   /** Root of everything the stack writes (default `<repo>/.stack`, ignored by git). */
   readonly stackDir: string;
@@ -96,6 +106,7 @@ const PORT_VARS = {
   kafkaController: 'TOOLGATE_STACK_KAFKA_CONTROLLER_PORT',
   registry: 'TOOLGATE_STACK_REGISTRY_PORT',
   registryManagement: 'TOOLGATE_STACK_REGISTRY_MANAGEMENT_PORT',
+  redisClusterBus: 'TOOLGATE_STACK_REDIS_CLUSTER_BUS_PORT',
 } as const satisfies Record<keyof typeof DEFAULT_PORTS, string>;
 
 /**
@@ -111,14 +122,16 @@ export function loadStackConfig(
   const kafkaNodes = nodePorts(ports, readNodeCount(env, problems));
   checkDistinct(ports, kafkaNodes, problems);
   const host = '127.0.0.1';
+  const redisCluster = readRedisMode(env, problems);
+  const redisNodes = Array.from({ length: redisCluster ? REDIS_CLUSTER_NODES : 1 }, (_, i) => {
+    return `${host}:${ports.redis + i}`;
+  });
   const addresses: StackAddresses = {
     kafkaBrokers: readBrokers(env, problems) ?? kafkaNodes.map((n) => `${host}:${n.port}`),
     schemaRegistryUrl:
       readUrl(env, OVERRIDES.registry, ['http:', 'https:'], problems) ??
       `http://${host}:${ports.registry}/apis/ccompat/v7`,
-    redisUrl:
-      readUrl(env, OVERRIDES.redis, ['redis:', 'rediss:'], problems) ??
-      `redis://${host}:${ports.redis}`,
+    redisUrl: readRedisUrl(env, problems) ?? `redis://${redisNodes.join(',')}`,
   };
   if (problems.length > 0) throw new StackError('config', problems.join('; '));
   const stackDir = path.resolve(repoRoot, env['TOOLGATE_STACK_DIR'] ?? '.stack');
@@ -128,6 +141,7 @@ export function loadStackConfig(
     ports,
     kafkaNodes: Object.freeze(kafkaNodes),
     host,
+    redisCluster,
     repoRoot,
     stackDir,
     logDir: path.join(stackDir, 'logs'),
@@ -227,6 +241,35 @@ function readBrokers(
   return brokers;
 }
 
+/** TOOLGATE_STACK_REDIS: `server` (the default) or `cluster`. */
+function readRedisMode(
+  env: Readonly<Record<string, string | undefined>>,
+  problems: string[],
+): boolean {
+  const raw = nonEmpty(env['TOOLGATE_STACK_REDIS']) ?? 'server';
+  if (raw !== 'server' && raw !== 'cluster') {
+    problems.push(`TOOLGATE_STACK_REDIS=${raw} is neither server nor cluster`);
+  }
+  return raw === 'cluster';
+}
+
+/** TOOLGATE_REDIS_URL: one server's URL, or a cluster's nodes (`redis://h1:p1,h2:p2`). */
+function readRedisUrl(
+  env: Readonly<Record<string, string | undefined>>,
+  problems: string[],
+): string | undefined {
+  const raw = nonEmpty(env[OVERRIDES.redis]);
+  if (raw === undefined || !raw.includes(',')) {
+    return readUrl(env, OVERRIDES.redis, ['redis:', 'rediss:'], problems);
+  }
+  if (!/^rediss?:\/\/([^@/\s]*@)?[^@/\s,]+(,[^@/\s,]+)+\/?$/.test(raw)) {
+    problems.push(
+      `${OVERRIDES.redis}=${withoutPassword(raw)} is not a redis:// URL of cluster nodes`,
+    );
+  }
+  return raw.replace(/\/+$/, '');
+}
+
 function readUrl(
   env: Readonly<Record<string, string | undefined>>,
   variable: string,
@@ -268,6 +311,8 @@ export function addressOf(config: StackConfig, component: ComponentName): string
 }
 
 function withoutPassword(url: string): string {
+  // A cluster's URL lists several nodes, which URL cannot parse.
+  if (url.includes(',')) return url.replace(/^(\w+:\/\/[^:@/]*):[^@/]*@/, '$1:***@');
   const parsed = new URL(url);
   if (parsed.password === '') return url;
   parsed.password = '***';

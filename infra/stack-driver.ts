@@ -22,16 +22,27 @@ import {
   stopFromPidFile,
   type PidRecord,
   type StartedProcess,
+  type StopOutcome,
 } from './processes.js';
 import {
+  aclFile,
   ensureRedisUsers,
   preflightRedis,
   probeRedis,
+  probeRedisCluster,
   REDIS_ADMIN,
   redisLog,
   redisUrlAs,
   startRedis,
 } from './redis.js';
+import {
+  logOf as clusterLog,
+  pidFileOf as clusterPidFile,
+  redisClusterDir,
+  startRedisCluster,
+  stopRedisCluster,
+} from './redis-cluster.js';
+import { redisPassword } from './stack-secrets.js';
 import { stackBindings } from './stack-principals.js';
 import {
   preflightRegistry,
@@ -43,6 +54,7 @@ import {
 import {
   COMPONENTS,
   OVERRIDES,
+  REDIS_CLUSTER_NODES,
   addressOf,
   kafkaReplication,
   type ComponentName,
@@ -92,6 +104,11 @@ interface ComponentDriver {
   /** Full readiness; `startedHere` when this checkout's `up` started the process. */
   ready(startedHere: boolean): Promise<Attempt>;
   preflight(): void;
+  /**
+   * Stops the whole component at once (a Redis Cluster's nodes); default: each process from its
+   * pid file, within `stopGraceMs`.
+   */
+  stop?(): Promise<StopOutcome>;
 }
 
 function driversFor(config: StackConfig): Record<ComponentName, ComponentDriver> {
@@ -103,25 +120,28 @@ function driversFor(config: StackConfig): Record<ComponentName, ComponentDriver>
     : redisUrlAs(config, REDIS_ADMIN);
   const nodes = config.external.has('kafka') ? 1 : kafkaNodes.length;
   return {
-    redis: {
-      name: 'redis',
-      kind: 'Redis',
-      processes: [
-        {
-          label: 'redis',
-          ports: [{ port: ports.redis, variable: 'TOOLGATE_STACK_REDIS_PORT' }],
-          pidFile: pid('redis'),
-          logFile: redisLog(config),
-          start: () => Promise.resolve(startRedis(config)),
-        },
-      ],
-      logFile: redisLog(config),
-      readyWithinMs: 15_000,
-      stopGraceMs: 10_000,
-      probe: () => probeRedis(redisAdmin),
-      ready: () => probeRedis(redisAdmin),
-      preflight: () => preflightRedis(config),
-    },
+    redis:
+      config.redisCluster && !config.external.has('redis')
+        ? redisClusterDriver(config, redisAdmin)
+        : {
+            name: 'redis',
+            kind: 'Redis',
+            processes: [
+              {
+                label: 'redis',
+                ports: [{ port: ports.redis, variable: 'TOOLGATE_STACK_REDIS_PORT' }],
+                pidFile: pid('redis'),
+                logFile: redisLog(config),
+                start: () => Promise.resolve(startRedis(config)),
+              },
+            ],
+            logFile: redisLog(config),
+            readyWithinMs: 15_000,
+            stopGraceMs: 10_000,
+            probe: () => probeRedis(redisAdmin),
+            ready: () => probeRedis(redisAdmin),
+            preflight: () => preflightRedis(config),
+          },
     kafka: {
       name: 'kafka',
       kind: 'a Kafka broker',
@@ -176,6 +196,51 @@ function driversFor(config: StackConfig): Record<ComponentName, ComponentDriver>
         startedHere ? registryReady(config) : probeRegistry(addresses.schemaRegistryUrl),
       preflight: () => preflightRegistry(config),
     },
+  };
+}
+
+/** The managed Redis as a cluster of six nodes (TOOLGATE_STACK_REDIS=cluster). */
+function redisClusterDriver(config: StackConfig, adminUrl: string): ComponentDriver {
+  const dir = redisClusterDir(config);
+  const nodes = Array.from({ length: REDIS_CLUSTER_NODES }, (_, i) => i);
+  const { redis, redisClusterBus } = config.ports;
+  return {
+    name: 'redis',
+    kind: 'a Redis Cluster node',
+    // One process as far as start-up goes: the cluster is created across all its nodes at once,
+    // and node 0 stands for it.
+    processes: [
+      {
+        label: 'redis cluster',
+        ports: nodes.flatMap((i) => [
+          { port: redis + i, variable: 'TOOLGATE_STACK_REDIS_PORT' },
+          { port: redisClusterBus + i, variable: 'TOOLGATE_STACK_REDIS_CLUSTER_BUS_PORT' },
+        ]),
+        pidFile: clusterPidFile(dir, 0),
+        logFile: clusterLog(dir, 0),
+        async start() {
+          const cluster = await startRedisCluster({
+            dir,
+            host: config.host,
+            firstPort: redis,
+            firstBusPort: redisClusterBus,
+            acl: aclFile(config),
+            adminPassword: redisPassword(config, REDIS_ADMIN),
+            env: config.env,
+          });
+          const first = cluster.process(0);
+          if (first === undefined) throw new StackError('redis', 'the cluster started no node 0');
+          return first;
+        },
+      },
+    ],
+    logFile: clusterLog(dir, 0),
+    readyWithinMs: 30_000,
+    stopGraceMs: 5_000,
+    probe: () => probeRedisCluster(adminUrl),
+    ready: () => probeRedisCluster(adminUrl),
+    preflight: () => preflightRedis(config),
+    stop: async () => (await stopRedisCluster(dir))[0] ?? 'not-started',
   };
 }
 
@@ -377,23 +442,39 @@ export async function stackDown(config: StackConfig, reporter: Reporter): Promis
   const drivers = driversFor(config);
   for (const name of [...COMPONENTS].reverse()) {
     const driver = drivers[name];
+    if (driver.stop !== undefined) {
+      const outcome = await driver.stop();
+      reporter.line(`${name}: ${stopLine(outcome, name, config, driver.stopGraceMs)}`);
+      continue;
+    }
     const lines = await Promise.all(
       driver.processes.map(async (process) => {
         const pid = readPidRecord(process.pidFile)?.pid;
         const outcome = await stopFromPidFile(process.pidFile, driver.stopGraceMs);
-        const said = {
-          stopped: `stopped (pid ${pid})`,
-          killed: `did not stop within ${seconds(driver.stopGraceMs)}, killed (pid ${pid})`,
-          'not-running': 'was not running',
-          'not-started': config.external.has(name)
-            ? `external (${OVERRIDES[name]}), left alone`
-            : 'not started by stack:up, left alone',
-        }[outcome];
-        return `${process.label}: ${said}`;
+        return `${process.label}: ${stopLine(outcome, name, config, driver.stopGraceMs, pid)}`;
       }),
     );
     for (const line of lines) reporter.line(line);
   }
+}
+
+/** What `stack:down` says of one stop. */
+function stopLine(
+  outcome: StopOutcome,
+  name: ComponentName,
+  config: StackConfig,
+  graceMs: number,
+  pid?: number,
+): string {
+  const which = pid === undefined ? '' : ` (pid ${pid})`;
+  return {
+    stopped: `stopped${which}`,
+    killed: `did not stop within ${seconds(graceMs)}, killed${which}`,
+    'not-running': 'was not running',
+    'not-started': config.external.has(name)
+      ? `external (${OVERRIDES[name]}), left alone`
+      : 'not started by stack:up, left alone',
+  }[outcome];
 }
 
 /** One row of `stack:status`. */

@@ -252,7 +252,7 @@ describe('idempotency records', () => {
 describe('pending commands', () => {
   const NOW = 1_800_000_000_000;
   const pending = (commandId: string) => pendingCommand(commandId, NOW);
-  const deadlineOf = (id: string) => admin.zscore(store.keys.deadlines, id);
+  const deadlineOf = (id: string) => admin.zscore(store.keys.deadlinesOf(id), id);
 
   it('gives a pending command to exactly one of ten concurrent takers, then forgets it', async () => {
     const id = `cmd-${uid()}`;
@@ -458,7 +458,7 @@ describe('pending commands', () => {
 
   it('drops an index entry whose command is gone instead of claiming it forever', async () => {
     const id = `cmd-${uid()}`;
-    await admin.zadd(store.keys.deadlines, NOW - 10, id);
+    await admin.zadd(store.keys.deadlinesOf(id), NOW - 10, id);
     const claimed = (await store.claimExpiredCommands(NOW, 1000, 1000)).claimed;
     expect(claimed.map((p) => p.commandId)).not.toContain(id);
     expect(await deadlineOf(id)).toBeNull();
@@ -470,7 +470,7 @@ describe('pending commands', () => {
     const [bad, good] = [`cmd-${uid()}`, `cmd-${uid()}`];
     await store.putPendingCommand(pending(good), NOW - 10);
     await admin.hset(store.keys.pendingCommand(bad), 'json', '{"commandId":"not this shape"}');
-    await admin.zadd(store.keys.deadlines, NOW - 20, bad);
+    await admin.zadd(store.keys.deadlinesOf(bad), NOW - 20, bad);
     const claim = await store.claimExpiredCommands(NOW, 1000, 1000);
     expect(claim.claimed).toContainEqual(pending(good));
     const unreadable = claim.unreadable.find((u) => u.member === bad);
@@ -691,7 +691,7 @@ describe('pending confirmations', () => {
     const expiry = String(NOW + TTL);
     expect(await admin.zscore(store.keys.confirmationsByTenant('acme'), id)).toBe(expiry);
     const member = store.keys.confirmationMember('acme', id);
-    expect(await admin.zscore(store.keys.confirmationExpiry, member)).toBe(expiry);
+    expect(await admin.zscore(store.keys.confirmationExpiry('acme'), member)).toBe(expiry);
   });
 
   it('gives a confirmation to exactly one of ten concurrent approvals', async () => {
@@ -825,7 +825,7 @@ describe('pending confirmations', () => {
     expect(claim.claimed.map((p) => p.confirmationId)).not.toContain(bad);
     const member = store.keys.confirmationMember('acme', bad);
     expect(claim.unreadable.map((u) => u.member)).toContain(member);
-    expect(await admin.zscore(store.keys.confirmationExpiry, member)).toBeNull();
+    expect(await admin.zscore(store.keys.confirmationExpiry('acme'), member)).toBeNull();
     const later = await store.claimExpiredConfirmations(NOW + 60_000, 1000, 1000);
     expect(later.unreadable.map((u) => u.member)).not.toContain(member);
   });

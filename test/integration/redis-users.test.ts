@@ -51,7 +51,7 @@ describe("the worker's Redis user", () => {
     expect(await write(redis, keys.tenantMinute('acme', 1))).toBe('NOPERM');
     expect(await write(redis, keys.userMinute('acme', probe, 1))).toBe('NOPERM');
     expect(await write(redis, keys.repairChains('acme', probe))).toBe('NOPERM');
-    await expect(redis.zadd(keys.deadlines, 1, probe)).rejects.toThrow(/NOPERM/);
+    await expect(redis.zadd(keys.deadlinesOf(probe), 1, probe)).rejects.toThrow(/NOPERM/);
   });
 
   it('is refused a counter whose run id a client chose to look like a ledger key', async () => {

@@ -13,7 +13,7 @@ import {
   type WorkerGrant,
 } from '@toolgate/platform';
 import type { Kafka } from 'kafkajs';
-import type { Redis } from 'ioredis';
+import { Cluster, type Redis } from 'ioredis';
 import {
   dropProvisioned,
   provisionNamespace as provisionStackNamespace,
@@ -105,7 +105,7 @@ export function provisionedFor(ns: TestNamespace): Provisioned {
  */
 export async function dropNamespace(
   ns: TestNamespace,
-  clients: { readonly kafka?: Kafka; readonly redis?: Redis },
+  clients: { readonly kafka?: Kafka; readonly redis?: Redis | Cluster },
 ): Promise<void> {
   const made = provisioned.get(ns.id);
   if (made !== undefined) {
@@ -123,19 +123,21 @@ export async function dropNamespace(
     }
   }
   if (clients.redis) {
-    let cursor = '0';
-    do {
-      const [next, keys] = await clients.redis.scan(
-        cursor,
-        'MATCH',
-        `${ns.redisPrefix}*`,
-        'COUNT',
-        500,
-      );
-      if (keys.length > 0) await clients.redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
+    // On a cluster stack each primary holds some of the keys: scan every one.
+    const { redis } = clients;
+    const nodes = redis instanceof Cluster ? redis.nodes('master') : [redis];
+    for (const node of nodes) await dropKeys(node, ns.redisPrefix);
   }
+}
+
+/** Deletes the keys under `prefix` on one server, one at a time (a cluster's keys span slots). */
+async function dropKeys(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+    await Promise.all(keys.map((key) => redis.del(key)));
+    cursor = next;
+  } while (cursor !== '0');
 }
 
 /** A test topic's spec: `partitions` partitions, kept an hour, deleted with its namespace. */

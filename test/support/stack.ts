@@ -7,9 +7,9 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import kafkajs, { type Kafka } from 'kafkajs';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { inject } from 'vitest';
-import type { KafkaSecurity } from '@toolgate/platform';
+import { redisTarget, type KafkaSecurity } from '@toolgate/platform';
 import { STACK_SASL_MECHANISM } from '../../infra/kafka.js';
 import { REDIS_ADMIN, REDIS_GATE_USER, redisUrlAs } from '../../infra/redis.js';
 import {
@@ -88,7 +88,18 @@ export function redisAdminUrl(): string {
   return redisUrlAs(stackConfig(), REDIS_ADMIN);
 }
 
-/** An ioredis client for the stack as its super user, that fails fast instead of queueing. */
+/**
+ * An ioredis client for the stack as its super user, that fails fast instead of queueing. On a
+ * cluster (a Redis URL listing several nodes) a `Cluster`, typed as the commands tests run on it.
+ */
 export function redisClient(): Redis {
-  return new Redis(redisAdminUrl(), { maxRetriesPerRequest: 1 });
+  const url = redisAdminUrl();
+  const target = redisTarget(url);
+  if (target.nodes.length === 1) return new Redis(url, { maxRetriesPerRequest: 1 });
+  const { username, password } = target;
+  const redisOptions = { ...(username && { username }), ...(password && { password }) };
+  const cluster = new Cluster([...target.nodes], {
+    redisOptions: { ...redisOptions, maxRetriesPerRequest: 1 },
+  });
+  return cluster as unknown as Redis;
 }

@@ -285,7 +285,7 @@ describe('the deadline sweeper and a result in its lease', () => {
       );
       // The record the gate did not write is left as it is, and no later sweep fails on it.
       expect(await redis.get(badRecord)).toBe('not a record the gate wrote');
-      expect(await redis.zscore(conn.keys.deadlines, bad.commandId)).toBeNull();
+      expect(await redis.zscore(conn.keys.deadlinesOf(bad.commandId), bad.commandId)).toBeNull();
       expect(await sweepAt(sweptAt + 10 * LEASE, sent)).toBe(0);
       expect(sent).toHaveLength(1);
     } finally {
@@ -341,7 +341,7 @@ describe('the deadline sweeper and a result in its lease', () => {
     const redis = redisClient();
     try {
       await redis.hset(conn.keys.pendingCommand(bad), 'json', '{"commandId":"other shape"}');
-      await redis.zadd(conn.keys.deadlines, DEADLINE - 1, bad);
+      await redis.zadd(conn.keys.deadlinesOf(bad), DEADLINE - 1, bad);
       const sweptAt = DEADLINE + 1000;
       const sent: Outgoing[][] = [];
       expect(await sweepAt(sweptAt, sent)).toBe(2);
@@ -352,7 +352,7 @@ describe('the deadline sweeper and a result in its lease', () => {
         'unknown',
       );
       // The unreadable one left the index: later sweeps neither fail on it nor count it.
-      expect(await redis.zscore(conn.keys.deadlines, bad)).toBeNull();
+      expect(await redis.zscore(conn.keys.deadlinesOf(bad), bad)).toBeNull();
       expect(await sweepAt(sweptAt + 10 * LEASE, sent)).toBe(0);
     } finally {
       await redis.del(conn.keys.pendingCommand(bad));

@@ -37,7 +37,10 @@ export const REDIS_VARIABLES = {
     default: 'redis://127.0.0.1:6379',
     schema: { pattern: '^rediss?://\\S+$' },
     description:
-      'Redis for idempotency records, confirmations and counters: `redis[s]://[user:pass@]host:port[/db]`.',
+      'Redis for idempotency records, confirmations and counters: `redis[s]://[user:pass@]host:port[/db]`. ' +
+      'For a Redis Cluster list two or more of its nodes, comma-separated ' +
+      '(`redis://user:pass@h1:p1,h2:p2,h3:p3`, database 0 only): the store then shards its sweeper indexes ' +
+      'across slots. A store keeps the layout it was written with: move data between the two by draining it.',
   },
 } as const satisfies VariableTable;
 

@@ -84,7 +84,11 @@ export const OTHER_VARIABLES: Readonly<Record<string, string>> = {
   STACK_REGISTRY_PORT: 'Local stack: Apicurio Registry port; default 8081.',
   STACK_REGISTRY_MANAGEMENT_PORT: "Local stack: the registry's health port; default 9081.",
   STACK_REDIS_PORT:
-    'Local stack: port of the Redis it starts (with ACL users, no default user); default 6380.',
+    'Local stack: port of the Redis it starts (with ACL users, no default user); default 6380. A cluster takes it and the five after it.',
+  STACK_REDIS:
+    'Local stack: `server` (default) starts one Redis; `cluster` a Redis Cluster of three primaries with a replica each.',
+  STACK_REDIS_CLUSTER_BUS_PORT:
+    "Local stack: the cluster bus port of a Redis Cluster's first node (`TOOLGATE_STACK_REDIS=cluster`), the others after it; default 16380.",
   CORPORA_DIR:
     'Tests: the shared test corpora (JSON Schema Test Suite, JSON parsing suite, BFCL, malformed calls); default `../shared/corpora` beside the repository.',
   REGISTRY_JAVA_HOME:

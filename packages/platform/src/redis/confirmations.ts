@@ -3,13 +3,19 @@
  * (for the approvals inbox) and by expiry (for the expiry sweeper), taken once by one approval or
  * swept once expired, never both; and, once decided, their history ({@link DecidedHistory}).
  */
-import type { PendingConfirmation } from '@toolgate/shared';
+import { tenantHashTag, type PendingConfirmation } from '@toolgate/shared';
 import {
   createDecidedHistory,
   type DecidedHistory,
   type DecidedHistoryOptions,
 } from './decided-history.js';
-import { claimArgs, MAX_BATCH, readClaim, type ExpiredClaim } from './expired-claims.js';
+import {
+  claimArgs,
+  MAX_BATCH,
+  mergedClaims,
+  readClaim,
+  type ExpiredClaim,
+} from './expired-claims.js';
 import { loadScript } from './load-script.js';
 import type { RedisConnection } from './redis-connection.js';
 import { pageWindow, unlessCorrupt } from './page-window.js';
@@ -123,7 +129,8 @@ export interface Confirmations extends DecidedHistory {
   /**
    * Up to `limit` confirmations past their expiry (or past an earlier claim's lease), each
    * re-leased until `nowMs + leaseMs`: finish them before the lease ends or they are claimed
-   * again. A claimed confirmation can no longer be taken.
+   * again. A claimed confirmation can no longer be taken. On a Redis Cluster the tenants' indexes
+   * are claimed in turn until `limit`.
    */
   claimExpiredConfirmations(
     nowMs: number,
@@ -147,7 +154,7 @@ export function createConfirmations(
   const keysOf = (tenant: string, id: string) => [
     keys.confirmation(tenant, id),
     keys.confirmationsByTenant(tenant),
-    keys.confirmationExpiry,
+    keys.confirmationExpiry(tenant),
   ];
   const read = (text: unknown, k: string) =>
     typeof text === 'string' ? decode(text, 'confirmation', k, isPendingConfirmation) : undefined;
@@ -169,6 +176,12 @@ export function createConfirmations(
       const member = keys.confirmationMember(tenant, id);
       const args = [JSON.stringify(pending), ttlMs + graceMs, expiresAtMs, id, member, parkerToken];
       const k = keys.confirmation(tenant, id);
+      // Listed before the park, so the sweeper cannot miss an index it does not know of.
+      const listing = keys.expiryTenants(tenant);
+      if (listing !== undefined) {
+        const tag = tenantHashTag(tenant);
+        await conn.run('list_expiry_tenant', (r) => r.sadd(listing, tag));
+      }
       const reply = await conn.script(SCRIPTS.park, keysOf(tenant, id), args);
       const [verdict, json] = Array.isArray(reply) ? (reply as unknown[]) : [];
       const found = read(json, k);
@@ -219,16 +232,39 @@ export function createConfirmations(
       return { entries, more: window.more };
     },
     async claimExpiredConfirmations(nowMs, leaseMs, limit) {
-      const args = claimArgs(nowMs, leaseMs, limit, keys.prefix);
-      const index = keys.confirmationExpiry;
-      const reply = await conn.script(SCRIPTS.claimExpired, [index], args);
-      return readClaim(conn, index, reply, 'confirmation', isPendingConfirmation);
+      claimArgs(nowMs, leaseMs, limit, keys.prefix);
+      const claims: ExpiredClaim<PendingConfirmation>[] = [];
+      let left = limit;
+      for (const index of await expiryIndexes(conn)) {
+        if (left === 0) break;
+        const args = claimArgs(nowMs, leaseMs, left, keys.prefix);
+        const reply = await conn.script(SCRIPTS.claimExpired, [index], args);
+        const claim = await readClaim(conn, index, reply, 'confirmation', isPendingConfirmation);
+        left -= claim.claimed.length + claim.unreadable.length;
+        claims.push(claim);
+      }
+      return mergedClaims(claims);
     },
     async finishExpiredConfirmation(tenant, id) {
       const args = [id, keys.confirmationMember(tenant, id)];
       return (await conn.script(SCRIPTS.finishExpired, keysOf(tenant, id), args)) === 1;
     },
   };
+}
+
+/**
+ * The expiry indexes to sweep: the one index on a single server; on a cluster, the index of each
+ * tenant listed in the shards of tenants with confirmations.
+ */
+async function expiryIndexes(conn: RedisConnection): Promise<readonly string[]> {
+  const { keys } = conn;
+  if (!keys.cluster) return [keys.confirmationExpiryOfTag('')];
+  const shards = await Promise.all(
+    keys.expiryTenantShards.map((shard) =>
+      conn.run('list_expiry_tenants', (r) => r.smembers(shard)),
+    ),
+  );
+  return shards.flat().map((tag) => keys.confirmationExpiryOfTag(tag));
 }
 
 function isPendingConfirmation(v: unknown): v is PendingConfirmation {

@@ -64,6 +64,14 @@ export async function readClaim<T>(
   return { claimed, unreadable };
 }
 
+/** The claims of several index shards as one. */
+export function mergedClaims<T>(claims: readonly ExpiredClaim<T>[]): ExpiredClaim<T> {
+  return {
+    claimed: claims.flatMap((c) => c.claimed),
+    unreadable: claims.flatMap((c) => c.unreadable),
+  };
+}
+
 function problemOf(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   return error.cause instanceof Error ? `${error.message} (${error.cause.message})` : error.message;

@@ -4,6 +4,7 @@
  * its objects, not the gate's records).
  */
 export * from './redis-connection.js';
+export { redisTarget, type RedisClient, type RedisTarget } from './redis-client.js';
 export { STORE_FAULTS } from './store-faults.js';
 export * from './store-keys.js';
 export { MAX_BATCH, type ExpiredClaim } from './expired-claims.js';

@@ -5,7 +5,7 @@
  * two ends the call.
  */
 import type { IdempotencyRecord } from '@toolgate/shared';
-import { claimArgs, readClaim, type ExpiredClaim } from './expired-claims.js';
+import { claimArgs, mergedClaims, readClaim, type ExpiredClaim } from './expired-claims.js';
 import {
   decodeRecord,
   recordTtl,
@@ -29,9 +29,11 @@ export const DEFAULT_TAKE_LINGER_MS = 60 * 60 * 1000;
 
 const SCRIPTS = {
   claimWithPending: loadScript('claim-with-pending'),
+  claimRecord: loadScript('claim-record'),
   put: loadScript('put-pending-command'),
   take: loadScript('take-pending-command'),
   takeAndSettle: loadScript('take-and-settle'),
+  settle: loadScript('settle-record'),
   claimExpired: loadScript('claim-expired-commands'),
   finishExpired: loadScript('finish-expired-command'),
 };
@@ -114,7 +116,10 @@ export interface PendingCommands {
   /**
    * Claims the idempotency key (SET NX) and, only if the claim is won, stores the pending command
    * as {@link PendingCommands.putPendingCommand} does, in one round trip and atomically. A lost
-   * claim answers the record that holds the key.
+   * claim answers the record that holds the key. On a Redis Cluster the record and the command
+   * live in different slots: the claim comes first and the command is stored after it, so a crash
+   * in between leaves a claim without its command, which the claimer's redelivered message
+   * stores (execute's `restorePending`).
    */
   claimWithPending(request: ClaimWithPendingRequest): Promise<ClaimWithPending>;
   /** Stores `pending` and indexes it under `deadlineMs` (ms since the epoch), atomically. */
@@ -138,13 +143,16 @@ export interface PendingCommands {
    * it. Only when Redis holds exactly that copy: else nothing is done (`changed`), and the caller
    * takes the command and settles apart. A record the gate did not write rejects with a
    * `store_corrupt` fault before anything is done: the command keeps its deadline, so the deadline
-   * sweeper still ends the call.
+   * sweeper still ends the call. On a Redis Cluster the record is read, then the command taken,
+   * then the record settled, in three steps: a crash after the take leaves the record claimed, and
+   * the redelivered result (the same taker token) takes and settles again.
    */
   takeAndSettle(request: TakeAndSettleRequest): Promise<TakeAndSettle>;
   /**
    * Up to `limit` commands past their deadline (or past an earlier claim's lease), each re-leased
    * until `nowMs + leaseMs`: finish them before the lease ends or they are claimed again, even
    * when a result took one meanwhile (the sweep may have settled it, and then owes its outcome).
+   * On a Redis Cluster each shard of the index is claimed in turn until `limit`.
    */
   claimExpiredCommands(
     nowMs: number,
@@ -182,18 +190,26 @@ export function createPendingCommands(
       checkCount('deadline (ms)', deadlineMs, 0);
       const k = keys.idempotency(tenant, key);
       const { commandId } = pending;
-      const args = [
-        JSON.stringify(record),
-        recordTtl(ttlSeconds),
-        ...pendingArgs(pending, deadlineMs),
-      ];
-      const scriptKeys = [k, keys.pendingCommand(commandId), keys.deadlines];
-      return claimOf(await conn.script(SCRIPTS.claimWithPending, scriptKeys, args), k);
+      const claim = [JSON.stringify(record), recordTtl(ttlSeconds)];
+      const stored = pendingArgs(pending, deadlineMs);
+      const commandKeys = [keys.pendingCommand(commandId), keys.deadlinesOf(commandId)];
+      if (!keys.cluster) {
+        const reply = await conn.script(
+          SCRIPTS.claimWithPending,
+          [k, ...commandKeys],
+          [...claim, ...stored],
+        );
+        return claimOf(reply, k);
+      }
+      const claimed = claimOf(await conn.script(SCRIPTS.claimRecord, [k], claim), k);
+      if (claimed.claimed) await conn.script(SCRIPTS.put, commandKeys, stored);
+      return claimed;
     },
     async putPendingCommand(pending, deadlineMs) {
       checkCount('deadline (ms)', deadlineMs, 0);
-      const k = keys.pendingCommand(pending.commandId);
-      await conn.script(SCRIPTS.put, [k, keys.deadlines], pendingArgs(pending, deadlineMs));
+      const { commandId } = pending;
+      const commandKeys = [keys.pendingCommand(commandId), keys.deadlinesOf(commandId)];
+      await conn.script(SCRIPTS.put, commandKeys, pendingArgs(pending, deadlineMs));
     },
     async peekPendingCommand(commandId) {
       const k = keys.pendingCommand(commandId);
@@ -202,27 +218,54 @@ export function createPendingCommands(
     async takePendingCommand(commandId, takerToken) {
       const k = keys.pendingCommand(commandId);
       const args = [commandId, takerToken, lingerMs];
-      return read(await conn.script(SCRIPTS.take, [k, keys.deadlines], args), k);
+      return read(await conn.script(SCRIPTS.take, [k, keys.deadlinesOf(commandId)], args), k);
     },
     async takeAndSettle({ expected, takerToken, record, ttlSeconds, settlerToken }) {
       const { commandId } = expected;
       const k = keys.idempotency(expected.tenant, expected.idempotencyKey);
       const settle = settleArgs(record, ttlSeconds, settlerToken);
-      const args = [commandId, takerToken, lingerMs, JSON.stringify(expected), ...settle];
-      const scriptKeys = [keys.pendingCommand(commandId), keys.deadlines, k];
-      return takenOf(await conn.script(SCRIPTS.takeAndSettle, scriptKeys, args), k);
+      const take = [commandId, takerToken, lingerMs, JSON.stringify(expected)];
+      const commandKeys = [keys.pendingCommand(commandId), keys.deadlinesOf(commandId)];
+      if (!keys.cluster) {
+        const reply = await conn.script(
+          SCRIPTS.takeAndSettle,
+          [...commandKeys, k],
+          [...take, ...settle],
+        );
+        return takenOf(reply, k);
+      }
+      // The checks take-and-settle.lua makes in one step, made one slot at a time.
+      const current = await conn.run('get_record', (r) => r.get(k));
+      if (current !== null) decodeRecord(current, k);
+      const json = await conn.script(SCRIPTS.take, commandKeys, take);
+      if (typeof json !== 'string') return { outcome: 'unmatched' };
+      if (json !== take[3]) return { outcome: 'changed' };
+      return {
+        outcome: 'taken',
+        ...settlementOf(await conn.script(SCRIPTS.settle, [k], settle), k),
+      };
     },
     async claimExpiredCommands(nowMs, leaseMs, limit) {
-      const args = claimArgs(nowMs, leaseMs, limit, keys.pendingCommand(''));
-      const reply = await conn.script(SCRIPTS.claimExpired, [keys.deadlines], args);
-      return readClaim(conn, keys.deadlines, reply, 'pending command', isPendingCommand);
+      claimArgs(nowMs, leaseMs, limit, '');
+      const claims: ExpiredClaim<PendingCommand>[] = [];
+      let left = limit;
+      for (const { index, pendingPrefix } of keys.deadlineShards) {
+        if (left === 0) break;
+        const args = claimArgs(nowMs, leaseMs, left, pendingPrefix);
+        const reply = await conn.script(SCRIPTS.claimExpired, [index], args);
+        const claim = await readClaim(conn, index, reply, 'pending command', isPendingCommand);
+        left -= claim.claimed.length + claim.unreadable.length;
+        claims.push(claim);
+      }
+      return mergedClaims(claims);
     },
     async finishExpiredCommand(commandId, finish = {}) {
       const retainMs = finish.retainMs ?? 0;
       checkCount('retain (ms)', retainMs, 0);
       const k = keys.pendingCommand(commandId);
       const args = [commandId, retainMs, Math.max(retainMs, lingerMs)];
-      return (await conn.script(SCRIPTS.finishExpired, [k, keys.deadlines], args)) === 1;
+      const scriptKeys = [k, keys.deadlinesOf(commandId)];
+      return (await conn.script(SCRIPTS.finishExpired, scriptKeys, args)) === 1;
     },
   };
 }

@@ -1,11 +1,11 @@
 /**
- * The one connection to Redis, and the only module that imports ioredis (lint keeps it inside this
- * folder: scripts/lint/boundaries.js): every store module of this folder (records, pending
+ * The one connection to Redis (its ioredis client made by redis-client.ts; lint keeps ioredis inside
+ * this folder: scripts/lint/boundaries.js): every store module of this folder (records, pending
  * commands, confirmations, counters, the ledger, objects) runs its commands through it. It fails
  * fast with a Fault while Redis cannot be reached, never hanging.
  */
-import { Redis } from 'ioredis';
 import type { StoreScript } from './load-script.js';
+import { openRedisClient, redisTarget, type RedisClient } from './redis-client.js';
 import { faultOf, unavailable } from './store-faults.js';
 import { storeKeys, type StoreKeys } from './store-keys.js';
 
@@ -20,7 +20,10 @@ export interface StoreLogger {
 
 /** Options of {@link connectRedis}. */
 export interface RedisConnectionOptions {
-  /** `redis://host:port/db` (TOOLGATE_REDIS_URL). */
+  /**
+   * `redis[s]://[user:pass@]host:port[/db]` (TOOLGATE_REDIS_URL); several `host:port`, comma
+   * separated, for a Redis Cluster (see {@link redisTarget}).
+   */
   readonly url: string;
   /** Prefix of every key (TOOLGATE_REDIS_PREFIX); no braces. */
   readonly prefix: string;
@@ -44,14 +47,14 @@ export interface RedisConnectionOptions {
  * without waiting for each other's replies.
  */
 export interface RedisConnection {
-  /** The key layout in use. */
+  /** The key layout in use: the cluster layout when the URL lists several nodes. */
   readonly keys: StoreKeys;
   /** Resolves when Redis answers PING. */
   ping(): Promise<void>;
   /** Closes the connection; idempotent. Later operations fail with a retriable fault. */
   close(): Promise<void>;
   /** Runs operation `op` (its name in faults and metrics); for the store modules of this folder. */
-  run<T>(op: string, fn: (redis: Redis) => Promise<T>): Promise<T>;
+  run<T>(op: string, fn: (redis: RedisClient) => Promise<T>): Promise<T>;
   /** Runs a script with EVALSHA (EVAL when Redis does not know it yet); for the store modules. */
   script(
     s: StoreScript,
@@ -66,29 +69,22 @@ export interface RedisConnection {
  * a retriable `redis_unavailable` fault, and work again once it is back (reconnects back off from
  * 200 ms, doubling, capped at 2 s).
  *
- * @throws RangeError for a prefix with braces (see {@link storeKeys}).
+ * @throws RangeError for a prefix with braces (see {@link storeKeys}) or a malformed URL (see
+ *   {@link redisTarget}).
  */
 export function connectRedis(options: RedisConnectionOptions): RedisConnection {
-  const keys = storeKeys(options.prefix);
+  const cluster = redisTarget(options.url).nodes.length > 1;
+  const keys = storeKeys(options.prefix, { cluster });
   const timeoutMs = options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
-  const redis = new Redis(options.url, {
-    enableOfflineQueue: false,
-    // Commands issued in the same tick (the facts of one message, the messages of a chunk handled
-    // side by side) go out in one write and come back in one read.
-    enableAutoPipelining: true,
-    maxRetriesPerRequest: 1,
-    connectTimeout: timeoutMs,
-    commandTimeout: timeoutMs,
-    retryStrategy: (times) => Math.min(100 * 2 ** Math.min(times, 5), 2000),
-    // After a failover the old primary answers READONLY: reconnect and resend.
-    reconnectOnError: (error) => error.message.startsWith('READONLY'),
+  const redis = openRedisClient(options.url, {
+    timeoutMs,
     ...(options.connectionName === undefined ? {} : { connectionName: options.connectionName }),
   });
   const waiters = new Set<(ok: boolean) => void>();
   watchHealth(redis, options.logger, waiters);
   let closing: Promise<void> | undefined;
 
-  const attempt = async <T>(op: string, fn: (r: Redis) => Promise<T>): Promise<T> => {
+  const attempt = async <T>(op: string, fn: (r: RedisClient) => Promise<T>): Promise<T> => {
     if (closing !== undefined) throw unavailable(op, 'the store is closed');
     // Connected, the command is queued within this call, so operations go out in call order.
     if (redis.status !== 'ready') await whenReady(redis, waiters, timeoutMs, op);
@@ -133,7 +129,7 @@ function observed(
 }
 
 function watchHealth(
-  redis: Redis,
+  redis: RedisClient,
   logger: StoreLogger | undefined,
   waiters: Set<(ok: boolean) => void>,
 ): void {
@@ -160,7 +156,7 @@ const OPENING = new Set(['wait', 'connecting', 'connect']);
 
 /** Waits for the connection to be ready, at most `timeoutMs`. */
 async function whenReady(
-  redis: Redis,
+  redis: RedisClient,
   waiters: Set<(ok: boolean) => void>,
   timeoutMs: number,
   op: string,
@@ -179,7 +175,7 @@ async function whenReady(
   if (!ok) throw unavailable(op, `not connected (${redis.status}) after ${timeoutMs} ms`);
 }
 
-async function closeRedis(redis: Redis, waiters: Set<(ok: boolean) => void>): Promise<void> {
+async function closeRedis(redis: RedisClient, waiters: Set<(ok: boolean) => void>): Promise<void> {
   for (const wake of waiters) wake(false);
   if (redis.status !== 'ready') {
     redis.disconnect();
@@ -194,7 +190,7 @@ async function closeRedis(redis: Redis, waiters: Set<(ok: boolean) => void>): Pr
 
 /** EVALSHA, loading the script with EVAL when Redis does not know it yet. */
 async function evalScript(
-  redis: Redis,
+  redis: RedisClient,
   s: StoreScript,
   keys: readonly string[],
   args: readonly (string | number)[],

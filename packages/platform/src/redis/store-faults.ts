@@ -34,7 +34,7 @@ export function faultOf(error: unknown, op: string): Fault {
   const permanent =
     error instanceof Error &&
     error.name === 'ReplyError' &&
-    /^(WRONGTYPE|ERR (unknown command|wrong number of arguments|syntax error)|ERR .*script)/i.test(
+    /^(WRONGTYPE|CROSSSLOT|ERR (unknown command|wrong number of arguments|syntax error)|ERR .*script)/i.test(
       message,
     );
   if (!permanent) return unavailable(op, message, error);

@@ -1,6 +1,6 @@
 import { idempotencyRedisKey, tenantHashTag } from '@toolgate/shared';
 import { describe, expect, it } from 'vitest';
-import { storeKeys } from './store-keys.js';
+import { storeKeys, SWEEP_SHARDS } from './store-keys.js';
 
 const keys = storeKeys('tg:');
 const h = tenantHashTag('acme');
@@ -12,13 +12,18 @@ describe('storeKeys', () => {
   it('lays the keys out as StoreKeys documents them', () => {
     expect(keys.idempotency('acme', 'k')).toBe(idempotencyRedisKey('tg:', 'acme', 'k'));
     expect(keys.pendingCommand('cmd-1')).toBe('tg:pending-cmd:cmd-1');
-    expect(keys.deadlines).toBe('tg:deadlines');
+    expect(keys.deadlinesOf('cmd-1')).toBe('tg:deadlines');
+    expect(keys.deadlineShards).toEqual([
+      { index: 'tg:deadlines', pendingPrefix: 'tg:pending-cmd:' },
+    ]);
     expect(keys.confirmation('acme', 'c-1')).toBe(`tg:conf:{${h}}:c-1`);
     expect(keys.confirmationsByTenant('acme')).toBe(`tg:conf-by-tenant:{${h}}`);
     expect(keys.decided('acme', 'c-1')).toBe(`tg:decided:{${h}}:c-1`);
     expect(keys.decidedByTenant('acme')).toBe(`tg:decided-by-tenant:{${h}}`);
     expect(keys.amendNote('acme', 'c-1')).toBe(`tg:amend:{${h}}:c-1`);
-    expect(keys.confirmationExpiry).toBe('tg:conf-expiry');
+    expect(keys.confirmationExpiry('acme')).toBe('tg:conf-expiry');
+    expect(keys.expiryTenants('acme')).toBeUndefined();
+    expect(keys.expiryTenantShards).toEqual([]);
     expect(keys.runCalls('acme', 'run-7')).toBe(`tg:run-calls:{${h}}:run-7`);
     expect(keys.runOverflow('acme', 'run-7')).toBe(`tg:run-over:{${h}}:run-7`);
     expect(keys.tenantMinute('acme', 28_333_333)).toBe(`tg:rate-min:{${h}}:28333333`);
@@ -46,6 +51,24 @@ describe('storeKeys', () => {
     ];
     expect(new Set(scoped.map(slotTag))).toEqual(new Set([h]));
     expect(slotTag(keys.runCalls('globex', 'r'))).not.toBe(h);
+  });
+
+  it('shards the sweeper indexes on a cluster, a command beside its deadline entry', () => {
+    const cluster = storeKeys('tg:', { cluster: true });
+    const ids = Array.from({ length: 200 }, (_, i) => `cmd-${i}`);
+    const shards = new Set(ids.map((id) => cluster.deadlinesOf(id)));
+    expect(shards.size).toBe(SWEEP_SHARDS);
+    expect(cluster.deadlineShards.map((s) => s.index).sort()).toEqual([...shards].sort());
+    for (const id of ids) {
+      expect(slotTag(cluster.pendingCommand(id))).toBe(slotTag(cluster.deadlinesOf(id)));
+    }
+    expect(cluster.confirmationExpiry('acme')).toBe(`tg:conf-expiry:{${h}}`);
+    expect(cluster.confirmationExpiryOfTag(h)).toBe(`tg:conf-expiry:{${h}}`);
+    const listings = new Set(
+      Array.from({ length: 200 }, (_, i) => cluster.expiryTenants(`tenant-${i}`)),
+    );
+    expect([...listings].sort()).toEqual([...cluster.expiryTenantShards].sort());
+    expect(listings.size).toBe(SWEEP_SHARDS);
   });
 
   it('names a confirmation in the expiry index by the tag and id the sweeper script splits', () => {
