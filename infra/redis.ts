@@ -110,15 +110,7 @@ export function redisLog(config: StackConfig): string {
 
 /** Does Redis at `url` answer PING with PONG? */
 export async function probeRedis(url: string): Promise<Attempt> {
-  const redis = new Redis(url, {
-    lazyConnect: true,
-    connectTimeout: 1_000,
-    commandTimeout: 2_000,
-    maxRetriesPerRequest: 0,
-    enableOfflineQueue: false,
-    retryStrategy: () => null,
-  });
-  redis.on('error', () => undefined);
+  const redis = failFast(url, 2_000);
   try {
     await redis.connect();
     const pong: string = await redis.ping();
@@ -135,15 +127,7 @@ export async function probeRedis(url: string): Promise<Attempt> {
  * undefined when the server cannot be reached or refuses. For probing a node that may be down.
  */
 export async function askRedis(url: string, command: readonly string[]): Promise<unknown> {
-  const redis = new Redis(url, {
-    lazyConnect: true,
-    connectTimeout: 1_000,
-    commandTimeout: 1_000,
-    maxRetriesPerRequest: 0,
-    enableOfflineQueue: false,
-    retryStrategy: () => null,
-  });
-  redis.on('error', () => undefined);
+  const redis = failFast(url, 1_000);
   try {
     await redis.connect();
     const [name = 'PING', ...args] = command;
@@ -153,6 +137,20 @@ export async function askRedis(url: string, command: readonly string[]): Promise
   } finally {
     redis.disconnect();
   }
+}
+
+/** A client for one probe: connects on demand, never retries or queues, errors only thrown. */
+function failFast(url: string, commandTimeoutMs: number): Redis {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: 1_000,
+    commandTimeout: commandTimeoutMs,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+  });
+  redis.on('error', () => undefined);
+  return redis;
 }
 
 /** Does the Redis Cluster at `url` (its first node) report `cluster_state:ok`? */

@@ -32,6 +32,7 @@ import { eventually } from '../support/deadline.js';
 import { dropNamespace, testNamespace } from '../support/namespace.js';
 import { pendingCommand } from '../support/pending-command.js';
 import { redisClient, stackAddresses } from '../support/stack.js';
+import { storedPending } from '../support/pending-confirmation.js';
 
 const ns = testNamespace('platform-store');
 const prefix = ns.redisPrefix;
@@ -624,26 +625,8 @@ describe('pending confirmations', () => {
     (await store.listPending(tenant, { expiredUpToMs: 0, size })).entries.flatMap((e) =>
       e.pending === undefined ? [] : [e.pending],
     );
-  const pending = (id: string, tenant = 'acme', expiresInMs = TTL): PendingConfirmation => ({
-    confirmationId: id,
-    proposalId: `p-${id}`,
-    runId: 'run-1',
-    requestId: 'req-1',
-    callId: 'call-1',
-    tenant,
-    requestedBy: 'alice',
-    requesterRoles: ['approver'],
-    tool: 'delete_invoice',
-    toolVersion: '1',
-    attempt: 0,
-    receivedAt: new Date(NOW).toISOString(),
-    args: { invoice_id: 'inv-1' },
-    objects: [{ type: 'invoice', id: 'inv-1', version: 3 }],
-    card: { action: 'Delete invoice', target: 'inv-1', effect: 'gone', preview: { total: 12 } },
-    digest: 'digest-1',
-    policyVersion: 'pv-1',
-    expiresAt: new Date(NOW + expiresInMs).toISOString(),
-  });
+  const pending = (id: string, tenant = 'acme', expiresInMs = TTL): PendingConfirmation =>
+    storedPending(id, tenant, NOW, expiresInMs);
 
   it('parks a confirmation once; a redelivery gets the stored one back, another message what stands', async () => {
     const id = `conf-${uid()}`;
@@ -752,7 +735,10 @@ describe('pending confirmations', () => {
   it('pages through confirmations that share an expiry, from a position that was taken meanwhile, none repeated or skipped', async () => {
     const tenant = `t-${uid()}`;
     // Twelve share one expiry (parked in the same millisecond), two expire later, one has expired.
-    const tied = Array.from({ length: 12 }, (_, i) => `conf-${String(i).padStart(2, '0')}-${uid()}`);
+    const tied = Array.from(
+      { length: 12 },
+      (_, i) => `conf-${String(i).padStart(2, '0')}-${uid()}`,
+    );
     for (const id of tied) await store.parkConfirmation(pending(id, tenant, 5000), TTL, PARKER);
     const later = [`conf-a-${uid()}`, `conf-b-${uid()}`];
     for (const id of later) await store.parkConfirmation(pending(id, tenant, 9000), TTL, PARKER);
@@ -794,9 +780,7 @@ describe('pending confirmations', () => {
     expect(claimed).toContainEqual(pending(expired, 'acme', -1));
     expect(claimed.map((p) => p.confirmationId)).not.toContain(waiting);
     expect(await store.takeConfirmation('acme', expired, 'approval')).toBeUndefined();
-    expect((await waitingIn('acme', 1000)).map((p) => p.confirmationId)).not.toContain(
-      expired,
-    );
+    expect((await waitingIn('acme', 1000)).map((p) => p.confirmationId)).not.toContain(expired);
   });
 
   it('sweeps an unfinished confirmation again once its lease has run out, and not after finishing', async () => {

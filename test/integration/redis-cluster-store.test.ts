@@ -24,6 +24,7 @@ import { REDIS_ADMIN } from '../../infra/redis.js';
 import { eventually, promiseCallbacksRun } from '../support/deadline.js';
 import { pendingCommand } from '../support/pending-command.js';
 import { startTestCluster, type TestCluster } from '../support/test-cluster.js';
+import { storedPending } from '../support/pending-confirmation.js';
 
 const prefix = `tgc-${randomUUID().slice(0, 8)}:`;
 const NOW = 1_800_000_000_000;
@@ -116,26 +117,8 @@ describe('idempotency claims and pending commands on a Redis Cluster', () => {
 
 describe('confirmations on a Redis Cluster', () => {
   const PARKER = 'authorized@1:7';
-  const pending = (id: string, tenant: string, expiresInMs = TTL): PendingConfirmation => ({
-    confirmationId: id,
-    proposalId: `p-${id}`,
-    runId: 'run-1',
-    requestId: 'req-1',
-    callId: 'call-1',
-    tenant,
-    requestedBy: 'alice',
-    requesterRoles: ['approver'],
-    tool: 'delete_invoice',
-    toolVersion: '1',
-    attempt: 0,
-    receivedAt: new Date(NOW).toISOString(),
-    args: { invoice_id: 'inv-1' },
-    objects: [{ type: 'invoice', id: 'inv-1', version: 3 }],
-    card: { action: 'Delete invoice', target: 'inv-1', effect: 'gone', preview: { total: 12 } },
-    digest: 'digest-1',
-    policyVersion: 'pv-1',
-    expiresAt: new Date(NOW + expiresInMs).toISOString(),
-  });
+  const pending = (id: string, tenant: string, expiresInMs = TTL): PendingConfirmation =>
+    storedPending(id, tenant, NOW, expiresInMs);
 
   it('parks once, lists, and lets one approval take it', async () => {
     const id = `conf-${randomUUID()}`;
