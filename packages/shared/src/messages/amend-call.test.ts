@@ -38,6 +38,11 @@ describe('readAmendBody', () => {
     ['a blank reason', { digest: DIGEST, args: ARGS, reason: '  ' }, 'invalid_reason'],
     ['a reason of two lines', { digest: DIGEST, args: ARGS, reason: 'a\nb' }, 'invalid_reason'],
     [
+      'a reason that reorders its text (a bidirectional control)',
+      { digest: DIGEST, args: ARGS, reason: 'refund \u202e00.002' },
+      'invalid_reason',
+    ],
+    [
       'a reason that is too long',
       { digest: DIGEST, args: ARGS, reason: 'x'.repeat(MAX_REJECTION_REASON_CHARS + 1) },
       'invalid_reason',
@@ -46,6 +51,14 @@ describe('readAmendBody', () => {
     const read = readAmendBody(body);
     expect(read).toMatchObject({ ok: false, code });
     expect(read.ok ? '' : read.message).not.toBe('');
+  });
+
+  it('keeps a reason trimmed, as a rejection keeps its own', () => {
+    const read = readAmendBody({ digest: DIGEST, args: ARGS, reason: '  Refund 9.00  ' });
+    expect(read).toEqual({
+      ok: true,
+      value: { digest: DIGEST, args: ARGS, reason: 'Refund 9.00' },
+    });
   });
 });
 

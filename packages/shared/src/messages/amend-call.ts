@@ -5,7 +5,7 @@
  * every rung and waits for its own approval (under a four-eyes policy, not theirs).
  */
 import { canonicalSha256, sha256Hex } from '../idempotency/canonical-sha256.js';
-import type { Approval } from './approval.js';
+import { REASON_RULE, reasonOf, type Approval } from './approval.js';
 import { MAX_REJECTION_REASON_CHARS, type AmendBody } from './approval-views.js';
 import type { Proposal } from '../types.js';
 import type { PendingConfirmation } from '../confirmation/check-approval.js';
@@ -15,9 +15,6 @@ const AMENDED_ID_HEX = 32;
 
 const DIGEST = /^[0-9a-f]{64}$/;
 
-// eslint-disable-next-line no-control-regex -- a reason is one line of text: no C0 controls, no DEL
-const CONTROL = /[\u0000-\u001f\u007f]/;
-
 /** An amend as the person sent it, or why it cannot be read. */
 export type ReadAmend =
   | { readonly ok: true; readonly value: AmendBody }
@@ -25,8 +22,8 @@ export type ReadAmend =
 
 /**
  * Reads the body of `POST /confirmations/:id/amend`: `digest` (64 lowercase hex digits), `args` (a
- * JSON object; its size is bounded by the HTTP body limit) and an optional `reason` (one line, at
- * most {@link MAX_REJECTION_REASON_CHARS}).
+ * JSON object; its size is bounded by the HTTP body limit) and an optional `reason`, by the rule
+ * of a rejection's reason ({@link reasonOf}), kept trimmed.
  */
 export function readAmendBody(body: unknown): ReadAmend {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -40,17 +37,10 @@ export function readAmendBody(body: unknown): ReadAmend {
     return refused('invalid_amend', 'args must be a JSON object: the changed arguments.');
   }
   const args = given as Readonly<Record<string, unknown>>;
-  if (reason === undefined) return { ok: true, value: { digest, args } };
-  if (typeof reason !== 'string' || reason.trim() === '' || CONTROL.test(reason)) {
-    return refused('invalid_reason', 'reason must be one line of text.');
-  }
-  if (reason.length > MAX_REJECTION_REASON_CHARS) {
-    return refused(
-      'invalid_reason',
-      `reason must be at most ${MAX_REJECTION_REASON_CHARS} characters.`,
-    );
-  }
-  return { ok: true, value: { digest, args, reason } };
+  // The same rule as a rejection's own reason: this one becomes part of one.
+  const said = reasonOf(reason);
+  if (said === false) return refused('invalid_reason', REASON_RULE);
+  return { ok: true, value: { digest, args, ...(said === undefined ? {} : { reason: said }) } };
 }
 
 /** True when `args` differ from the waiting call's arguments (key order aside). */
