@@ -134,7 +134,8 @@ function respond(url: string): { status: number; body: unknown } {
   });
   if (url.startsWith('/pending'))
     return { status: 200, body: { tenant: 'acme', confirmations: PENDING } };
-  if (url.startsWith('/decided')) return { status: 200, body: { decided: DECIDED } };
+  if (url.startsWith('/decided'))
+    return { status: 200, body: { tenant: 'acme', confirmations: DECIDED } };
   if (url.startsWith('/analytics/windows?size=hour'))
     return { status: 200, body: { size: 'hour', windows: [window('hour', 3_600_000)] } };
   if (url.startsWith('/analytics/windows'))

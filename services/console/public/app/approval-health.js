@@ -11,13 +11,7 @@ export async function loadHealth(section) {
     fill(
       section,
       title,
-      h(
-        'p',
-        { class: 'empty' },
-        answer.status === 404
-          ? 'Approval health unavailable on this gate.'
-          : `Approval health unavailable: ${errorText(answer)}`,
-      ),
+      h('p', { class: 'empty' }, `Approval health unavailable: ${errorText(answer)}`),
     );
     return;
   }

@@ -33,13 +33,7 @@ export function drillDown() {
       fill(
         body,
         heading,
-        h(
-          'p',
-          { class: 'empty' },
-          answer.status === 404
-            ? 'Drill-down unavailable on this gate.'
-            : `Drill-down unavailable: ${errorText(answer)}`,
-        ),
+        h('p', { class: 'empty' }, `Drill-down unavailable: ${errorText(answer)}`),
       );
       return;
     }

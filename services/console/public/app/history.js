@@ -2,7 +2,7 @@
  * The history of decided confirmations (/api/decided), filtered by tool, outcome and who decided,
  * with the cards that expired while this page showed them.
  */
-import { api } from './api.js';
+import { api, errorText } from './api.js';
 import { fill, h, timeOf } from './dom.js';
 
 const OUTCOMES = ['approved', 'rejected', 'amended', 'expired', 'changed', 'ended'];
@@ -54,14 +54,11 @@ export function historySection(expiredHere) {
     const text = query.toString();
     const answer = await api('GET', `/api/decided${text === '' ? '' : `?${text}`}`);
     if (answer.ok) {
-      decided = answer.data.decided ?? answer.data.confirmations ?? [];
+      decided = answer.data.confirmations;
       status.textContent = '';
     } else {
       decided = [];
-      status.textContent =
-        answer.status === 404
-          ? 'History unavailable: this gate does not list decided confirmations.'
-          : `History unavailable: ${answer.data?.error?.message ?? answer.status}`;
+      status.textContent = `History unavailable: ${errorText(answer)}`;
     }
     render();
   };

@@ -186,11 +186,7 @@ const ACTIONS = {
     );
     const run = answer.data?.replacement?.runId;
     const sent = `Sent as a new proposal${run === undefined ? '' : ` in run ${run}`}; it waits for its own approval.`;
-    const refused =
-      answer.status === 404
-        ? 'Approving with changes is not available on this gate.'
-        : `Not sent: ${errorText(answer)}`;
-    report(card, status, answer.ok ? sent : refused);
+    report(card, status, answer.ok ? sent : `Not sent: ${errorText(answer)}`);
   },
   select(card, checked, box) {
     if (!checked) {
