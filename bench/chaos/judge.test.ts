@@ -313,6 +313,17 @@ describe('judge', () => {
   });
 });
 
+describe('judge, hold-up of a run that stalled', () => {
+  it('runs the last gap to the end of the run when a proposal was never answered', () => {
+    const faults = [fault({ injectedAt: T0 + 1_500, recoveredAt: T0 + 2_000 })];
+    const stalled = clean({ observations: [observed(1)], effects: [] });
+    const report = judge(facts({ faults }), stalled, { now, marginMs: 0 });
+    expect(report.rows[0]?.holdUpMs.max).toBe(100_000 - 1_500);
+    const done = judge(facts({ faults, sent: [sent(1)] }), stalled, { now, marginMs: 0 });
+    expect(done.rows[0]?.holdUpMs.max).toBe(0);
+  });
+});
+
 describe('holdUpOf', () => {
   const f = fault({ injectedAt: 100, recoveredAt: 200 });
 
