@@ -16,7 +16,8 @@ export function runLine(r: ChaosReport): string {
   const redis = r.redisCluster ? 'Redis Cluster' : 'one Redis server';
   return (
     `${r.mode} chaos run, seed ${r.seed}: ${r.proposals} proposals at ${r.rate}/s over ` +
-    `${r.durationSeconds.toFixed(1)} s, ${r.faults} faults; ${r.instancesPerStage} instances per ` +
+    `${r.durationSeconds.toFixed(1)} s, ${r.faults} fault${r.faults === 1 ? '' : 's'}; ` +
+    `${r.instancesPerStage} instances per ` +
     `stage, ${r.toolWorkers} tool workers, ${nodes}, ${redis}`
   );
 }
