@@ -185,6 +185,25 @@ describe('the ledger: leases', () => {
     ).toEqual({ outcome: 'lost', holder: 'delivery-2' });
   });
 
+  it('lets the holder end its lease at once, so a redelivery resumes without waiting', async () => {
+    const key = freshKey();
+    await store.ledgerClaim('acme', key, claimant('cmd-a', 'd1', 'delivery-1'), TTL, LEASE);
+    const other = claimant('cmd-a', 'd1', 'delivery-2');
+    expect(await store.ledgerRelease('acme', key, other)).toEqual({
+      outcome: 'lost',
+      holder: 'delivery-1',
+    });
+    expect(await store.ledgerClaim('acme', key, other, TTL, LEASE)).toMatchObject({
+      outcome: 'running',
+    });
+    const released = claimant('cmd-a', 'd1', 'delivery-1');
+    expect(await store.ledgerRelease('acme', key, released)).toMatchObject({ outcome: 'renewed' });
+    expect(await store.ledgerClaim('acme', key, other, TTL, LEASE)).toEqual({
+      outcome: 'resumed',
+      attempts: 2,
+    });
+  });
+
   it("renews the holder's lease only, and only while the entry runs", async () => {
     const key = freshKey();
     const holder = claimant('cmd-a', 'd1', 'delivery-1');

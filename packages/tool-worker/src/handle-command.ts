@@ -38,7 +38,7 @@ import { checkOutcome, readdressed, resultFor, workerError } from './tool-result
 /** What the command handler works with. */
 export interface CommandHandlerDeps {
   /** Where the worker claims keys and records results. */
-  readonly ledger: Pick<Ledger, 'ledgerClaim' | 'ledgerPut' | 'ledgerRenew'>;
+  readonly ledger: Pick<Ledger, 'ledgerClaim' | 'ledgerPut' | 'ledgerRenew' | 'ledgerRelease'>;
   readonly tools: ToolHandlers;
   /** The tool of each subscribed command topic (full name). */
   readonly toolOfTopic: ReadonlyMap<string, string>;
@@ -147,7 +147,7 @@ async function settle(command: Command, deps: CommandHandlerDeps): Promise<ToolR
         logger.warn({ ...log, attempt }, 'resuming a command an earlier delivery did not finish');
       }
       const run = { command, attempt, claimant };
-      const result = resultFor(ids, await execute(run, deps), deps.now());
+      const result = resultFor(ids, await releasingOnFault(run, deps), deps.now());
       const put = await ledger.ledgerPut(tenant, key, claimant, result, ttl);
       if (put.outcome !== 'foreign') return put.result;
       logger.warn({ ...log, heldBy: put.token }, 'the key was claimed meanwhile; not recorded');
@@ -203,6 +203,23 @@ async function execute(run: Run, deps: CommandHandlerDeps): Promise<ToolOutcome>
     return outcomeOf(end, log, deps);
   } finally {
     lease.stop();
+  }
+}
+
+/**
+ * {@link execute}, ending the lease when it throws (a retriable fault: nothing is recorded), so
+ * that the redelivery, on this worker or another, resumes at once rather than after the lease.
+ * Best effort: if Redis is what failed, the lease simply runs out.
+ */
+async function releasingOnFault(run: Run, deps: CommandHandlerDeps): Promise<ToolOutcome> {
+  try {
+    return await execute(run, deps);
+  } catch (error) {
+    const { command } = run;
+    await deps.ledger
+      .ledgerRelease(command.context.tenant, command.idempotencyKey, run.claimant)
+      .catch(() => undefined);
+    throw error;
   }
 }
 

@@ -120,6 +120,11 @@ export interface Ledger {
     leaseMs: number,
   ): Promise<LedgerRenew>;
   /**
+   * Ends the claimant's lease now, if its holder still holds the running entry (Lua): a delivery
+   * that faulted and records nothing lets its own redelivery resume at once.
+   */
+  ledgerRelease(tenant: string, key: string, claimant: LedgerClaimant): Promise<LedgerRenew>;
+  /**
    * Records the result of the claimant's run (Lua; the first result recorded stays, and the TTL
    * is renewed). Safe to repeat: a second call answers `kept` with the first result.
    */
@@ -164,6 +169,12 @@ export function createLedger(conn: RedisConnection): Ledger {
     async ledgerRenew(tenant, key, c, leaseMs) {
       const k = keys.ledger(tenant, key);
       const args = [c.token, c.holder ?? c.token, lease(leaseMs)];
+      return ledgerRenewOf(await conn.script(LEDGER_RENEW, [k], args), k);
+    },
+    async ledgerRelease(tenant, key, c) {
+      const k = keys.ledger(tenant, key);
+      // A lease of 0 ms ends now: the claim script takes over a lease that is not in the future.
+      const args = [c.token, c.holder ?? c.token, 0];
       return ledgerRenewOf(await conn.script(LEDGER_RENEW, [k], args), k);
     },
     async ledgerPut(tenant, key, c, result, ttlSeconds) {
