@@ -16,6 +16,7 @@ import { createMetrics, type Metrics } from '@toolgate/platform/metrics';
 import {
   connectRedis,
   createLedger,
+  DEFAULT_LEDGER_LEASE_MS,
   type Ledger,
   type LedgerEntry,
 } from '@toolgate/platform/redis';
@@ -89,6 +90,13 @@ export interface ToolWorkerOptions {
   readonly maxBatchMessages?: number;
   /** How long ledger entries live, in seconds (≥ 24 h). Default 7 days, as idempotency records. */
   readonly ledgerTtlSeconds?: number;
+  /**
+   * The lease a delivery holds on a command's ledger entry while its handler runs, in ms, 1 s to
+   * 1 h; renewed every third of it (docs/decisions/0010). Another delivery of the same command
+   * waits while it is live, and takes the command over once it lapses, so this is also how long a
+   * command whose worker died mid-handler waits before it is run again. Default 15 s.
+   */
+  readonly leaseMs?: number;
   /** Consumer group session timeout, in ms (the stage loop's default when unset). */
   readonly sessionTimeoutMs?: number;
   /** Backoff while Redis or the registry is down (the stage loop's default when unset). */
@@ -282,6 +290,7 @@ function startLoop(options: ToolWorkerOptions, facts: LoopFacts): Promise<StageL
     logger,
     now,
     ledgerTtlSeconds: options.ledgerTtlSeconds ?? IDEMPOTENCY_RETENTION_SECONDS,
+    leaseMs: options.leaseMs ?? DEFAULT_LEDGER_LEASE_MS,
     abortGraceMs: options.abortGraceMs ?? DEFAULT_ABORT_GRACE_MS,
     maxOutputBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
   });

@@ -206,12 +206,28 @@ class Loop {
   }
 
   /**
-   * Handles a chunk in key lanes (`key-lanes.ts`), with a heartbeat after each message. The
-   * outcome covers the longest prefix of the chunk that was handled in full; whatever a lane
-   * handled past it is delivered again, which the handlers' deterministic ids make harmless.
+   * Handles a chunk in key lanes (`key-lanes.ts`), with a heartbeat after each message and on a
+   * timer while it lasts (see {@link keepAlive}). The outcome covers the longest prefix of the
+   * chunk that was handled in full; whatever a lane handled past it is delivered again, which the
+   * handlers' deterministic ids make harmless.
    */
   private async handleChunk(batch: BusBatch, chunk: readonly BusMessage[]): Promise<ChunkOutcome> {
     const heard: { interrupted?: Error | undefined } = {};
+    const beat = async () => hear(heard, await batch.heartbeat().then(() => undefined, asError));
+    const stopBeating = keepAlive(beat, this.o.heartbeatEveryMs);
+    try {
+      return await this.handleChunkLanes(batch, chunk, heard, beat);
+    } finally {
+      stopBeating();
+    }
+  }
+
+  private async handleChunkLanes(
+    batch: BusBatch,
+    chunk: readonly BusMessage[],
+    heard: { interrupted?: Error | undefined },
+    beat: () => Promise<void>,
+  ): Promise<ChunkOutcome> {
     const { handled, halt } = await runKeyLanes<OutRecord[], Fault>({
       keys: chunk.map(laneKey),
       lanesAtOnce: this.o.keysConcurrently,
@@ -232,9 +248,8 @@ class Loop {
           if (!(error instanceof Fault && error.retriable)) throw error;
           return { halted: error };
         }
-        // Slow handlers must not cost the membership (kafkajs sends one per heartbeat interval).
-        const beat = await batch.heartbeat().then(() => undefined, asError);
-        heard.interrupted ??= beat;
+        // Many fast handlers must not cost the membership either (kafkajs sends one per interval).
+        await beat();
         return { handled: records };
       },
     });
@@ -292,6 +307,35 @@ class Loop {
     if (!this.state.moveTo('stopped')) {
       this.o.logger.info({ state: this.state.get() }, 'stage loop stopped');
     }
+  }
+}
+
+/**
+ * Calls `beat` every `everyMs` until the returned function is called, one call at a time: kafkajs
+ * heartbeats only when asked, so without this a handler longer than the session timeout would
+ * lose the group its partition mid-handler, and another member would run the same command.
+ */
+function keepAlive(beat: () => Promise<void>, everyMs: number): () => void {
+  let beating = false;
+  const timer = setInterval(() => {
+    if (beating) return;
+    beating = true;
+    void beat().finally(() => (beating = false));
+  }, everyMs);
+  return () => clearInterval(timer);
+}
+
+/**
+ * Keeps the first heartbeat error of a chunk, unless a later one says the membership is lost: then
+ * that one, so the chunk is not committed by a member the group has already dropped.
+ */
+function hear(heard: { interrupted?: Error | undefined }, error: Error | undefined): void {
+  if (error === undefined) return;
+  if (
+    heard.interrupted === undefined ||
+    (membershipLost(error) && !membershipLost(heard.interrupted))
+  ) {
+    heard.interrupted = error;
   }
 }
 
