@@ -147,6 +147,7 @@ export async function superviseStages(options: SuperviseOptions): Promise<Superv
         host: config.httpHost,
         metrics: deps.metrics,
         ready: () => running.ready(),
+        membership: () => running.membership(),
         logger: deps.logger,
       });
       lifecycle.onStop(`${module.STAGE} http`, () => http.close());
