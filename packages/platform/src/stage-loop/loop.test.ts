@@ -680,13 +680,17 @@ describe('startStageLoop (in memory)', () => {
     expect(loop.ready()).toBe(false);
   });
 
-  it('tells onCrash when its producer was fenced', async () => {
+  it('tells onCrash when its producer was fenced, naming the transactional id and the instance id variable', async () => {
     const memory = memoryBus();
-    const told: string[] = [];
-    await startWith(memory, { onCrash: (error) => told.push(error.message) });
+    const told: Error[] = [];
+    await startWith(memory, { onCrash: (error) => told.push(error) });
     memory.failing.fenced = true;
     await memory.deliver(batchOf(1).batch);
-    expect(told).toEqual(['fenced while trying to commit']);
+    expect(told).toHaveLength(1);
+    expect(told[0]).toMatchObject({ code: BUS_FAULTS.fenced });
+    expect(told[0]?.message).toContain('another process took over the transactional id "g.i"');
+    expect(told[0]?.message).toContain('fenced while trying to commit');
+    expect(told[0]?.message).toContain('give each its own TOOLGATE_INSTANCE_ID');
   });
 
   it('names its instance, group and the partitions of its last group join, none once it stopped', async () => {
