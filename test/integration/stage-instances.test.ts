@@ -6,9 +6,17 @@
  * the stage over, its predecessor fenced and stopped with a line that says why. Against the real
  * stack; the instances run in-process, each with its own lifecycle, as separate processes would.
  */
+import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as authorize from '@toolgate/authorize';
-import { stageGroup, superviseStages, type SupervisedStages } from '@toolgate/platform';
+import * as confirm from '@toolgate/confirm';
+import {
+  APPROVAL_PORT_NAME,
+  stageGroup,
+  superviseStages,
+  type StageModule,
+  type SupervisedStages,
+} from '@toolgate/platform';
 import deployment from '../support/deployment/index.js';
 import { eventually } from '../support/deadline.js';
 import { dropGateNamespace, gateEnv, stageIdentities } from '../support/gate-harness.js';
@@ -53,14 +61,21 @@ afterAll(async () => {
   await dropGateNamespace(ns, kafkaClient(`${ns.id}-cleanup`));
 }, 60_000);
 
-/** Starts the authorize stage as instance `instanceId`, on a free HTTP port. */
-async function startInstance(instanceId: string): Promise<Instance> {
+/**
+ * Starts a stage (authorize unless told) as instance `instanceId`, on free ports unless `env`
+ * names them.
+ */
+async function startInstance(
+  instanceId: string,
+  module: StageModule = authorize,
+  env: Readonly<Record<string, string>> = {},
+): Promise<Instance> {
   const lines: Record<string, unknown>[] = [];
   const exits: number[] = [];
   const gate = await superviseStages({
-    env: gateEnv(ns, { TOOLGATE_INSTANCE_ID: instanceId, TOOLGATE_LOG_LEVEL: 'info' }),
+    env: gateEnv(ns, { TOOLGATE_INSTANCE_ID: instanceId, TOOLGATE_LOG_LEVEL: 'info', ...env }),
     deployment,
-    modules: [authorize],
+    modules: [module],
     identities: stageIdentities(),
     logDestination: {
       write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>),
@@ -73,8 +88,10 @@ async function startInstance(instanceId: string): Promise<Instance> {
   return instance;
 }
 
-async function readyz(instance: Instance): Promise<Readyz> {
-  const port = instance.gate.ports['authorize'];
+async function readyz(
+  instance: Instance,
+  port = instance.gate.ports['authorize'],
+): Promise<Readyz> {
   const res = await fetch(`http://127.0.0.1:${port}/readyz`);
   return (await res.json()) as Readyz;
 }
@@ -103,6 +120,15 @@ async function writeToEveryPartition(): Promise<void> {
   } finally {
     await producer.disconnect();
   }
+}
+
+/** A port nothing listens on now. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 /** The group's committed offset in every input partition. */
@@ -167,4 +193,50 @@ describe('two instances of the authorize stage', () => {
     );
     expect(successor.exits).toEqual([]);
   }, 600_000);
+});
+
+describe('two instances of the confirm stage on one host', () => {
+  it('run on ports of their own, each approval API answering, and share both input topics', async () => {
+    const [http1, http2, api1, api2] = await Promise.all([
+      freePort(),
+      freePort(),
+      freePort(),
+      freePort(),
+    ]);
+    const portsOf = (http: number, api: number) => ({
+      TOOLGATE_HTTP_PORT: String(http),
+      TOOLGATE_APPROVAL_PORT: String(api),
+    });
+    const one = await startInstance(`${ns.id}-c1`, confirm, portsOf(http1, api1));
+    const two = await startInstance(`${ns.id}-c2`, confirm, portsOf(http2, api2));
+    expect([one.gate.ports['confirm'], one.gate.ports[APPROVAL_PORT_NAME]]).toEqual([http1, api1]);
+    expect([two.gate.ports['confirm'], two.gate.ports[APPROVAL_PORT_NAME]]).toEqual([http2, api2]);
+
+    const authorized = `${ns.id}.toolgate.authorized`;
+    const approvals = `${ns.id}.toolgate.approvals`;
+    const covered = async (topic: string, count: number) => {
+      const shares = await Promise.all(
+        [one, two].map(
+          async (i) => (await readyz(i, i.gate.ports['confirm'])).partitions?.[topic] ?? [],
+        ),
+      );
+      return (
+        JSON.stringify(shares.flat().sort((a, b) => a - b)) ===
+        JSON.stringify(PARTITIONS.slice(0, count))
+      );
+    };
+    await eventually(
+      120_000,
+      'the two confirm instances to share authorized and approvals',
+      async () => (await covered(authorized, 6)) && (await covered(approvals, 3)),
+    );
+    // The approval API answers on each instance's own port, and says only whether it is ready.
+    for (const api of [api1, api2]) {
+      const res = await fetch(`http://127.0.0.1:${api}/readyz`);
+      expect({ status: res.status, body: await res.json() }).toEqual({
+        status: 200,
+        body: { status: 'ready' },
+      });
+    }
+  }, 300_000);
 });
