@@ -21,7 +21,11 @@ import {
   type LedgerEntry,
 } from '@toolgate/platform/redis';
 import { retryWhileRetriable, type RetryPolicy } from '@toolgate/platform/retry';
-import { startStageLoop, type StageLoop } from '@toolgate/platform/stage-loop';
+import {
+  startStageLoop,
+  type GroupMembership,
+  type StageLoop,
+} from '@toolgate/platform/stage-loop';
 import { stopBound } from '@toolgate/platform/stage-options';
 import {
   ConfigError,
@@ -135,6 +139,11 @@ export interface ToolWorker {
   readonly groupId: string;
   /** True once the consumer joined its group with at least one partition, until it stops. */
   ready(): boolean;
+  /**
+   * Its instance (TOOLGATE_INSTANCE_ID), group and the command partitions it holds now, for the
+   * health answers of the worker's process.
+   */
+  membership(): GroupMembership;
   /**
    * The worker's metrics (`toolgate_refused_forgeries_total{message="command"}` counts commands
    * dropped for want of a valid proof), for a `/metrics` endpoint of the worker's process.
@@ -335,6 +344,7 @@ function workerHandle(
     metrics,
     groupId: workerGroup(config.groupPrefix, name),
     ready: () => loop.ready(),
+    membership: () => loop.membership(),
     stop: () =>
       (stopping ??= (async () => {
         await loop.stop();

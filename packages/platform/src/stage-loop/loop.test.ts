@@ -137,6 +137,8 @@ function memoryBus() {
   const nextCommit = () => new Promise<void>((resolve) => (onCommit = resolve));
   /** The consumer crashes, as kafkajs reports it; `restarting` says whether kafkajs restarts it. */
   const crash = (error: Fault, restarting: boolean) => crashed?.(error, restarting);
+  /** The group rebalanced and gave this member `assignment`. */
+  const rejoin = (assignment: Assignment) => joined?.(assignment);
   return {
     bus,
     deliver,
@@ -148,6 +150,7 @@ function memoryBus() {
     failing,
     consumerOptions,
     crash,
+    rejoin,
   };
 }
 
@@ -749,13 +752,48 @@ describe('startStageLoop (in memory)', () => {
     expect(loop.ready()).toBe(false);
   });
 
-  it('tells onCrash when its producer was fenced', async () => {
+  it('tells onCrash when its producer was fenced, naming the transactional id and the instance id variable', async () => {
     const memory = memoryBus();
-    const told: string[] = [];
-    await startWith(memory, { onCrash: (error) => told.push(error.message) });
+    const told: Error[] = [];
+    await startWith(memory, { onCrash: (error) => told.push(error) });
     memory.failing.fenced = true;
     await memory.deliver(batchOf(1).batch);
-    expect(told).toEqual(['fenced while trying to commit']);
+    expect(told).toHaveLength(1);
+    expect(told[0]).toMatchObject({ code: BUS_FAULTS.fenced });
+    expect(told[0]?.message).toContain('another process took over the transactional id "g.i"');
+    expect(told[0]?.message).toContain('fenced while trying to commit');
+    expect(told[0]?.message).toContain('give each its own TOOLGATE_INSTANCE_ID');
+  });
+
+  it('names its instance, group and the partitions of its last group join, none once it stopped', async () => {
+    const memory = memoryBus();
+    const loop = await startWith(memory, { groupId: 'toolgate.authorize', instanceId: 'host-1' });
+    expect(loop.membership()).toEqual({
+      instanceId: 'host-1',
+      groupId: 'toolgate.authorize',
+      partitions: { [TOPIC]: [0] },
+    });
+    memory.rejoin({ results: [], [TOPIC]: [5, 1, 3], approvals: [2] });
+    expect(loop.membership().partitions).toEqual({ approvals: [2], [TOPIC]: [1, 3, 5] });
+    expect(Object.keys(loop.membership().partitions)).toEqual(['approvals', TOPIC]);
+    await loop.stop();
+    expect(loop.membership()).toEqual({
+      instanceId: 'host-1',
+      groupId: 'toolgate.authorize',
+      partitions: {},
+    });
+  });
+
+  it('holds no partitions and is not ready from a consumer crash until it rejoins', async () => {
+    const memory = memoryBus();
+    const loop = await startWith(memory);
+    memory.crash(new Fault(BUS_FAULTS.error, 'kafkajs restarts it'), true);
+    expect(loop.membership().partitions).toEqual({});
+    expect(loop.ready()).toBe(false);
+    memory.rejoin({ [TOPIC]: [0] });
+    expect(loop.membership().partitions).toEqual({ [TOPIC]: [0] });
+    expect(loop.ready()).toBe(true);
+    await loop.stop();
   });
 
   it('goes from starting to running to stopping to stopped, logging and reporting each state', async () => {

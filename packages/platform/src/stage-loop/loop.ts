@@ -6,8 +6,10 @@
  */
 import { ConfigError } from '@toolgate/shared';
 import { Fault } from '../fault.js';
+import { partitionCount, sortedAssignment, type GroupMembership } from '../group-membership.js';
 import {
   membershipLost,
+  type Assignment,
   type BusBatch,
   type BusConsumer,
   type BusConsumerOptions,
@@ -44,6 +46,7 @@ export async function startStageLoop(options: StageLoopOptions): Promise<StageLo
   return {
     ready: () => loop.ready(),
     state: () => loop.state.get(),
+    membership: () => loop.membership(),
     produceTransactional: (outgoing) => loop.produceTransactional(outgoing),
     stop: () => loop.stop(),
   };
@@ -78,7 +81,8 @@ class Loop {
   private readonly commits: GroupCommit;
   private readonly retries: PartitionRetry;
   private readonly lag: LagReport;
-  private assigned = 0;
+  /** What the last group join gave this member; nothing once it left the group or stopped. */
+  private held: Assignment = {};
   private stopping: Promise<void> | undefined;
 
   constructor(private readonly o: ResolvedStageLoopOptions) {
@@ -117,12 +121,17 @@ class Loop {
   }
 
   ready(): boolean {
-    return this.isRunning() && this.assigned > 0;
+    return this.isRunning() && partitionCount(this.held) > 0;
+  }
+
+  membership(): GroupMembership {
+    const { instanceId, groupId } = this.o;
+    return { instanceId, groupId, partitions: this.isRunning() ? this.held : {} };
   }
 
   async start(): Promise<void> {
     this.consumer.onGroupJoin((assignment) => {
-      this.assigned = Object.values(assignment).reduce((n, ps) => n + ps.length, 0);
+      this.held = sortedAssignment(assignment);
       this.lag.forgetOutside(assignment);
       this.o.logger.info({ assignment }, 'joined the consumer group');
     });
@@ -271,6 +280,8 @@ class Loop {
   // ---- stopping ----------------------------------------------------------------------------
 
   private onConsumerCrash(error: Fault, restarting: boolean): void {
+    // A crashed consumer has left the group; a restarted one is told its share when it rejoins.
+    this.held = {};
     if (restarting) {
       this.o.logger.warn(errorFields(error), 'consumer crashed; kafkajs restarts it');
       return;
@@ -292,7 +303,7 @@ class Loop {
 
   private async close(): Promise<void> {
     if (isActive(this.state.get())) this.state.moveTo('stopping');
-    this.assigned = 0;
+    this.held = {};
     this.retries.cancel();
     await closeInOrder(
       [
