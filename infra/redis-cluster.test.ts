@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { nodeConfig } from './redis-cluster.js';
-import { redisNodeUrls, redisUrlWith } from './redis.js';
+import { probeRedis, redisNodeUrls, redisUrlWith } from './redis.js';
 
 describe('nodeConfig', () => {
   it('runs a node in cluster mode on its port and bus port, with the ACL file and replication user', () => {
@@ -43,5 +43,15 @@ describe('redisUrlWith and redisNodeUrls', () => {
       'redis://a:b@h2:2',
     ]);
     expect(redisNodeUrls('redis://h1:1/0')).toEqual(['redis://h1:1/0']);
+  });
+});
+
+describe('probeRedis', () => {
+  it("probes a URL listing a cluster's nodes as a cluster, through its first node", async () => {
+    // Nothing listens on port 1: the probe names the node that did not answer, and throws nothing.
+    expect(await probeRedis('redis://admin:pw@127.0.0.1:1,127.0.0.1:2')).toEqual({
+      ready: false,
+      why: 'no answer from redis://127.0.0.1:1',
+    });
   });
 });

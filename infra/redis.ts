@@ -5,7 +5,8 @@
  * objects its tools change (never pending confirmations, idempotency records or counters).
  */
 import path from 'node:path';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
+import { redisTarget } from '@toolgate/platform';
 import { requireTool } from './java.js';
 import { spawnDetached, type StartedProcess } from './processes.js';
 import type { StackConfig } from './stack-config.js';
@@ -108,8 +109,12 @@ export function redisLog(config: StackConfig): string {
   return path.join(config.logDir, 'redis.log');
 }
 
-/** Does Redis at `url` answer PING with PONG? */
+/**
+ * Does Redis at `url` answer PING with PONG? A URL listing a cluster's nodes (an external cluster
+ * given by TOOLGATE_REDIS_URL) is probed as a cluster ({@link probeRedisCluster}).
+ */
 export async function probeRedis(url: string): Promise<Attempt> {
+  if (redisNodeUrls(url).length > 1) return probeRedisCluster(url);
   const redis = failFast(url, 2_000);
   try {
     await redis.connect();
@@ -238,16 +243,34 @@ export async function ensureRedisUsers(config: StackConfig, adminUrl: string): P
 
 /**
  * Runs `work` on a connection to the Redis at `url` that fails fast instead of queueing, and
- * closes it after: for the stack's few administrative commands (users, probes, clean-ups).
+ * closes it after: for the stack's few administrative commands (users, probes, clean-ups). A URL
+ * listing a cluster's nodes gets a cluster client, which sends each command on one key to the
+ * node that holds it; what each node keeps for itself (ACL users) goes through
+ * {@link withEveryRedisNode} instead.
  */
 export async function withRedis<T>(url: string, work: (redis: Redis) => Promise<T>): Promise<T> {
-  const redis = new Redis(url, {
+  const options = {
     lazyConnect: true,
     connectTimeout: 3_000,
     commandTimeout: 5_000,
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
-  });
+  } as const;
+  const target = redisTarget(url);
+  const { username, password } = target;
+  const redis =
+    target.nodes.length === 1
+      ? new Redis(url, options)
+      : // Typed as one server: the commands run through it are on one key.
+        (new Cluster([...target.nodes], {
+          lazyConnect: true,
+          enableOfflineQueue: false,
+          redisOptions: {
+            ...options,
+            ...(username && { username }),
+            ...(password && { password }),
+          },
+        }) as unknown as Redis);
   redis.on('error', () => undefined);
   try {
     await redis.connect();

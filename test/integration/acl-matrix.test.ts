@@ -95,6 +95,18 @@ async function writeAs(principal: string, topic: string) {
   }
 }
 
+/** The nodes that lead a partition of `topic`: a fetch from any other node reads none of it. */
+async function leadersOf(topic: string): Promise<ReadonlySet<number>> {
+  const admin = kafkaClient(`${ns.id}-leaders`).admin();
+  await admin.connect();
+  try {
+    const { topics: found } = await admin.fetchTopicMetadata({ topics: [topic] });
+    return new Set(found.flatMap((t) => t.partitions.map((p) => p.leader)));
+  } finally {
+    await admin.disconnect();
+  }
+}
+
 /**
  * Reads `topic` as `principal` in consumer group `group`, as a stage or an agent reads: allowed
  * once a fetch comes back, refused when the broker refuses the subscription, the group or the
@@ -102,6 +114,9 @@ async function writeAs(principal: string, topic: string) {
  * refused, which would spoil the next request of a shared client.
  */
 async function readAs(principal: string, group: string, topic: string) {
+  // A consumer fetches from every node, one that leads none of its partitions too: only a fetch
+  // from a leader of the topic's partitions shows that the broker let it read.
+  const leaders = await leadersOf(topic);
   const consumer = kafkaClient(`${ns.id}-${principal}-read`, principal).consumer({
     groupId: group,
     retry: { retries: 0 },
@@ -110,7 +125,10 @@ async function readAs(principal: string, group: string, topic: string) {
     heartbeatInterval: 500,
   });
   const fetched = new Promise<'allowed' | 'refused'>((resolve, reject) => {
-    consumer.on(consumer.events.FETCH, () => resolve('allowed'));
+    consumer.on(consumer.events.FETCH, ({ payload }) => {
+      // kafkajs's types say a number; it passes the node id as a string.
+      if (leaders.has(Number(payload.nodeId))) resolve('allowed');
+    });
     consumer.on(consumer.events.CRASH, ({ payload }) => {
       outcome(() => Promise.reject(payload.error)).then(resolve, reject);
     });

@@ -31,7 +31,8 @@ import type { IdempotencyRecord, PendingConfirmation, ResolvedObject } from '@to
 import { eventually } from '../support/deadline.js';
 import { dropNamespace, testNamespace } from '../support/namespace.js';
 import { pendingCommand } from '../support/pending-command.js';
-import { redisClient, stackAddresses } from '../support/stack.js';
+import { startPrivateRedis } from '../support/private-redis.js';
+import { onRedisCluster, redisClient, stackAddresses } from '../support/stack.js';
 import { storedPending } from '../support/pending-confirmation.js';
 
 const ns = testNamespace('platform-store');
@@ -1233,23 +1234,30 @@ describe('when Redis cannot be reached', () => {
   });
 
   it('fails while Redis is down and works again when it returns', async () => {
-    const proxy = await redisProxy(new URL(stackAddresses().redisUrl));
-    const logged: string[] = [];
-    const logger = {
-      info: (_: object, message: string) => void logged.push(`info: ${message}`),
-      warn: (_: object, message: string) => void logged.push(`warn: ${message}`),
-    };
-    const s = storesOn(connect({ url: proxy.url, logger }));
-    await s.ping();
-    await proxy.down();
-    expect(await faultOf(s.countProposal(counted()))).toMatchObject({
-      code: 'redis_unavailable',
-      retriable: true,
-    });
-    await proxy.up();
-    await answers('the store to reconnect through the proxy', () => s.ping());
-    expect(logged).toEqual(['warn: redis connection failed', 'info: redis connection restored']);
-    expect((await s.countProposal(counted())).callsInRun).toBe(1);
+    // The proxy stands for one server. A cluster's nodes send clients to their own addresses,
+    // past it: on a cluster stack it stands before a server of the test's own.
+    const own = onRedisCluster() ? await startPrivateRedis() : undefined;
+    try {
+      const proxy = await redisProxy(new URL(own?.url ?? stackAddresses().redisUrl));
+      const logged: string[] = [];
+      const logger = {
+        info: (_: object, message: string) => void logged.push(`info: ${message}`),
+        warn: (_: object, message: string) => void logged.push(`warn: ${message}`),
+      };
+      const s = storesOn(connect({ url: proxy.url, logger }));
+      await s.ping();
+      await proxy.down();
+      expect(await faultOf(s.countProposal(counted()))).toMatchObject({
+        code: 'redis_unavailable',
+        retriable: true,
+      });
+      await proxy.up();
+      await answers('the store to reconnect through the proxy', () => s.ping());
+      expect(logged).toEqual(['warn: redis connection failed', 'info: redis connection restored']);
+      expect((await s.countProposal(counted())).callsInRun).toBe(1);
+    } finally {
+      await own?.close();
+    }
   });
 
   it('recovers when its connection is killed, failing only with retriable faults meanwhile', async () => {

@@ -6,8 +6,9 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { storeKeys } from '@toolgate/platform';
+import { redisTarget, storeKeys } from '@toolgate/platform';
 import { REDIS_GATE_USER, REDIS_WORKER_USER, redisUrlAs } from '../../infra/redis.js';
+import { redisAt } from '../support/redis-at.js';
 import { redisClient, stackAddresses, stackConfig } from '../support/stack.js';
 
 const keys = storeKeys('toolgate:');
@@ -15,7 +16,7 @@ const probe = `redis-users-${Date.now().toString(36)}`;
 const opened: Redis[] = [];
 
 function as(user: string): Redis {
-  const redis = new Redis(redisUrlAs(stackConfig(), user), { maxRetriesPerRequest: 1 });
+  const redis = redisAt(redisUrlAs(stackConfig(), user), { maxRetriesPerRequest: 1 });
   opened.push(redis);
   return redis;
 }
@@ -82,10 +83,10 @@ describe("the gate's Redis user", () => {
 
 describe('a client that does not log in', () => {
   it('may do nothing: the default user is off', async () => {
-    const url = new URL(stackAddresses().redisUrl);
+    // One node is enough: each node of a cluster keeps the same users.
+    const [node] = redisTarget(stackAddresses().redisUrl).nodes;
     const anonymous = new Redis({
-      host: url.hostname,
-      port: Number(url.port),
+      ...node,
       maxRetriesPerRequest: 0,
       lazyConnect: true,
       enableReadyCheck: false,

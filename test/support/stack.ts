@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import kafkajs, { type Kafka } from 'kafkajs';
-import { Cluster, Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { inject } from 'vitest';
 import { redisTarget, type KafkaSecurity } from '@toolgate/platform';
 import { STACK_SASL_MECHANISM } from '../../infra/kafka.js';
@@ -20,6 +20,7 @@ import {
 import { stackEnv } from '../../infra/stack-env.js';
 import { STACK_ADMIN } from '../../infra/stack-principals.js';
 import { gateKeys, kafkaPassword, type GateKeys } from '../../infra/stack-secrets.js';
+import { redisAt } from './redis-at.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -44,6 +45,11 @@ export function stackAddresses(): StackAddresses {
 /** The stack's configuration, for its secrets (passwords and keys under `.stack/secrets/`). */
 export function stackConfig(): StackConfig {
   return loadStackConfig(process.env, REPO_ROOT);
+}
+
+/** Is the stack's Redis a Redis Cluster (its URL lists several nodes)? */
+export function onRedisCluster(): boolean {
+  return redisTarget(inject('stack').redisUrl).nodes.length > 1;
 }
 
 /** The SCRAM identity of one principal of the stack. */
@@ -93,13 +99,5 @@ export function redisAdminUrl(): string {
  * cluster (a Redis URL listing several nodes) a `Cluster`, typed as the commands tests run on it.
  */
 export function redisClient(): Redis {
-  const url = redisAdminUrl();
-  const target = redisTarget(url);
-  if (target.nodes.length === 1) return new Redis(url, { maxRetriesPerRequest: 1 });
-  const { username, password } = target;
-  const redisOptions = { ...(username && { username }), ...(password && { password }) };
-  const cluster = new Cluster([...target.nodes], {
-    redisOptions: { ...redisOptions, maxRetriesPerRequest: 1 },
-  });
-  return cluster as unknown as Redis;
+  return redisAt(redisAdminUrl(), { maxRetriesPerRequest: 1 });
 }

@@ -8,7 +8,6 @@
  * and before the commit: the handler ran and the ledger holds its result, but Kafka never saw the
  * command consumed.
  */
-import { Redis } from 'ioredis';
 import {
   createBus,
   connectRedis,
@@ -20,6 +19,7 @@ import {
   type BusProducer,
 } from '@toolgate/platform';
 import { loadWorkerConfig, startToolWorker, toolOk } from '@toolgate/tool-worker';
+import { redisAt } from './redis-at.js';
 
 const must = (name: string): string => {
   const value = process.env[name];
@@ -67,7 +67,7 @@ const redis = connectRedis({ url: config.redisUrl, prefix: config.redisPrefix })
 const ledger = createLedger(redis);
 // The worker's own Redis user may touch only its ledger and objects: the test's counter is not
 // the worker's, and is kept as the user the test gives (CHILD_COUNTER_REDIS_URL).
-const counter = new Redis(must('CHILD_COUNTER_REDIS_URL'));
+const counter = redisAt(must('CHILD_COUNTER_REDIS_URL'));
 const callsKey = must('CHILD_CALLS_KEY');
 
 const worker = await startToolWorker({

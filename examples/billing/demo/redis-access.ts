@@ -2,6 +2,7 @@
  * The demo's raw Redis command, which the gate's store adapter has no business offering: trying a
  * write that a user's ACL rules should refuse. Every connection fails fast instead of queueing.
  */
+import { redisTarget } from '@toolgate/platform';
 import { withRedis } from '../../../infra/redis.js';
 
 /** What a write attempt came to. */
@@ -24,8 +25,10 @@ export async function tryWrite(url: string, key: string): Promise<WriteAttempt> 
   });
 }
 
-/** The user name in a `redis://user:password@host:port` URL (`default` when none). */
+/**
+ * The user name in a `redis://user:password@host:port` URL, or a cluster's
+ * (`redis://user:password@h1:p1,h2:p2,…`); `default` when none.
+ */
 export function redisUserOf(url: string): string {
-  const user = decodeURIComponent(new URL(url).username);
-  return user === '' ? 'default' : user;
+  return redisTarget(url).username ?? 'default';
 }

@@ -137,7 +137,7 @@ export async function openGateRuntime(
       deployment.objects === undefined ? { objects } : {},
       logger,
     );
-    await redis.ping();
+    await waitForRedis(redis, logger);
     const tools = gate.registry.list().map((t) => t.name);
     const topics = gateTopics(config.topicPrefix);
     const table = aclTable({
@@ -214,6 +214,26 @@ function topicsUnseen(stage: GateStageName, unseen: readonly string[]): Fault {
     TOPICS_UNSEEN,
     `the ${stage} stage cannot see ${unseen.join(', ')}: the topic is missing, or no ACL lets its Kafka principal use it. Create the topics and ACLs first (\`npx toolgate topics create\` and \`npx toolgate acls apply\` with an admin identity, or \`npm run stack:up\` for the local stack)`,
   );
+}
+
+/**
+ * How long start-up waits for Redis to answer: 30 s. A Redis Cluster's client is ready only once it
+ * has reached every node and learnt the slots, which a process busy starting may take more than
+ * one command's bound to do.
+ */
+export const REDIS_STARTUP_DEADLINE_MS = 30_000;
+
+/** Resolves once Redis answers PING, retrying retriable faults until REDIS_STARTUP_DEADLINE_MS. */
+async function waitForRedis(redis: RedisConnection, logger: Logger): Promise<void> {
+  await retryWhileRetriable(() => redis.ping(), {
+    deadlineMs: REDIS_STARTUP_DEADLINE_MS,
+    retriable: isRetriable,
+    onRetry: (attempt, error, delayMs) =>
+      logger.warn(
+        { attempt, delayMs, err: error instanceof Error ? error.message : String(error) },
+        'redis busy or unreachable at start-up; retrying',
+      ),
+  });
 }
 
 /** How long start-up waits for a busy or restarting registry before giving up: 2 minutes. */
