@@ -89,7 +89,7 @@ export interface ToolWorkerOptions {
   readonly maxBatchMessages?: number;
   /** How long ledger entries live, in seconds (≥ 24 h). Default 7 days, as idempotency records. */
   readonly ledgerTtlSeconds?: number;
-  /** Consumer group session timeout, in ms (the stage loop's default when unset). */
+  /** Consumer group session timeout, in ms (TOOLGATE_SESSION_TIMEOUT_MS when unset). */
   readonly sessionTimeoutMs?: number;
   /** Backoff while Redis or the registry is down (the stage loop's default when unset). */
   readonly retry?: RetryPolicy;
@@ -304,9 +304,7 @@ function startLoop(options: ToolWorkerOptions, facts: LoopFacts): Promise<StageL
     },
     maxBatchMessages: options.maxBatchMessages ?? 1,
     stopTimeoutMs: stopBound(config.shutdownTimeoutMs),
-    ...(options.sessionTimeoutMs === undefined
-      ? {}
-      : { sessionTimeoutMs: options.sessionTimeoutMs }),
+    sessionTimeoutMs: options.sessionTimeoutMs ?? config.sessionTimeoutMs,
     ...(options.retry === undefined ? {} : { retry: options.retry }),
     ...(options.onCrash === undefined ? {} : { onCrash: options.onCrash }),
   });
