@@ -135,7 +135,17 @@ export interface ChaosReport {
   readonly rows: readonly FaultRow[];
   /** True when no invariant broke. */
   readonly ok: boolean;
+  /** How far around a fault's window a breach or a gap still counts as its, in ms. */
+  readonly marginMs?: number;
+  /** Breaches near no fault, per invariant. */
+  readonly unattributed?: Readonly<Record<Invariant, number>>;
+  /** Records the judge read: a zero where there should be many says the reading went wrong. */
+  readonly seen?: Readonly<Record<SeenKind, number>>;
 }
+
+/** What the judge reads back: the gate's topics and the tools' effect log. */
+export type SeenKind =
+  'proposals' | 'observations' | 'commands' | 'results' | 'quarantine' | 'audit' | 'effects';
 
 /** Reads the run's topics and effects and judges it (`judge-run.ts`). */
 export type JudgeRun = (facts: ChaosRunFacts) => Promise<ChaosReport>;

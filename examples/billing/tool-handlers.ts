@@ -7,7 +7,11 @@
  * - a command that finds its own earlier write in place (a redelivery after a crash that came
  *   before the ledger recorded the result) reports success again and changes nothing;
  * - every check before the write (status open, not sent, refund within what is left) is made
- *   on the very version the write replaces.
+ *   on the very version the write replaces;
+ * - every write is recorded, in the same script, in the tenant's effect log (idempotency key,
+ *   command, proposal, tool, object, version before and after, time): the tools' own account of
+ *   what they did, read with `objects.effects(tenant)`. A redelivery that finds its own write, or
+ *   a write that fails, records nothing, so two entries under one idempotency key are two effects.
  */
 import { REJECTION_CODES, type Command, type ResolvedObject } from '@toolgate/shared';
 import type { RedisObjectStore } from '@toolgate/platform';
@@ -65,7 +69,13 @@ async function write(
   if (!planned.ok) return failed(planned.code, planned.message);
   context.signal.throwIfAborted();
   const next = markApplied(planned.attributes, command.commandId);
-  const written = await objects.compareAndSet(ref, tenant, ref.version, next);
+  const written = await objects.compareAndSet(ref, tenant, ref.version, next, {
+    idempotencyKey: command.idempotencyKey,
+    commandId: command.commandId,
+    proposalId: command.context.proposalId,
+    tool: command.tool,
+    at: context.now().toISOString(),
+  });
   if (written === 'not_found') return notFound();
   if (written !== 'conflict') return { ok: true, object: written };
   // Lost the race: it may have been this very command, delivered twice at once.

@@ -1053,6 +1053,78 @@ describe('createRedisObjectStore', () => {
   it('refuses a namespace that could collide with another key', () => {
     expect(() => createRedisObjectStore(store.conn, 'a:b')).toThrow(RangeError);
   });
+
+  it('logs a write made for a command with it, and nothing for a write that did not happen', async () => {
+    const objects = createRedisObjectStore(store.conn, `ns-${uid()}`);
+    const id = `inv-${uid()}`;
+    const ref = { type: 'invoice', id };
+    await objects.seed([invoice('acme', id, 4)]);
+    const cause = (n: number) => ({
+      idempotencyKey: `key-${n}`,
+      commandId: `cmd-${n}`,
+      proposalId: `p-${n}`,
+      tool: 'pay_invoice',
+      at: '2027-01-15T08:00:00.000Z',
+    });
+    await objects.compareAndSet(ref, 'acme', 4, { status: 'paid' }, cause(1));
+    expect(await objects.compareAndSet(ref, 'acme', 4, { status: 'void' }, cause(2))).toBe(
+      'conflict',
+    );
+    expect(await objects.compareAndSet(ref, 'globex', 5, {}, cause(3))).toBe('not_found');
+    await objects.compareAndSet(ref, 'acme', 5, { status: 'edited' });
+    expect(await objects.effects('acme')).toEqual([
+      { ...cause(1), tenant: 'acme', type: 'invoice', id, versionBefore: 4, versionAfter: 5 },
+    ]);
+    expect(await objects.effects('globex')).toEqual([]);
+  });
+
+  it('reads a long effect log whole, in order, and lets it expire after its last write', async () => {
+    const namespace = `ns-${uid()}`;
+    const objects = createRedisObjectStore(store.conn, namespace, { ttlSeconds: 600 });
+    const id = `inv-${uid()}`;
+    const ref = { type: 'invoice', id };
+    await objects.seed([invoice('acme', id, 0)]);
+    const writes = 1_200;
+    for (let v = 0; v < writes; v += 1) {
+      const at = new Date(v).toISOString();
+      const cause = {
+        idempotencyKey: `k${v}`,
+        commandId: `c${v}`,
+        proposalId: `p${v}`,
+        tool: 't',
+        at,
+      };
+      await objects.compareAndSet(ref, 'acme', v, { v }, cause);
+    }
+    const log = await objects.effects('acme');
+    expect(log.map((e) => e.versionBefore)).toEqual(Array.from({ length: writes }, (_, v) => v));
+    const ttl = await admin.ttl(store.conn.keys.effects(namespace, 'acme'));
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(600);
+  });
+
+  it('keeps the effect log near its length, dropping the oldest entries', async () => {
+    const objects = createRedisObjectStore(store.conn, `ns-${uid()}`, { length: 10 });
+    const id = `inv-${uid()}`;
+    const ref = { type: 'invoice', id };
+    await objects.seed([invoice('acme', id, 0)]);
+    for (let v = 0; v < 500; v += 1) {
+      const at = new Date(v).toISOString();
+      const cause = {
+        idempotencyKey: `k${v}`,
+        commandId: `c${v}`,
+        proposalId: `p${v}`,
+        tool: 't',
+        at,
+      };
+      await objects.compareAndSet(ref, 'acme', v, { v }, cause);
+    }
+    const log = await objects.effects('acme');
+    // Redis trims whole stream nodes (100 entries each by default): about the length, never all.
+    expect(log.length).toBeGreaterThanOrEqual(10);
+    expect(log.length).toBeLessThan(200);
+    expect(log.at(-1)?.versionBefore).toBe(499);
+  });
 });
 
 /** A TCP proxy in front of Redis that the test can take down and bring back on the same port. */

@@ -258,3 +258,79 @@ describe('search, calculate and final', () => {
     });
   });
 });
+
+describe("the tools' record of effects", () => {
+  /** A fresh payment of acme's at version 1, refundable many times over. */
+  async function freshPayment(): Promise<ObjectRef & { readonly version: number }> {
+    const id = `pay_fx_${Math.random().toString(36).slice(2, 8)}`;
+    await objects.seed([
+      {
+        type: 'Payment',
+        id,
+        tenant: 'acme',
+        version: 1,
+        attributes: { amount_cents: 100_000, refunded_cents: 0, currency: 'EUR' },
+      },
+    ]);
+    return { type: 'Payment', id, version: 1 };
+  }
+
+  const effectsOf = async (c: Command) =>
+    (await objects.effects('acme')).filter((e) => e.idempotencyKey === c.idempotencyKey);
+
+  it('records one entry per applied write, with its cause, and none for a redelivery or a stale version', async () => {
+    const payment = await freshPayment();
+    const c = command('refund_payment', { payment_id: payment.id, amount_cents: 1_000 }, payment);
+    await harness.produce(c, c);
+    expect(await harness.resultsOf(c.commandId, 2)).toMatchObject([
+      { status: 'ok' },
+      { status: 'ok' },
+    ]);
+    const [entry, ...more] = await effectsOf(c);
+    expect(more).toEqual([]);
+    expect(entry).toEqual({
+      idempotencyKey: c.idempotencyKey,
+      commandId: c.commandId,
+      proposalId: c.context.proposalId,
+      tenant: 'acme',
+      tool: 'refund_payment',
+      type: 'Payment',
+      id: payment.id,
+      versionBefore: 1,
+      versionAfter: 2,
+      at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as unknown,
+    });
+    const stale = command('refund_payment', { payment_id: payment.id, amount_cents: 1 }, payment);
+    expect(await run(stale)).toMatchObject({ status: 'error', error: { code: 'stale_object' } });
+    expect(await effectsOf(stale)).toEqual([]);
+  });
+
+  it('records nothing for a run of the handler that finds its own earlier write', async () => {
+    const handlers = createBillingHandlers(objects);
+    const refund = handlers['refund_payment'];
+    if (refund === undefined) throw new Error('the example has no refund_payment handler');
+    const payment = await freshPayment();
+    const c = command('refund_payment', { payment_id: payment.id, amount_cents: 500 }, payment);
+    const context = { signal: new AbortController().signal, deadline: new Date(c.deadline) };
+    const now = () => new Date();
+    const first = await refund(c, { ...context, attempt: 1, now });
+    // The ledger's `resumed`: the command runs again after a crash that came after the write.
+    const again = await refund(c, { ...context, attempt: 2, now });
+    expect(again).toEqual(first);
+    // Two deliveries at once: one wins the compare-and-set, the other finds the winner's write.
+    const racing = command(
+      'refund_payment',
+      { payment_id: payment.id, amount_cents: 700 },
+      {
+        ...payment,
+        version: 2,
+      },
+    );
+    const both = await Promise.all(
+      [1, 2].map((attempt) => refund(racing, { ...context, attempt, now })),
+    );
+    expect(both).toMatchObject([{ status: 'ok' }, { status: 'ok' }]);
+    expect(await effectsOf(c)).toHaveLength(1);
+    expect(await effectsOf(racing)).toMatchObject([{ versionBefore: 2, versionAfter: 3 }]);
+  });
+});

@@ -48,6 +48,7 @@ describe('storeKeys', () => {
       keys.repairChains('acme', 'r'),
       keys.ledger('acme', 'k'),
       keys.object('billing', 'acme', ref),
+      keys.effects('billing', 'acme'),
     ];
     expect(new Set(scoped.map(slotTag))).toEqual(new Set([h]));
     expect(slotTag(keys.runCalls('globex', 'r'))).not.toBe(h);
@@ -84,6 +85,15 @@ describe('storeKeys', () => {
     const b = keys.object('ns', 'acme', { type: 'a', id: 'b:c' });
     const c = keys.object('ns', 'acme:a', { type: 'b', id: 'c' });
     expect(new Set([a, b, c]).size).toBe(3);
+  });
+
+  it("keeps a tenant's effect log apart from every object key, and in the workers' key space", () => {
+    const log = keys.effects('ns', 'acme:x');
+    expect(log).toBe(`tg:obj:{${tenantHashTag('acme:x')}}:ns:acme%3Ax:effects`);
+    expect(log.split(':')).toHaveLength(
+      keys.object('ns', 'acme:x', { type: 't', id: 'i' }).split(':').length - 1,
+    );
+    expect(() => keys.effects('a:b', 'acme')).toThrow(RangeError);
   });
 
   it('refuses a prefix with braces, which would capture the hash tag', () => {

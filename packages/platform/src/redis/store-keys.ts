@@ -99,6 +99,13 @@ export interface StoreKeys {
   ledger(tenant: string, idempotencyKey: string): string;
   /** `<p>obj:{h}:<namespace>:<tenant>:<type>:<id>` (parts URI-encoded): an object (hash: `v`, `doc`). */
   object(namespace: string, tenant: string, ref: ObjectRef): string;
+  /**
+   * `<p>obj:{h}:<namespace>:<tenant>:effects` (tenant URI-encoded): the stream of writes tools made
+   * to a tenant's objects. Among the objects' keys and in their slot, so the script that writes an
+   * object appends to it, and a tool worker's Redis user (confined to its ledger and objects) may;
+   * one part shorter than an object's key, so no object's key is the same.
+   */
+  effects(namespace: string, tenant: string): string;
 }
 
 /** Options of {@link storeKeys}. */
@@ -158,6 +165,8 @@ export function storeKeys(prefix: string, options: StoreKeyOptions = {}): StoreK
     ledger: (tenant: string, key: string) => `${tagged('ledger', tenant)}:${key}`,
     object: (namespace: string, tenant: string, ref: ObjectRef) =>
       `${tagged('obj', tenant)}:${checkedNamespace(namespace)}:${[tenant, ref.type, ref.id].map(encodeURIComponent).join(':')}`,
+    effects: (namespace: string, tenant: string) =>
+      `${tagged('obj', tenant)}:${checkedNamespace(namespace)}:${encodeURIComponent(tenant)}:effects`,
   });
 }
 
