@@ -17,8 +17,6 @@ export interface ChaosOptions {
   readonly seed: number;
   readonly rate: number;
   readonly faults: number;
-  /** Where the report goes. */
-  readonly out: string;
 }
 
 /** Reads the command line; throws naming the bad argument. */
@@ -47,7 +45,6 @@ export function parseChaosOptions(argv: readonly string[]): ChaosOptions {
     seed: numbers['--seed'] ?? 1,
     rate: numbers['--rate'] ?? 20,
     faults: numbers['--faults'] ?? (quick ? 6 : 210),
-    out: 'bench/results/chaos-latest.json',
   };
 }
 

@@ -79,7 +79,10 @@ function exampleWorker(o: StartOptions, f: FleetOptions, n: number, port: number
       });
       const probe = async () =>
         (await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(1_000) })).ok;
-      return { child, ready: () => waitUntil(`${name} joining its group`, child, probe) };
+      return {
+        child,
+        ready: () => waitUntil(`${name} joining its group`, child, probe, o.readyWithinMs),
+      };
     },
   };
 }

@@ -85,6 +85,9 @@ export async function runChaos(r: ChaosRun): Promise<ChaosReport> {
         progress,
         gateDeployment: `${REPO_ROOT}bench/chaos/chaos-deployment.ts`,
         gateEnv: sessionEnv,
+        // A restart under load on a busy two-core machine: the new process competes with eleven
+        // others for the CPU it needs to start.
+        readyWithinMs: 180_000,
       };
       const fleet = await startFleet(start, {
         instancesPerStage: INSTANCES_PER_STAGE,

@@ -10,12 +10,12 @@
  *   npm run chaos -- --quick     # one Kafka node, one Redis, a few faults: about 5 minutes
  *   npm run chaos                # three Kafka nodes, a Redis Cluster, 210 faults: about 25 minutes
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { loadStackConfig, type StackConfig } from '../../infra/stack-config.js';
 import { stackDown, stackUp } from '../../infra/stack-driver.js';
 import { StackError } from '../../infra/stack-error.js';
 import { REPO_ROOT } from '../pipeline/start-systems.js';
+import { CHAOS_REPORT_PATH, writeChaosReport } from './format-chaos.js';
 import { formatChaosReport, judgeRun } from './judge-run.js';
 import { chaosStackEnv, parseChaosOptions, USAGE, type ChaosOptions } from './chaos-options.js';
 import { runChaos } from './run-chaos.js';
@@ -78,11 +78,10 @@ async function main(): Promise<number> {
     judge: judgeRun,
     afterEnd: stack.down,
   });
-  mkdirSync(dirname(join(REPO_ROOT, options.out)), { recursive: true });
-  writeFileSync(join(REPO_ROOT, options.out), `${JSON.stringify(report, null, 2)}\n`);
+  writeChaosReport(report, join(REPO_ROOT, CHAOS_REPORT_PATH));
   console.log(formatChaosReport(report).join('\n'));
   console.log(
-    `written to ${options.out}; the whole run took ${Math.round((Date.now() - started) / 1000)} s`,
+    `written to ${CHAOS_REPORT_PATH}; the whole run took ${Math.round((Date.now() - started) / 1000)} s`,
   );
   return report.ok ? 0 : 1;
 }

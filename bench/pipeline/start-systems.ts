@@ -76,6 +76,8 @@ export interface StartOptions {
   readonly gateOnly?: boolean;
   /** Variables every gate process gets besides its own (a run's session timeout). */
   readonly gateEnv?: Readonly<Record<string, string>>;
+  /** How long a gate process may take to be ready, ms. Default 90 s. */
+  readonly readyWithinMs?: number;
 }
 
 /**
@@ -240,7 +242,10 @@ export function gateStage(
       });
       const probe = async () =>
         (await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(1_000) })).ok;
-      return { child, ready: () => waitUntil(`${name} joining its group`, child, probe) };
+      return {
+        child,
+        ready: () => waitUntil(`${name} joining its group`, child, probe, o.readyWithinMs),
+      };
     },
   };
 }
