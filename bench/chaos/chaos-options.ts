@@ -6,7 +6,7 @@ import type { FaultKind } from './chaos-facts.js';
 import type { FaultHolds, ScheduleOptions } from './fault-schedule.js';
 
 export const USAGE = `usage: npm run chaos -- [--quick] [--seed N] [--rate N] [--faults N]
-  --quick      one Kafka node and one Redis, a few faults; within about 5 minutes
+  --quick      one Kafka node and one Redis, a few faults (meant for about 5 minutes)
   --seed N     seeds the mix, the approver's decisions and the fault schedule (default 1)
   --rate N     proposals per second, open loop (default 20)
   --faults N   faults in all (default 210 full, 6 quick)`;

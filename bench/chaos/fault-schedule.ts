@@ -1,6 +1,6 @@
 /**
  * The chaos run's faults, planned before the run from its seed: which fault, on what, when, and
- * for how long. Pure. The plan has two phases: first one fault at a time (each begins a short gap
+ * for how long. Pure. The schedule has two phases: first one fault at a time (each begins a short gap
  * after the one before has recovered, so a breach can be laid at one fault's door), then
  * overlapping (faults begin on a fixed beat shorter than a fault lasts, so several are open at
  * once, on different targets, as in a bad afternoon in production).

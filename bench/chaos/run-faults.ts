@@ -19,7 +19,7 @@ export interface RunFaultsOptions {
   readonly progress: (line: string) => void;
 }
 
-/** Injects the plan's faults; resolves with them once the last has recovered. */
+/** Injects the scheduled faults; resolves with them once the last has recovered. */
 export async function runFaults(o: RunFaultsOptions): Promise<InjectedFault[]> {
   const faults: InjectedFault[] = [];
   const open = new Map<number, PlannedFault>();

@@ -7,8 +7,8 @@
  * tools did, checks the invariants (docs/reliability.md), prints its table and writes
  * bench/results/chaos-latest.json. Exits non-zero when an invariant broke or the run failed.
  *
- *   npm run chaos -- --quick     # one Kafka node, one Redis, a few faults: about 5 minutes
- *   npm run chaos                # three Kafka nodes, a Redis Cluster, 210 faults: about 25 minutes
+ *   npm run chaos -- --quick     # one Kafka node, one Redis, a few faults (docs/reliability.md)
+ *   npm run chaos                # three Kafka nodes, a Redis Cluster, 210 faults
  */
 import { join } from 'node:path';
 import { loadStackConfig, type StackConfig } from '../../infra/stack-config.js';
