@@ -106,6 +106,9 @@ export const CHAOS_CONFIRMATION_TTL_SECONDS = 15;
 export const CHAOS_HOLDS: FaultHolds = {
   // Past the session timeout, and the heartbeat after it.
   stopMs: CHAOS_SESSION_TIMEOUT_MS + 4_000,
+  // Past the ledger lease a worker holds on a running command (15 s by default), so its twin
+  // takes the command over while it sleeps.
+  workerStopMs: 20_000,
   downMs: 5_000,
   outageMs: 10_000,
 };

@@ -21,8 +21,10 @@ export interface FaultTargets {
 
 /** How long each fault stays open before its target is brought back, in ms. */
 export interface FaultHolds {
-  /** A SIGSTOP lasts past the consumer session timeout: the group moves on without it. */
+  /** A stage's SIGSTOP lasts past the consumer session timeout: the group moves on without it. */
   readonly stopMs: number;
+  /** A tool worker's lasts past the session timeout and the ledger lease of its running command. */
+  readonly workerStopMs: number;
   /** A killed Kafka node, Redis primary or registry stays down this long before its restart. */
   readonly downMs: number;
   /** Every Redis process stopped this long. */
@@ -127,8 +129,9 @@ export function holdOf(kind: FaultKind, holds: FaultHolds): number {
     case 'kill_worker':
       return 0;
     case 'stop_stage':
-    case 'stop_worker':
       return holds.stopMs;
+    case 'stop_worker':
+      return holds.workerStopMs;
     case 'redis_outage':
       return holds.outageMs;
     case 'kill_kafka_node':
