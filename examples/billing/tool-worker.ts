@@ -63,7 +63,10 @@ async function main(): Promise<void> {
   }
 }
 
-/** `/healthz`, `/readyz` (the worker consumes) and `/metrics` (the worker's own). */
+/**
+ * `/healthz`, `/readyz` (the worker consumes; both name its instance and the command partitions it
+ * holds) and `/metrics` (the worker's own).
+ */
 async function serveHttp(
   worker: ToolWorker,
   where: { readonly port: number; readonly host: string },
@@ -74,6 +77,7 @@ async function serveHttp(
     ...where,
     metrics: worker.metrics,
     ready: () => worker.ready(),
+    membership: () => worker.membership(),
     logger,
   });
   lifecycle.onStop('HTTP server', () => server.close());

@@ -102,7 +102,7 @@ function run(args: readonly string[], env: Readonly<Record<string, string>>) {
 }
 
 describe('superviseStages: a stage loop that stops on its own', () => {
-  it('stops the process with exit code 1 and a fatal line naming the stage when its producer is fenced', async () => {
+  it('stops the process with exit code 1 and a fatal line naming the stage and the usurped transactional id when its producer is fenced', async () => {
     const r = recorder();
     const gate = await superviseStages({
       env: gateEnv(ns, { TOOLGATE_INSTANCE_ID: `${ns.id}-fenced`, TOOLGATE_LOG_LEVEL: 'info' }),
@@ -138,11 +138,18 @@ describe('superviseStages: a stage loop that stops on its own', () => {
 
     expect(r.exits).toEqual([1]);
     expect(gate.ready()).toBe(false);
+    // Said as what it is: restarting would fence the usurper in turn.
     expect(r.lines).toContainEqual(
       expect.objectContaining({
         level: 'fatal',
         stage: 'validate',
-        msg: 'the stage loop stopped on its own; stopping the process so that it is restarted',
+        msg: 'superseded: a process with the same instance id took over this stage; stopping the process',
+        err: expect.objectContaining({
+          code: 'kafka_fenced',
+          message: expect.stringContaining(
+            `another process took over the transactional id "${transactionalId}"`,
+          ) as unknown,
+        }) as unknown,
       }),
     );
     expect(r.lines).toContainEqual(
@@ -222,6 +229,10 @@ describe('superviseStages: a start that fails', () => {
       taken.close();
     }
     expect(r.exits).toEqual([]);
+    // A second instance on the host is the likely cause: the line names the variable to change.
+    expect(r.lines).toContainEqual(
+      expect.objectContaining({ level: 'error', port, variable: 'TOOLGATE_HTTP_PORT' }),
+    );
     expect(r.lines).toContainEqual(
       expect.objectContaining({
         level: 'error',

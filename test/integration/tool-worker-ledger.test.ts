@@ -47,12 +47,27 @@ let keys = 0;
 /** A fresh idempotency key per test. */
 const freshKey = () => `key-${(keys += 1)}`;
 
-const claimant = (token: string, digest = 'd1') => ({
+const claimant = (token: string, digest = 'd1', holder?: string) => ({
   token,
   digest,
   tool: 'approve_invoice',
   claimedAt: '2030-01-01T00:00:00.000Z',
+  ...(holder === undefined ? {} : { holder }),
 });
+
+/** Redis's clock, in ms: the one leases are read on. */
+async function redisNow(): Promise<number> {
+  const [seconds, micros] = await admin.time();
+  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+}
+
+/** Resolves once Redis's clock has passed `ms`; fails after 5 s. */
+async function redisPassed(ms: number): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while ((await redisNow()) <= ms) {
+    if (Date.now() > deadline) throw new Error(`Redis's clock did not pass ${String(ms)}`);
+  }
+}
 
 const result = (commandId: string, output: unknown = { ok: 1 }): ToolResult => ({
   commandId,
@@ -119,6 +134,98 @@ describe('the ledger: claims', () => {
     const key = freshKey();
     await expect(store.ledgerClaim('acme', key, claimant('cmd-a'), 60)).rejects.toThrow(RangeError);
     expect(await store.ledgerGet('acme', key)).toBeUndefined();
+  });
+});
+
+describe('the ledger: leases', () => {
+  const LEASE = 15_000;
+
+  it('gives the claiming delivery a lease on the Redis clock', async () => {
+    const key = freshKey();
+    const before = await redisNow();
+    await store.ledgerClaim('acme', key, claimant('cmd-a', 'd1', 'delivery-1'), TTL, LEASE);
+    const entry = await store.ledgerGet('acme', key);
+    expect(entry).toMatchObject({ state: 'running', holder: 'delivery-1' });
+    expect(entry?.leaseUntil).toBeGreaterThanOrEqual(before + LEASE);
+    expect(entry?.leaseUntil).toBeLessThanOrEqual((await redisNow()) + LEASE);
+  });
+
+  it('tells another delivery of the same command that it runs, while the lease is live', async () => {
+    const key = freshKey();
+    await store.ledgerClaim('acme', key, claimant('cmd-a', 'd1', 'delivery-1'), TTL, LEASE);
+    const { leaseUntil } = (await store.ledgerGet('acme', key)) ?? {};
+    expect(
+      await store.ledgerClaim('acme', key, claimant('cmd-a', 'd1', 'delivery-2'), TTL, LEASE),
+    ).toEqual({ outcome: 'running', holder: 'delivery-1', leaseUntil });
+    // Nothing changed hands: the first delivery is still the holder, on its first attempt.
+    expect(await store.ledgerGet('acme', key)).toMatchObject({
+      holder: 'delivery-1',
+      attempts: 1,
+      leaseUntil,
+    });
+    // Another command under the key is still busy, whatever the lease.
+    expect(await store.ledgerClaim('acme', key, claimant('cmd-b', 'd1', 'x'), TTL)).toEqual({
+      outcome: 'busy',
+      token: 'cmd-a',
+    });
+  });
+
+  it('lets another delivery resume once the lease has lapsed, and take it over', async () => {
+    const key = freshKey();
+    await store.ledgerClaim('acme', key, claimant('cmd-a', 'd1', 'delivery-1'), TTL, 1);
+    const { leaseUntil = 0 } = (await store.ledgerGet('acme', key)) ?? {};
+    await redisPassed(leaseUntil);
+    expect(
+      await store.ledgerClaim('acme', key, claimant('cmd-a', 'd1', 'delivery-2'), TTL, LEASE),
+    ).toEqual({ outcome: 'resumed', attempts: 2 });
+    expect(await store.ledgerGet('acme', key)).toMatchObject({ holder: 'delivery-2' });
+    // The paused first delivery wakes: its renewal fails, naming the new holder.
+    expect(
+      await store.ledgerRenew('acme', key, claimant('cmd-a', 'd1', 'delivery-1'), LEASE),
+    ).toEqual({ outcome: 'lost', holder: 'delivery-2' });
+  });
+
+  it('lets the holder end its lease at once, so a redelivery resumes without waiting', async () => {
+    const key = freshKey();
+    await store.ledgerClaim('acme', key, claimant('cmd-a', 'd1', 'delivery-1'), TTL, LEASE);
+    const other = claimant('cmd-a', 'd1', 'delivery-2');
+    expect(await store.ledgerRelease('acme', key, other)).toEqual({
+      outcome: 'lost',
+      holder: 'delivery-1',
+    });
+    expect(await store.ledgerClaim('acme', key, other, TTL, LEASE)).toMatchObject({
+      outcome: 'running',
+    });
+    const released = claimant('cmd-a', 'd1', 'delivery-1');
+    expect(await store.ledgerRelease('acme', key, released)).toMatchObject({ outcome: 'renewed' });
+    expect(await store.ledgerClaim('acme', key, other, TTL, LEASE)).toEqual({
+      outcome: 'resumed',
+      attempts: 2,
+    });
+  });
+
+  it("renews the holder's lease only, and only while the entry runs", async () => {
+    const key = freshKey();
+    const holder = claimant('cmd-a', 'd1', 'delivery-1');
+    await store.ledgerClaim('acme', key, holder, TTL, 1_000);
+    const { leaseUntil = 0 } = (await store.ledgerGet('acme', key)) ?? {};
+    const renewed = await store.ledgerRenew('acme', key, holder, LEASE);
+    expect(renewed).toMatchObject({ outcome: 'renewed' });
+    expect(renewed.outcome === 'renewed' && renewed.leaseUntil).toBeGreaterThan(leaseUntil);
+    expect(await store.ledgerGet('acme', key)).toMatchObject({
+      leaseUntil: renewed.outcome === 'renewed' ? renewed.leaseUntil : -1,
+    });
+    const other = claimant('cmd-a', 'd1', 'delivery-2');
+    expect(await store.ledgerRenew('acme', key, other, LEASE)).toEqual({
+      outcome: 'lost',
+      holder: 'delivery-1',
+    });
+    await store.ledgerPut('acme', key, holder, result('cmd-a'), TTL);
+    expect(await store.ledgerRenew('acme', key, holder, LEASE)).toMatchObject({ outcome: 'lost' });
+    expect(await store.ledgerRenew('acme', freshKey(), holder, LEASE)).toEqual({
+      outcome: 'lost',
+      holder: '',
+    });
   });
 });
 

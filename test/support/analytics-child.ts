@@ -33,6 +33,7 @@ const service = await startAnalytics({
   codec: createCodec({ registryUrl: config.schemaRegistryUrl, logger }),
   topics: gateTopics(config.topicPrefix),
   groupId: analyticsGroupPrefix(config.groupPrefix),
+  instanceId: config.instanceId,
   settings: {
     graceMs: { minute: config.analyticsMinuteGraceMs, hour: config.analyticsHourGraceMs },
     idleMs: config.analyticsIdleMs,

@@ -29,6 +29,7 @@ describe('the fault catalogue', () => {
       'registry_unavailable',
       'schema_not_registered',
       'stage_not_running',
+      'tool_call_running',
     ]);
   });
 });

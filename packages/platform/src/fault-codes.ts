@@ -101,6 +101,11 @@ export const FAULT_CODES = {
     'A process tried to write a message type whose schema it has not registered or adopted.',
     'A wiring bug in the process that threw it. File a bug.',
   ),
+  tool_call_running: retriable(
+    'the tool worker',
+    'A command reached a worker while another delivery of the same command is still running its handler and renewing its lease in the ledger (Kafka gave the partition to this worker during a rebalance).',
+    'Nothing to do when it passes: the partition is delivered again after a backoff, and by then the earlier delivery has recorded its result (replayed) or its lease has lapsed (this worker takes over). If it repeats for one command for longer than its tool runs, look for a worker that is alive but stuck in that handler.',
+  ),
   read_timed_out: retriable(
     'reading a topic window (the CLI, the demo)',
     'Reading a topic did not reach the end of the window in time: an open transaction holds read-committed readers back until it ends.',

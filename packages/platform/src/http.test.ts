@@ -52,6 +52,39 @@ describe('startHttpServer', () => {
     expect(await call('/readyz')).toMatchObject({ status: 200, json: { status: 'ready' } });
   });
 
+  it('names the instance, its group and the partitions it holds in /healthz and /readyz', async () => {
+    let held: Readonly<Record<string, readonly number[]>> = {};
+    let ready = false;
+    const { call } = await start({
+      ready: () => ready,
+      membership: () => ({ instanceId: 'host-1', groupId: 'toolgate.authorize', partitions: held }),
+    });
+    expect(await call('/readyz')).toMatchObject({
+      status: 503,
+      json: {
+        status: 'not_ready',
+        instanceId: 'host-1',
+        groupId: 'toolgate.authorize',
+        partitions: {},
+      },
+    });
+    held = { 'toolgate.validated': [0, 2, 4] };
+    ready = true;
+    const member = {
+      instanceId: 'host-1',
+      groupId: 'toolgate.authorize',
+      partitions: { 'toolgate.validated': [0, 2, 4] },
+    };
+    expect((await call('/readyz')).json).toEqual({ status: 'ready', ...member });
+    expect((await call('/healthz')).json).toEqual({ status: 'ok', ...member });
+  });
+
+  it('answers only the status when it is given no membership', async () => {
+    const { call } = await start();
+    expect((await call('/healthz')).json).toEqual({ status: 'ok' });
+    expect((await call('/readyz')).json).toEqual({ status: 'ready' });
+  });
+
   it('serves the metrics text, and no /metrics without a source', async () => {
     const metrics = {
       contentType: 'text/plain; version=0.0.4',

@@ -1,7 +1,8 @@
 /**
  * The process's HTTP server (node:http, or node:https given a certificate): `/healthz`, `/readyz`,
  * `/metrics`, plus the routes a service adds (the confirm stage's approval API, on a server of its
- * own). Request bodies are JSON, bounded (64 KiB) and
+ * own). The health answers name the consumer group member the process is, when it says (its
+ * instance, group and the partitions it holds now). Request bodies are JSON, bounded (64 KiB) and
  * decoded with the core's strict parser; every error answer is JSON `{error: {code, message}}`
  * and says nothing about internals.
  */
@@ -16,6 +17,7 @@ import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { parseJsonBounded, SESSION_HEADER } from '@toolgate/shared';
 import { Fault } from './fault.js';
+import type { GroupMembership } from './group-membership.js';
 
 /** Largest request body accepted, in bytes (64 KiB). */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -130,6 +132,12 @@ export interface HttpServerOptions {
   readonly metrics?: MetricsSource;
   /** `GET /readyz` answers 200 while this is true, 503 otherwise. */
   readonly ready: () => boolean;
+  /**
+   * Added to the `/healthz` and `/readyz` answers beside `status`: which instance of which group
+   * this is, and the partitions it holds now. Only for the operator's server: the approval API,
+   * which approvers may reach, does not say it.
+   */
+  readonly membership?: () => GroupMembership;
   readonly routes?: readonly Route[];
   /** Handler failures are logged here (the answer itself says nothing). */
   readonly logger?: { error(fields: object, message: string): void };
@@ -214,14 +222,22 @@ function closeServer(server: Server): Promise<void> {
   });
 }
 
+/**
+ * The body of a health answer: `{status}`, then the member's `instanceId`, `groupId` and
+ * `partitions` (topic → partition numbers) when the server was given them.
+ */
+function healthBody(status: string, membership?: () => GroupMembership): object {
+  return membership === undefined ? { status } : { status, ...membership() };
+}
+
 function builtInRoutes(options: HttpServerOptions): Route[] {
-  const { metrics, ready } = options;
+  const { metrics, ready, membership } = options;
   const routes = [
-    route('GET', '/healthz', () => ({ status: 200, body: { status: 'ok' } })),
+    route('GET', '/healthz', () => ({ status: 200, body: healthBody('ok', membership) })),
     route('GET', '/readyz', () =>
       ready()
-        ? { status: 200, body: { status: 'ready' } }
-        : { status: 503, body: { status: 'not_ready' } },
+        ? { status: 200, body: healthBody('ready', membership) }
+        : { status: 503, body: healthBody('not_ready', membership) },
     ),
   ];
   if (metrics !== undefined) {

@@ -5,6 +5,7 @@ export * from './config.js';
 export * from './logger.js';
 export * from './metrics.js';
 export * from './http.js';
+export * from './group-membership.js';
 export * from './lifecycle.js';
 export * from './adapter-logger.js';
 export * from './classify-bytes.js';

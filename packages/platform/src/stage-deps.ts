@@ -8,6 +8,7 @@ import type { Bus } from './kafka/index.js';
 import type { Codec } from './codec.js';
 import type { Config } from './config.js';
 import type { GateOutputs } from './gate-outputs.js';
+import type { GroupMembership } from './group-membership.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import type { GateStore } from './redis/gate-store.js';
@@ -49,6 +50,8 @@ export interface RunningStage {
   readonly stage: string;
   /** True once its consumer joined its group. */
   ready(): boolean;
+  /** Its instance and consumer group, and the partitions it holds now (its health answers say them). */
+  membership(): GroupMembership;
   /** Stops consuming (and its timers); idempotent. */
   stop(): Promise<void>;
 }

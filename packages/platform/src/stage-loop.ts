@@ -42,6 +42,7 @@ export {
   type StageLoopOptionsOutcome,
 } from './stage-loop/options.js';
 export { STAGE_LOOP_STATES, type StageLoopState } from './stage-loop/loop-state.js';
+export type { GroupMembership } from './group-membership.js';
 export type {
   EncodedOutgoing,
   Incoming,

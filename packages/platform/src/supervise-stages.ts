@@ -8,7 +8,9 @@ import { ConfigError, type Deployment } from '@toolgate/shared';
 import type { DestinationStream } from 'pino';
 import { httpPortFor, loadConfig, type Config, type Env, type ServiceStage } from './config.js';
 import { startApprovalServer } from './approval-server.js';
+import { Fault } from './fault.js';
 import { startHttpServer, type Route } from './http.js';
+import { BUS_FAULTS } from './kafka/index.js';
 import type { Lifecycle, ProcessEvents } from './lifecycle.js';
 import type { Logger } from './logger.js';
 import { processLifecycle, processLogger } from './process-shell.js';
@@ -110,10 +112,7 @@ export async function superviseStages(options: SuperviseOptions): Promise<Superv
       const stageLogger = options.modules.length === 1 ? logger : loggerOf(module.STAGE);
       const onLoopCrash = (error: Error) => {
         if (lifecycle.stopping) return;
-        stageLogger.fatal(
-          { err: error },
-          'the stage loop stopped on its own; stopping the process so that it is restarted',
-        );
+        stageLogger.fatal({ err: error }, crashLine(error));
         void lifecycle.stop(`${module.STAGE} stage loop crashed`, error);
       };
       const deps = { ...depsFor(module.STAGE, config, runtime, options, stageLogger), onLoopCrash };
@@ -132,23 +131,28 @@ export async function superviseStages(options: SuperviseOptions): Promise<Superv
       const api =
         routes.length === 0
           ? undefined
-          : await startApprovalServer({
-              config,
-              routes,
-              ready: () => running.ready(),
-              logger: deps.logger,
-            });
+          : await naming('TOOLGATE_APPROVAL_PORT', config.approvalPort, deps.logger, () =>
+              startApprovalServer({
+                config,
+                routes,
+                ready: () => running.ready(),
+                logger: deps.logger,
+              }),
+            );
       if (api !== undefined) {
         lifecycle.onStop(`${module.STAGE} approval http`, () => api.close());
         ports[APPROVAL_PORT_NAME] = api.port;
       }
-      const http = await startHttpServer({
-        port,
-        host: config.httpHost,
-        metrics: deps.metrics,
-        ready: () => running.ready(),
-        logger: deps.logger,
-      });
+      const http = await naming('TOOLGATE_HTTP_PORT', port, deps.logger, () =>
+        startHttpServer({
+          port,
+          host: config.httpHost,
+          metrics: deps.metrics,
+          ready: () => running.ready(),
+          membership: () => running.membership(),
+          logger: deps.logger,
+        }),
+      );
       lifecycle.onStop(`${module.STAGE} http`, () => http.close());
       ports[module.STAGE] = http.port;
       deps.logger.info(
@@ -169,6 +173,40 @@ export async function superviseStages(options: SuperviseOptions): Promise<Superv
     };
   } catch (error) {
     await lifecycle.abandon('start-up failed', error);
+    throw error;
+  }
+}
+
+/**
+ * The fatal line of a loop that stopped on its own. A fenced one was superseded by a process with
+ * its instance id: restarting it fences that one in turn, so the line says so rather than
+ * promising that a restart helps.
+ */
+function crashLine(error: Error): string {
+  return error instanceof Fault && error.code === BUS_FAULTS.fenced
+    ? 'superseded: a process with the same instance id took over this stage; stopping the process'
+    : 'the stage loop stopped on its own; stopping the process so that it is restarted';
+}
+
+/**
+ * Starts a server on `port`; when the port is taken (another instance of the stage on this host,
+ * started with the same settings), first logs which variable gives each instance its own.
+ */
+async function naming<T>(
+  variable: string,
+  port: number,
+  logger: Logger,
+  start: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    if ((error as { code?: unknown } | null)?.code === 'EADDRINUSE') {
+      logger.error(
+        { port, variable },
+        `port ${port} is in use, perhaps by another instance on this host: give each instance its own ${variable} (0 picks a free port)`,
+      );
+    }
     throw error;
   }
 }

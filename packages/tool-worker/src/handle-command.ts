@@ -8,7 +8,13 @@
  * claiming, before recording) resumes and runs the handler again, with `attempt` > 1. Handlers
  * must therefore be idempotent on their own, by compare-and-set on the command's object versions.
  * Once a result is recorded, no delivery of that command runs the handler again.
+ *
+ * Each delivery claims under its own holder id with a lease, renewed while its handler runs
+ * (docs/decisions/0010): a delivery that finds the same command running under another holder's live
+ * lease runs nothing and is delivered again later (`tool_call_running`), and a delivery whose lease
+ * was taken over while it was paused has its handler's signal aborted.
  */
+import { randomUUID } from 'node:crypto';
 import {
   commandDigest,
   PROOF_HEADER,
@@ -19,11 +25,12 @@ import {
   type ToolResult,
 } from '@toolgate/shared';
 import type { AdapterLogger } from '@toolgate/platform/adapter-logger';
-import { isRetriable } from '@toolgate/platform/fault';
+import { Fault, isRetriable } from '@toolgate/platform/fault';
 import type { Metrics } from '@toolgate/platform/metrics';
 import type { Ledger, LedgerClaimant } from '@toolgate/platform/redis';
 import type { EncodedOutgoing, Incoming } from '@toolgate/platform/stage-loop';
 import type { CommandChecker, ResultIds } from './check-command.js';
+import { keepLease } from './lease-keeper.js';
 import { runWithDeadline, type RunEnd } from './run-with-deadline.js';
 import type { ToolHandler, ToolHandlers, ToolOutcome } from './tool-handler.js';
 import { checkOutcome, readdressed, resultFor, workerError } from './tool-results.js';
@@ -31,7 +38,7 @@ import { checkOutcome, readdressed, resultFor, workerError } from './tool-result
 /** What the command handler works with. */
 export interface CommandHandlerDeps {
   /** Where the worker claims keys and records results. */
-  readonly ledger: Pick<Ledger, 'ledgerClaim' | 'ledgerPut'>;
+  readonly ledger: Pick<Ledger, 'ledgerClaim' | 'ledgerPut' | 'ledgerRenew' | 'ledgerRelease'>;
   readonly tools: ToolHandlers;
   /** The tool of each subscribed command topic (full name). */
   readonly toolOfTopic: ReadonlyMap<string, string>;
@@ -46,6 +53,8 @@ export interface CommandHandlerDeps {
   now(): Date;
   /** How long ledger entries live, in seconds (≥ 24 h). */
   readonly ledgerTtlSeconds: number;
+  /** The lease a delivery holds on its running entry, in ms; renewed every third of it. */
+  readonly leaseMs: number;
   /** How long an aborted handler may take to settle, in ms. */
   readonly abortGraceMs: number;
   /** Ceiling on a result's output, in bytes of JSON. */
@@ -112,8 +121,14 @@ async function settle(command: Command, deps: CommandHandlerDeps): Promise<ToolR
   const key = command.idempotencyKey;
   const claimant = claimantOf(command, deps.now());
   const log = { commandId: command.commandId, tool: command.tool, idempotencyKey: key };
-  const claim = await ledger.ledgerClaim(tenant, key, claimant, ttl);
+  const claim = await ledger.ledgerClaim(tenant, key, claimant, ttl, deps.leaseMs);
   switch (claim.outcome) {
+    case 'running':
+      logger.info(
+        { ...log, heldBy: claim.holder, leaseUntil: new Date(claim.leaseUntil).toISOString() },
+        'another delivery of the command is running it; delivering it again later',
+      );
+      throw stillRunning(command);
     case 'done':
       logger.info({ ...log, recordedBy: claim.token }, 'replaying the recorded result');
       return claim.result.commandId === command.commandId
@@ -131,7 +146,8 @@ async function settle(command: Command, deps: CommandHandlerDeps): Promise<ToolR
       if (attempt > 1) {
         logger.warn({ ...log, attempt }, 'resuming a command an earlier delivery did not finish');
       }
-      const result = resultFor(ids, await execute(command, attempt, deps), deps.now());
+      const run = { command, attempt, claimant };
+      const result = resultFor(ids, await releasingOnFault(run, deps), deps.now());
       const put = await ledger.ledgerPut(tenant, key, claimant, result, ttl);
       if (put.outcome !== 'foreign') return put.result;
       logger.warn({ ...log, heldBy: put.token }, 'the key was claimed meanwhile; not recorded');
@@ -145,11 +161,8 @@ async function settle(command: Command, deps: CommandHandlerDeps): Promise<ToolR
  * deadline, `deadline_exceeded` says the change was not made, so it is answered only when that is
  * known: a first delivery not run, or a handler that stopped at the signal; else `outcome_unknown`.
  */
-async function execute(
-  command: Command,
-  attempt: number,
-  deps: CommandHandlerDeps,
-): Promise<ToolOutcome> {
+async function execute(run: Run, deps: CommandHandlerDeps): Promise<ToolOutcome> {
+  const { command, attempt } = run;
   const { logger } = deps;
   const log = { commandId: command.commandId, tool: command.tool, attempt };
   const handler = handlerOf(command, deps.tools);
@@ -162,11 +175,67 @@ async function execute(
   }
   const now = () => deps.now();
   const context = (signal: AbortSignal) => ({ signal, deadline, attempt, now });
-  const end = await runWithDeadline((signal) => handler(command, context(signal)), {
-    msLeft,
-    graceMs: deps.abortGraceMs,
+  const lease = keepLease({
+    renew: () =>
+      deps.ledger.ledgerRenew(
+        command.context.tenant,
+        command.idempotencyKey,
+        run.claimant,
+        deps.leaseMs,
+      ),
+    leaseMs: deps.leaseMs,
+    onError: (error) =>
+      logger.warn({ ...log, err: describeError(error) }, 'could not renew the lease; retrying'),
+    onLost: (holder) =>
+      logger.warn(
+        { ...log, heldBy: holder },
+        'another delivery took the command over while this one was paused; aborting the handler',
+      ),
   });
-  return outcomeOf(end, log, deps);
+  try {
+    const end = await runWithDeadline((signal) => handler(command, context(signal)), {
+      msLeft,
+      graceMs: deps.abortGraceMs,
+      stop: lease.signal,
+    });
+    // Stopped by the lost lease: the delivery holding the command now answers it; record nothing.
+    if (lease.signal.aborted && end.kind !== 'answered') throw stillRunning(command);
+    return outcomeOf(end, log, deps);
+  } finally {
+    lease.stop();
+  }
+}
+
+/**
+ * {@link execute}, ending the lease when it throws (a retriable fault: nothing is recorded), so
+ * that the redelivery, on this worker or another, resumes at once rather than after the lease.
+ * Best effort: if Redis is what failed, the lease simply runs out.
+ */
+async function releasingOnFault(run: Run, deps: CommandHandlerDeps): Promise<ToolOutcome> {
+  try {
+    return await execute(run, deps);
+  } catch (error) {
+    const { command } = run;
+    await deps.ledger
+      .ledgerRelease(command.context.tenant, command.idempotencyKey, run.claimant)
+      .catch(() => undefined);
+    throw error;
+  }
+}
+
+/** One delivery's run of a command it claimed. */
+interface Run {
+  readonly command: Command;
+  readonly attempt: number;
+  readonly claimant: LedgerClaimant;
+}
+
+/** The retriable fault of a command another delivery is running. */
+function stillRunning(command: Command): Fault {
+  return new Fault(
+    'tool_call_running',
+    `command ${command.commandId} is being run by another delivery that holds its lease`,
+  );
 }
 
 /** What a run's end reports; rethrows a retriable Fault the handler threw in time. */
@@ -228,7 +297,14 @@ function claimantOf(command: Command, now: Date): LedgerClaimant {
     objects: command.objects,
     tenant: command.context.tenant,
   });
-  return { token: command.commandId, digest, tool: command.tool, claimedAt: now.toISOString() };
+  return {
+    token: command.commandId,
+    digest,
+    tool: command.tool,
+    claimedAt: now.toISOString(),
+    // Per delivery: tells this delivery's lease from another delivery's of the same command.
+    holder: randomUUID(),
+  };
 }
 
 /** The error's name and first line: enough to find it, no stack. */

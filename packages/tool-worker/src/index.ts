@@ -6,6 +6,7 @@
  */
 export * from './check-command.js';
 export * from './handle-command.js';
+export * from './lease-keeper.js';
 export * from './run-with-deadline.js';
 export * from './start-tool-worker.js';
 export * from './tool-handler.js';

@@ -1,5 +1,6 @@
 /**
- * Runs a handler with an AbortSignal that fires at the command's deadline. A handler that honours
+ * Runs a handler with an AbortSignal that fires at the command's deadline (or when another
+ * signal the caller gives, a lost lease, fires). A handler that honours
  * the signal is reported as aborted; one that ignores it is given a short grace to finish and is
  * then left behind (its eventual answer is ignored), so one stuck handler cannot hold its
  * partition forever.
@@ -20,6 +21,8 @@ export interface DeadlineOptions {
   readonly msLeft: number;
   /** How long an aborted handler may take to settle before it is abandoned, in ms. */
   readonly graceMs: number;
+  /** Another reason to stop (a lost lease): aborts the handler's signal with its own reason. */
+  readonly stop?: AbortSignal;
 }
 
 /** setTimeout's largest delay (about 24.8 days); a later deadline fires at this bound. */
@@ -54,6 +57,9 @@ export async function runWithDeadline<T>(
   const abort = () => controller.abort(new DeadlineExceeded());
   if (options.msLeft <= 0) abort();
   else after(options.msLeft, abort);
+  const stop = () => controller.abort(options.stop?.reason);
+  if (options.stop?.aborted === true) stop();
+  options.stop?.addEventListener('abort', stop, { once: true });
   const settled = invoke(work, signal).then(
     (value): RunEnd<T> => ({ kind: 'answered', value, aborted: signal.aborted }),
     (error: unknown): RunEnd<T> => ({ kind: 'threw', error, aborted: signal.aborted }),
@@ -62,6 +68,7 @@ export async function runWithDeadline<T>(
     return await Promise.race([settled, abandoned]);
   } finally {
     for (const timer of timers) clearTimeout(timer);
+    options.stop?.removeEventListener('abort', stop);
   }
 }
 

@@ -16,11 +16,16 @@ import { createMetrics, type Metrics } from '@toolgate/platform/metrics';
 import {
   connectRedis,
   createLedger,
+  DEFAULT_LEDGER_LEASE_MS,
   type Ledger,
   type LedgerEntry,
 } from '@toolgate/platform/redis';
 import { retryWhileRetriable, type RetryPolicy } from '@toolgate/platform/retry';
-import { startStageLoop, type StageLoop } from '@toolgate/platform/stage-loop';
+import {
+  startStageLoop,
+  type GroupMembership,
+  type StageLoop,
+} from '@toolgate/platform/stage-loop';
 import { stopBound } from '@toolgate/platform/stage-options';
 import {
   ConfigError,
@@ -89,6 +94,13 @@ export interface ToolWorkerOptions {
   readonly maxBatchMessages?: number;
   /** How long ledger entries live, in seconds (≥ 24 h). Default 7 days, as idempotency records. */
   readonly ledgerTtlSeconds?: number;
+  /**
+   * The lease a delivery holds on a command's ledger entry while its handler runs, in ms, 1 s to
+   * 1 h; renewed every third of it (docs/decisions/0010). Another delivery of the same command
+   * waits while it is live, and takes the command over once it lapses, so this is also how long a
+   * command whose worker died mid-handler waits before it is run again. Default 15 s.
+   */
+  readonly leaseMs?: number;
   /** Consumer group session timeout, in ms (TOOLGATE_SESSION_TIMEOUT_MS when unset). */
   readonly sessionTimeoutMs?: number;
   /** Backoff while Redis or the registry is down (the stage loop's default when unset). */
@@ -127,6 +139,11 @@ export interface ToolWorker {
   readonly groupId: string;
   /** True once the consumer joined its group with at least one partition, until it stops. */
   ready(): boolean;
+  /**
+   * Its instance (TOOLGATE_INSTANCE_ID), group and the command partitions it holds now, for the
+   * health answers of the worker's process.
+   */
+  membership(): GroupMembership;
   /**
    * The worker's metrics (`toolgate_refused_forgeries_total{message="command"}` counts commands
    * dropped for want of a valid proof), for a `/metrics` endpoint of the worker's process.
@@ -282,6 +299,7 @@ function startLoop(options: ToolWorkerOptions, facts: LoopFacts): Promise<StageL
     logger,
     now,
     ledgerTtlSeconds: options.ledgerTtlSeconds ?? IDEMPOTENCY_RETENTION_SECONDS,
+    leaseMs: options.leaseMs ?? DEFAULT_LEDGER_LEASE_MS,
     abortGraceMs: options.abortGraceMs ?? DEFAULT_ABORT_GRACE_MS,
     maxOutputBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
   });
@@ -324,6 +342,7 @@ function workerHandle(
     metrics,
     groupId: workerGroup(config.groupPrefix, name),
     ready: () => loop.ready(),
+    membership: () => loop.membership(),
     stop: () =>
       (stopping ??= (async () => {
         await loop.stop();

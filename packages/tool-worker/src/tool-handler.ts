@@ -16,8 +16,11 @@ export type ToolOutcome =
 /** What a handler is given besides the command. */
 export interface ToolContext {
   /**
-   * Aborted when the command's deadline passes. A handler checks it before each side effect and
-   * stops: past the deadline the gate has already told the agent the outcome is unknown.
+   * Aborted when the command's deadline passes (reason `DeadlineExceeded`), or when another
+   * delivery of the command took it over while this worker was paused past its lease (reason
+   * `LeaseLost`, docs/decisions/0010). A handler checks it before each side effect and stops: past
+   * the deadline the gate has already told the agent the outcome is unknown, and after a takeover
+   * the other delivery is running the same command.
    */
   readonly signal: AbortSignal;
   /** The command's deadline. */

@@ -13,6 +13,7 @@
 import {
   readTopicWindow,
   type Bus,
+  type GroupMembership,
   type BusBatch,
   type BusConsumer,
   type Codec,
@@ -48,6 +49,12 @@ export interface AnalyticsDeps {
   readonly topics: AnalyticsTopics;
   /** `<group prefix>toolgate.analytics`; transactional ids are `<groupId>.p<partition>`. */
   readonly groupId: string;
+  /**
+   * TOOLGATE_INSTANCE_ID, named in the health answers. The transactional ids do not use it: they
+   * belong to the audit partitions, so whichever instance takes a partition over fences its
+   * previous owner.
+   */
+  readonly instanceId: string;
   readonly settings: WindowSettings;
   /** How often the clock is checked for windows to close, ms. */
   readonly tickMs: number;
@@ -91,6 +98,11 @@ export interface RunningAnalytics {
   live(): readonly WindowCounts[];
   /** The audit partitions this instance holds and has restored. */
   partitions(): readonly number[];
+  /**
+   * Its instance, group and the audit partitions the last group join gave it (restored or not):
+   * none after its consumer crashed (until it rejoins) and once it stops.
+   */
+  membership(): GroupMembership;
   /** Stops consuming and closes the producers; idempotent. */
   stop(): Promise<void>;
 }
@@ -135,6 +147,7 @@ class AnalyticsLoop implements RunningAnalytics {
       this.assigned(assignment[this.deps.topics.audit] ?? []),
     );
     this.consumer.onCrash((error, restarting) => {
+      this.assignment = new Set();
       this.deps.logger.error({ err: error, restarting }, 'the analytics consumer crashed');
       if (!restarting) this.deps.onCrash?.(error);
     });
@@ -154,6 +167,16 @@ class AnalyticsLoop implements RunningAnalytics {
 
   partitions(): readonly number[] {
     return [...this.loaded.keys()].sort((a, b) => a - b);
+  }
+
+  membership(): GroupMembership {
+    const { instanceId, groupId, topics } = this.deps;
+    const held = [...this.assignment].sort((a, b) => a - b);
+    return {
+      instanceId,
+      groupId,
+      partitions: held.length === 0 || this.stopped !== undefined ? {} : { [topics.audit]: held },
+    };
   }
 
   stop(): Promise<void> {

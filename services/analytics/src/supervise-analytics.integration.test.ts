@@ -86,8 +86,17 @@ describe('superviseAnalytics', () => {
     );
     expect(supervised.service.partitions()).toEqual([0, 1, 2, 3, 4, 5]);
     expect(supervised.service.live()).toEqual([]);
+    // The answer names the member and the audit partitions the group gave it.
+    const answer = await fetch(`http://127.0.0.1:${supervised.port}/readyz`).then((r) => r.json());
+    expect(answer).toEqual({
+      status: 'ready',
+      instanceId: supervised.config.instanceId,
+      groupId: `${ns.id}.toolgate.analytics`,
+      partitions: { [ns.topic('toolgate.audit')]: [0, 1, 2, 3, 4, 5] },
+    });
     await supervised.lifecycle.stop('test over');
     expect(exits).toEqual([0]);
+    expect(supervised.service.membership().partitions).toEqual({});
   });
 
   it('runs beside the four stages under `toolgate start all`, and stops with them on SIGTERM', async () => {

@@ -123,6 +123,7 @@ export async function superviseAnalytics(
       codec: createCodec({ registryUrl: config.schemaRegistryUrl, logger, compatibility: 'NONE' }),
       topics,
       groupId: analyticsGroupPrefix(config.groupPrefix),
+      instanceId: config.instanceId,
       settings: settingsOf(config),
       tickMs: config.analyticsTickMs,
       logger,
@@ -158,6 +159,7 @@ export async function superviseAnalytics(
       metrics: options.metrics ?? metrics,
       routes: [...api, ...(options.routes?.(service) ?? [])],
       ready: () => service.ready(),
+      membership: () => service.membership(),
       logger,
     });
     lifecycle.onStop('analytics http', () => http.close());

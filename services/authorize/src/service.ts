@@ -17,5 +17,10 @@ export async function start(deps: ValidatedDeps): Promise<RunningStage> {
     topics: [{ name: deps.outputs.topics.validated, plainJsonAllowed: false }],
     handle: createValidatedHandler(deps),
   });
-  return { stage: STAGE, ready: () => loop.ready(), stop: () => loop.stop() };
+  return {
+    stage: STAGE,
+    ready: () => loop.ready(),
+    membership: () => loop.membership(),
+    stop: () => loop.stop(),
+  };
 }

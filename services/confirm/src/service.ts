@@ -60,6 +60,7 @@ export async function start(deps: StageDepsWith<'confirmations'>): Promise<Runni
   return {
     stage: STAGE,
     ready: () => loop.ready(),
+    membership: () => loop.membership(),
     stop: async () => {
       loops.delete(deps);
       await sweeping.stop();

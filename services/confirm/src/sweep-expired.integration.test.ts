@@ -28,11 +28,19 @@ let confirmations: Confirmations;
 
 const pending = (id: string) => waitingConfirmation(id, EXPIRES);
 
-/** A sweeper at a fixed clock whose publishing succeeds (into `sent`) or crashes. */
-function sweeperAt(nowMs: number, sent: Outgoing[][] | 'crash') {
+/**
+ * A sweeper at a fixed clock whose publishing succeeds (into `sent`) or crashes; on `store`, the
+ * test's own connection unless told otherwise, ending at most `limit` per sweep.
+ */
+function sweeperAt(
+  nowMs: number,
+  sent: Outgoing[][] | 'crash',
+  { store = confirmations, limit }: { store?: Confirmations; limit?: number } = {},
+) {
   return createExpirySweeper({
-    confirmations,
+    confirmations: store,
     outputs,
+    ...(limit === undefined ? {} : { limit }),
     metrics: { decision: () => undefined, fault: () => undefined },
     logger: { error: () => undefined },
     now: () => new Date(nowMs),
@@ -131,5 +139,35 @@ describe('the expiry sweeper', () => {
     expect((await confirmations.readConfirmation('acme', 'conf_beside_bad'))?.state).toBe(
       'finished',
     );
+  });
+
+  it('answers each expired confirmation once when two confirm instances sweep at the same time', async () => {
+    const ids = Array.from({ length: 24 }, (_, i) => `conf_two_${i}`);
+    for (const [i, id] of ids.entries()) {
+      await confirmations.parkConfirmation(pending(id), 60_000, `authorized@1:${i}`);
+    }
+    // The other instance has a Redis connection of its own; both sweep in small batches, at once.
+    const other = connectRedis({ url: stackAddresses().redisUrl, prefix: ns.redisPrefix });
+    const sentA: Outgoing[][] = [];
+    const sentB: Outgoing[][] = [];
+    try {
+      const at = EXPIRES + 2000;
+      const a = sweeperAt(at, sentA, { limit: 5 });
+      const b = sweeperAt(at, sentB, { store: createConfirmations(other), limit: 5 });
+      for (;;) {
+        const ended = await Promise.all([a.sweepOnce(), b.sweepOnce()]);
+        if (ended.every((n) => n === 0)) break;
+      }
+    } finally {
+      await other.close();
+    }
+    const observed = (sent: Outgoing[][]) =>
+      sent
+        .flat()
+        .filter((o) => o.topic === outputs.topics.observationsOf('acme'))
+        .map((o) => (o as { value: { proposalId: string } }).value.proposalId)
+        .filter((p) => p.startsWith('p-conf_two_'));
+    const all = [...observed(sentA), ...observed(sentB)].sort();
+    expect(all).toEqual(ids.map((id) => `p-${id}`).sort());
   });
 });

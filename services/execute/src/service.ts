@@ -81,6 +81,7 @@ export async function start(
   return {
     stage: STAGE,
     ready: () => loop.ready(),
+    membership: () => loop.membership(),
     stop: async () => {
       await watch?.stop();
       await sweeper?.stop();

@@ -16,5 +16,10 @@ export async function start(deps: ProposalDeps): Promise<RunningStage> {
     topics: [{ name: deps.outputs.topics.proposals, plainJsonAllowed: true }],
     handle: createProposalHandler(deps),
   });
-  return { stage: STAGE, ready: () => loop.ready(), stop: () => loop.stop() };
+  return {
+    stage: STAGE,
+    ready: () => loop.ready(),
+    membership: () => loop.membership(),
+    stop: () => loop.stop(),
+  };
 }

@@ -145,6 +145,11 @@ export interface BusConsumerOptions {
   /** Default 3000 ms, or a third of the session timeout when that is shorter. */
   readonly heartbeatIntervalMs?: number;
   /**
+   * How long the group waits, once a rebalance starts, for every member to rejoin, in ms; a member
+   * still busy in a batch by then is dropped from the group. Default 60000.
+   */
+  readonly rebalanceTimeoutMs?: number;
+  /**
    * How long a fetch waits for `minBytes` of records, in ms; also bounds how late a resumed
    * partition starts. Default 500.
    */

@@ -132,6 +132,9 @@ export function newConsumer(kafka: Kafka, options: BusConsumerOptions): Consumer
     sessionTimeout,
     heartbeatInterval:
       options.heartbeatIntervalMs ?? Math.min(3_000, Math.floor(sessionTimeout / 3)),
+    ...(options.rebalanceTimeoutMs === undefined
+      ? {}
+      : { rebalanceTimeout: options.rebalanceTimeoutMs }),
     maxWaitTimeInMs,
     minBytes: options.minBytes ?? 1,
     idleMaxWaitTimeInMs: options.idleMaxWaitTimeMs ?? maxWaitTimeInMs,

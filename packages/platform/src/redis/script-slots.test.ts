@@ -163,6 +163,8 @@ async function everyOperation(conn: RedisConnection): Promise<void> {
       }),
     () => ledger.ledgerClaim('acme', 'k', claimant, ttl),
     () => ledger.ledgerPut('acme', 'k', claimant, result, ttl),
+    () => ledger.ledgerRenew('acme', 'k', claimant, 15_000),
+    () => ledger.ledgerRelease('acme', 'k', claimant),
     () => objects.seed([{ ...ref, tenant: 'acme', version: 1, attributes: {} }]),
     () => objects.compareAndSet(ref, 'acme', 1, {}),
   ];

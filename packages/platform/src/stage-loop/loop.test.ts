@@ -7,7 +7,7 @@
  * needs.
  */
 import { ConfigError } from '@toolgate/shared';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SILENT_LOGGER, type AdapterLogger } from '../adapter-logger.js';
 import type {
   Assignment,
@@ -137,6 +137,8 @@ function memoryBus() {
   const nextCommit = () => new Promise<void>((resolve) => (onCommit = resolve));
   /** The consumer crashes, as kafkajs reports it; `restarting` says whether kafkajs restarts it. */
   const crash = (error: Fault, restarting: boolean) => crashed?.(error, restarting);
+  /** The group rebalanced and gave this member `assignment`. */
+  const rejoin = (assignment: Assignment) => joined?.(assignment);
   return {
     bus,
     deliver,
@@ -148,6 +150,7 @@ function memoryBus() {
     failing,
     consumerOptions,
     crash,
+    rejoin,
   };
 }
 
@@ -388,6 +391,78 @@ describe('startStageLoop (in memory)', () => {
     await expect(memory.deliver(batch)).rejects.toBe(dropped);
     expect(memory.committed).toEqual([]);
     expect(resolved).toEqual([]);
+  });
+
+  describe('while a slow handler runs', () => {
+    // Only the keep-alive timer is faked: each test moves it on, with no wait for time to pass.
+    beforeEach(() => void vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] }));
+    afterEach(() => void vi.useRealTimers());
+
+    /** A handler that copies, once `release` is called; `started` settles when it is called. */
+    function held() {
+      const started = deferred();
+      const released = deferred();
+      const handle = async (msg: Incoming) => {
+        started.resolve();
+        await released.promise;
+        return copy(msg);
+      };
+      return { handle, started: started.promise, release: released.resolve };
+    }
+
+    it('heartbeats every second, and stops once the chunk ends', async () => {
+      const memory = memoryBus();
+      const slow = held();
+      await startWith(memory, { handle: slow.handle });
+      let beats = 0;
+      const { batch } = batchOf(1, { heartbeat: () => Promise.resolve(void beats++) });
+      const delivered = memory.deliver(batch);
+      await slow.started;
+      for (let second = 0; second < 3; second++) await vi.advanceTimersByTimeAsync(1_000);
+      expect(beats).toBe(3);
+      slow.release();
+      await delivered;
+      // One more after the message, then none: the timer went with the chunk.
+      expect(beats).toBe(4);
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(beats).toBe(4);
+      expect(offsetsOf(memory.committed)).toEqual(['1']);
+    });
+
+    it('lets the handler finish when a heartbeat says the group is rebalancing, commits, then rejoins', async () => {
+      const memory = memoryBus();
+      const slow = held();
+      await startWith(memory, { handle: slow.handle });
+      const rebalancing = Object.assign(new Error('rebalance'), { type: 'REBALANCE_IN_PROGRESS' });
+      const { batch } = batchOf(2, {
+        heartbeat: (n) => (n === 1 ? Promise.reject(rebalancing) : Promise.resolve()),
+      });
+      const delivered = memory.deliver(batch);
+      await slow.started;
+      await vi.advanceTimersByTimeAsync(2_000);
+      slow.release();
+      await expect(delivered).rejects.toBe(rebalancing);
+      // Message 0 finished and was committed; message 1 was not started.
+      expect(memory.committed.map(valuesOf)).toEqual([[0]]);
+    });
+
+    it('commits nothing when a later heartbeat says the member was dropped meanwhile', async () => {
+      const memory = memoryBus();
+      const slow = held();
+      await startWith(memory, { handle: slow.handle });
+      const rebalancing = Object.assign(new Error('rebalance'), { type: 'REBALANCE_IN_PROGRESS' });
+      const dropped = Object.assign(new Error('gone'), { type: 'UNKNOWN_MEMBER_ID' });
+      const { batch, resolved } = batchOf(1, {
+        heartbeat: (n) => Promise.reject(n === 0 ? rebalancing : dropped),
+      });
+      const delivered = memory.deliver(batch);
+      await slow.started;
+      for (let second = 0; second < 2; second++) await vi.advanceTimersByTimeAsync(1_000);
+      slow.release();
+      await expect(delivered).rejects.toBe(dropped);
+      expect(memory.committed).toEqual([]);
+      expect(resolved).toEqual([]);
+    });
   });
 
   it('commits what came before a retriable fault, rewinds to the failed message, and resumes later', async () => {
@@ -677,13 +752,48 @@ describe('startStageLoop (in memory)', () => {
     expect(loop.ready()).toBe(false);
   });
 
-  it('tells onCrash when its producer was fenced', async () => {
+  it('tells onCrash when its producer was fenced, naming the transactional id and the instance id variable', async () => {
     const memory = memoryBus();
-    const told: string[] = [];
-    await startWith(memory, { onCrash: (error) => told.push(error.message) });
+    const told: Error[] = [];
+    await startWith(memory, { onCrash: (error) => told.push(error) });
     memory.failing.fenced = true;
     await memory.deliver(batchOf(1).batch);
-    expect(told).toEqual(['fenced while trying to commit']);
+    expect(told).toHaveLength(1);
+    expect(told[0]).toMatchObject({ code: BUS_FAULTS.fenced });
+    expect(told[0]?.message).toContain('another process took over the transactional id "g.i"');
+    expect(told[0]?.message).toContain('fenced while trying to commit');
+    expect(told[0]?.message).toContain('give each its own TOOLGATE_INSTANCE_ID');
+  });
+
+  it('names its instance, group and the partitions of its last group join, none once it stopped', async () => {
+    const memory = memoryBus();
+    const loop = await startWith(memory, { groupId: 'toolgate.authorize', instanceId: 'host-1' });
+    expect(loop.membership()).toEqual({
+      instanceId: 'host-1',
+      groupId: 'toolgate.authorize',
+      partitions: { [TOPIC]: [0] },
+    });
+    memory.rejoin({ results: [], [TOPIC]: [5, 1, 3], approvals: [2] });
+    expect(loop.membership().partitions).toEqual({ approvals: [2], [TOPIC]: [1, 3, 5] });
+    expect(Object.keys(loop.membership().partitions)).toEqual(['approvals', TOPIC]);
+    await loop.stop();
+    expect(loop.membership()).toEqual({
+      instanceId: 'host-1',
+      groupId: 'toolgate.authorize',
+      partitions: {},
+    });
+  });
+
+  it('holds no partitions and is not ready from a consumer crash until it rejoins', async () => {
+    const memory = memoryBus();
+    const loop = await startWith(memory);
+    memory.crash(new Fault(BUS_FAULTS.error, 'kafkajs restarts it'), true);
+    expect(loop.membership().partitions).toEqual({});
+    expect(loop.ready()).toBe(false);
+    memory.rejoin({ [TOPIC]: [0] });
+    expect(loop.membership().partitions).toEqual({ [TOPIC]: [0] });
+    expect(loop.ready()).toBe(true);
+    await loop.stop();
   });
 
   it('goes from starting to running to stopping to stopped, logging and reporting each state', async () => {

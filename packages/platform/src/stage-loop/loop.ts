@@ -6,8 +6,10 @@
  */
 import { ConfigError } from '@toolgate/shared';
 import { Fault } from '../fault.js';
+import { partitionCount, sortedAssignment, type GroupMembership } from '../group-membership.js';
 import {
   membershipLost,
+  type Assignment,
   type BusBatch,
   type BusConsumer,
   type BusConsumerOptions,
@@ -44,6 +46,7 @@ export async function startStageLoop(options: StageLoopOptions): Promise<StageLo
   return {
     ready: () => loop.ready(),
     state: () => loop.state.get(),
+    membership: () => loop.membership(),
     produceTransactional: (outgoing) => loop.produceTransactional(outgoing),
     stop: () => loop.stop(),
   };
@@ -78,7 +81,8 @@ class Loop {
   private readonly commits: GroupCommit;
   private readonly retries: PartitionRetry;
   private readonly lag: LagReport;
-  private assigned = 0;
+  /** What the last group join gave this member; nothing once it left the group or stopped. */
+  private held: Assignment = {};
   private stopping: Promise<void> | undefined;
 
   constructor(private readonly o: ResolvedStageLoopOptions) {
@@ -117,12 +121,17 @@ class Loop {
   }
 
   ready(): boolean {
-    return this.isRunning() && this.assigned > 0;
+    return this.isRunning() && partitionCount(this.held) > 0;
+  }
+
+  membership(): GroupMembership {
+    const { instanceId, groupId } = this.o;
+    return { instanceId, groupId, partitions: this.isRunning() ? this.held : {} };
   }
 
   async start(): Promise<void> {
     this.consumer.onGroupJoin((assignment) => {
-      this.assigned = Object.values(assignment).reduce((n, ps) => n + ps.length, 0);
+      this.held = sortedAssignment(assignment);
       this.lag.forgetOutside(assignment);
       this.o.logger.info({ assignment }, 'joined the consumer group');
     });
@@ -206,12 +215,28 @@ class Loop {
   }
 
   /**
-   * Handles a chunk in key lanes (`key-lanes.ts`), with a heartbeat after each message. The
-   * outcome covers the longest prefix of the chunk that was handled in full; whatever a lane
-   * handled past it is delivered again, which the handlers' deterministic ids make harmless.
+   * Handles a chunk in key lanes (`key-lanes.ts`), with a heartbeat after each message and on a
+   * timer while it lasts (see {@link keepAlive}). The outcome covers the longest prefix of the
+   * chunk that was handled in full; whatever a lane handled past it is delivered again, which the
+   * handlers' deterministic ids make harmless.
    */
   private async handleChunk(batch: BusBatch, chunk: readonly BusMessage[]): Promise<ChunkOutcome> {
     const heard: { interrupted?: Error | undefined } = {};
+    const beat = async () => hear(heard, await batch.heartbeat().then(() => undefined, asError));
+    const stopBeating = keepAlive(beat, this.o.heartbeatEveryMs);
+    try {
+      return await this.handleChunkLanes(batch, chunk, heard, beat);
+    } finally {
+      stopBeating();
+    }
+  }
+
+  private async handleChunkLanes(
+    batch: BusBatch,
+    chunk: readonly BusMessage[],
+    heard: { interrupted?: Error | undefined },
+    beat: () => Promise<void>,
+  ): Promise<ChunkOutcome> {
     const { handled, halt } = await runKeyLanes<OutRecord[], Fault>({
       keys: chunk.map(laneKey),
       lanesAtOnce: this.o.keysConcurrently,
@@ -232,9 +257,8 @@ class Loop {
           if (!(error instanceof Fault && error.retriable)) throw error;
           return { halted: error };
         }
-        // Slow handlers must not cost the membership (kafkajs sends one per heartbeat interval).
-        const beat = await batch.heartbeat().then(() => undefined, asError);
-        heard.interrupted ??= beat;
+        // Many fast handlers must not cost the membership either (kafkajs sends one per interval).
+        await beat();
         return { handled: records };
       },
     });
@@ -256,6 +280,8 @@ class Loop {
   // ---- stopping ----------------------------------------------------------------------------
 
   private onConsumerCrash(error: Fault, restarting: boolean): void {
+    // A crashed consumer has left the group; a restarted one is told its share when it rejoins.
+    this.held = {};
     if (restarting) {
       this.o.logger.warn(errorFields(error), 'consumer crashed; kafkajs restarts it');
       return;
@@ -277,7 +303,7 @@ class Loop {
 
   private async close(): Promise<void> {
     if (isActive(this.state.get())) this.state.moveTo('stopping');
-    this.assigned = 0;
+    this.held = {};
     this.retries.cancel();
     await closeInOrder(
       [
@@ -292,6 +318,35 @@ class Loop {
     if (!this.state.moveTo('stopped')) {
       this.o.logger.info({ state: this.state.get() }, 'stage loop stopped');
     }
+  }
+}
+
+/**
+ * Calls `beat` every `everyMs` until the returned function is called, one call at a time: kafkajs
+ * heartbeats only when asked, so without this a handler longer than the session timeout would
+ * lose the group its partition mid-handler, and another member would run the same command.
+ */
+function keepAlive(beat: () => Promise<void>, everyMs: number): () => void {
+  let beating = false;
+  const timer = setInterval(() => {
+    if (beating) return;
+    beating = true;
+    void beat().finally(() => (beating = false));
+  }, everyMs);
+  return () => clearInterval(timer);
+}
+
+/**
+ * Keeps the first heartbeat error of a chunk, unless a later one says the membership is lost: then
+ * that one, so the chunk is not committed by a member the group has already dropped.
+ */
+function hear(heard: { interrupted?: Error | undefined }, error: Error | undefined): void {
+  if (error === undefined) return;
+  if (
+    heard.interrupted === undefined ||
+    (membershipLost(error) && !membershipLost(heard.interrupted))
+  ) {
+    heard.interrupted = error;
   }
 }
 

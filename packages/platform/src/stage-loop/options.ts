@@ -70,6 +70,12 @@ export interface StageLoopOptions extends FetchOptions {
   readonly transactionTimeoutMs?: number;
   /** Group session timeout, see `BusConsumerOptions.sessionTimeoutMs`. */
   readonly sessionTimeoutMs?: number;
+  /**
+   * While a chunk is being handled, how often the loop asks kafkajs for a heartbeat, in ms
+   * (kafkajs sends one at most every heartbeat interval), so that a handler longer than the
+   * session timeout does not cost the membership. Default 1000.
+   */
+  readonly heartbeatEveryMs?: number;
   readonly metrics?: StageLoopMetrics;
 }
 
@@ -82,6 +88,7 @@ type Defaulted =
   | 'retry'
   | 'stopTimeoutMs'
   | 'fromBeginning'
+  | 'heartbeatEveryMs'
   | 'metrics'
   | keyof FetchOptions;
 
@@ -102,6 +109,7 @@ export const STAGE_LOOP_DEFAULTS = {
   keysConcurrently: 32,
   commitLingerMs: 25,
   stopTimeoutMs: 10_000,
+  heartbeatEveryMs: 1_000,
 } as const;
 
 const AT_LEAST_ONE: WholeNumberRange = { minimum: 1 };
@@ -119,6 +127,7 @@ const RANGES: readonly (readonly [
   ['stopTimeoutMs', (o) => o.stopTimeoutMs, AT_LEAST_ONE],
   ['transactionTimeoutMs', (o) => o.transactionTimeoutMs, AT_LEAST_ONE],
   ['sessionTimeoutMs', (o) => o.sessionTimeoutMs, AT_LEAST_ONE],
+  ['heartbeatEveryMs', (o) => o.heartbeatEveryMs, AT_LEAST_ONE],
   ['retry.initialMs', (o) => o.retry?.initialMs, AT_LEAST_ONE],
   ['retry.maxMs', (o) => o.retry?.maxMs, AT_LEAST_ONE],
   ['fetchMinBytes', (o) => o.fetchMinBytes, FETCH_LIMITS.fetchMinBytes],
@@ -163,6 +172,7 @@ export function resolveStageLoopOptions(options: StageLoopOptions): StageLoopOpt
     retry: options.retry ?? DEFAULT_RETRY_POLICY,
     stopTimeoutMs: options.stopTimeoutMs ?? STAGE_LOOP_DEFAULTS.stopTimeoutMs,
     fromBeginning: options.fromBeginning ?? true,
+    heartbeatEveryMs: options.heartbeatEveryMs ?? STAGE_LOOP_DEFAULTS.heartbeatEveryMs,
     metrics: options.metrics ?? {},
     fetchMinBytes: options.fetchMinBytes ?? FETCH_DEFAULTS.minBytes,
     maxWaitTimeMs: options.maxWaitTimeMs ?? FETCH_DEFAULTS.maxWaitMs,

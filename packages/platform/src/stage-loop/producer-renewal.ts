@@ -2,7 +2,9 @@
  * The loop's one transactional producer (`<groupId>.<instanceId>`), and its replacement after a
  * failed transaction: kafkajs cannot recover a producer whose commit or abort failed half-way, and
  * a new producer with the same id bumps the epoch, which also settles whatever the old one left
- * open. A fenced producer (a newer instance took the id) is not replaced: the loop crashes.
+ * open. A fenced producer (a newer instance took the id) is not replaced: the loop crashes, with a
+ * fault that says who fences whom, since two processes given one TOOLGATE_INSTANCE_ID would
+ * otherwise look like a crash loop with no cause.
  */
 import type { AdapterLogger } from '../adapter-logger.js';
 import { Fault } from '../fault.js';
@@ -55,7 +57,7 @@ export class ProducerRenewal {
     const fenced = error instanceof Fault && error.code === BUS_FAULTS.fenced;
     this.o.metrics.fault?.(error instanceof Fault ? error.code : BUS_FAULTS.error);
     if (fenced) {
-      this.o.onFenced(error);
+      this.o.onFenced(supersededBy(this.o.producerOptions.transactionalId, error));
       return;
     }
     this.o.logger.warn(
@@ -71,4 +73,19 @@ export class ProducerRenewal {
   disconnect(): Promise<void> {
     return this.producer?.disconnect() ?? Promise.resolve();
   }
+}
+
+/**
+ * The fault a fenced loop stops with: another process took over its transactional id, which only a
+ * process with the same group and instance id does.
+ */
+function supersededBy(transactionalId: string | undefined, fenced: Fault): Fault {
+  return new Fault(
+    BUS_FAULTS.fenced,
+    `another process took over the transactional id "${transactionalId ?? ''}" (${fenced.message}): ` +
+      'a newer process with the same TOOLGATE_INSTANCE_ID started. After a restart of this ' +
+      'instance that is expected; if both are meant to run, give each its own TOOLGATE_INSTANCE_ID, ' +
+      'or they will go on fencing each other in turn',
+    { cause: fenced },
+  );
 }

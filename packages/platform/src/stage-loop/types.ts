@@ -1,5 +1,6 @@
 /** What a stage's handler sees and returns, and what a running stage loop offers. */
 import type { FaultCode } from '../fault-codes.js';
+import type { GroupMembership } from '../group-membership.js';
 import type { StageLoopState } from './loop-state.js';
 
 /** One consumed message as a handler sees it. */
@@ -94,6 +95,11 @@ export interface StageLoop {
   ready(): boolean;
   /** Where the loop is in its life: `running` from the start until a stop or a crash. */
   state(): StageLoopState;
+  /**
+   * Its instance and group, and the partitions the last group join gave it: none before the
+   * first join, after its consumer crashed (until it rejoins) and once it stops.
+   */
+  membership(): GroupMembership;
   /**
    * Produces timer-driven outputs (sweepers) in one transaction of the loop's own producer.
    * Throws a retriable Fault when Kafka or the registry is unavailable (nothing was written),
