@@ -5,7 +5,7 @@
  * started again, for failover tests.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { requireTool } from './java.js';
@@ -206,6 +206,9 @@ function startNode(layout: Layout, i: number, { fresh }: { fresh: boolean }): St
   mkdirSync(nodeDir, { recursive: true });
   const state = path.join(nodeDir, 'nodes.conf');
   if (fresh && existsSync(state)) writeFileSync(state, '');
+  // A replica keeps the snapshot its primary sent it (`save ""` writes none of its own): a fresh
+  // node that loaded it would hold keys, and `--cluster create` refuses a node that is not empty.
+  if (fresh) rmSync(path.join(nodeDir, 'dump.rdb'), { force: true });
   const conf = path.join(nodeDir, 'redis.conf');
   writeSecretFile(conf, nodeConfig(layout, i));
   return spawnDetached({
