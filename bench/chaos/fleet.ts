@@ -123,10 +123,23 @@ export async function startFleet(o: StartOptions, f: FleetOptions): Promise<Flee
       fail(new Error(`${target} (${child.name}) exited on its own (${how}); see ${child.log}`));
     });
   };
+  // As a supervisor would: a stage that cannot reach Redis or the registry at start exits, and is
+  // started again until it is up or the bound is spent (a restart during a Redis outage).
   const started = async (target: string, starter: Starter): Promise<Child> => {
-    const child = await startOnceMore(starter, o.progress);
-    watch(target, child);
-    return child;
+    const deadline = Date.now() + (o.readyWithinMs ?? 90_000);
+    for (;;) {
+      try {
+        const child = await startOnceMore(starter, o.progress);
+        watch(target, child);
+        return child;
+      } catch (error) {
+        const stale = o.children.all.filter((c) => c.name === starter.name && !c.hasExited());
+        for (const c of stale) process.kill(c.pid, 'SIGKILL');
+        await Promise.all(stale.map((c) => c.exited));
+        if (Date.now() > deadline) throw error;
+        o.progress(`${target} did not start twice; starting it again`);
+      }
+    }
   };
 
   for (const [i, wave] of starters.entries()) {
