@@ -5,7 +5,7 @@
  * started again, for failover tests.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { requireTool } from './java.js';
@@ -17,9 +17,9 @@ import {
   type StartedProcess,
   type StopOutcome,
 } from './processes.js';
-import { askRedis, REDIS_ADMIN } from './redis.js';
+import { aclFile, askRedis, REDIS_ADMIN } from './redis.js';
 import type { StackConfig } from './stack-config.js';
-import { writeSecretFile } from './stack-secrets.js';
+import { redisPassword, writeSecretFile } from './stack-secrets.js';
 
 /** Nodes of the cluster: three primaries, then their three replicas. */
 export const CLUSTER_NODES = 6;
@@ -93,13 +93,9 @@ export async function stopRedisCluster(dir: string): Promise<StopOutcome[]> {
  *   when the cluster cannot be created.
  */
 export async function startRedisCluster(options: RedisClusterOptions): Promise<RedisCluster> {
-  const env = options.env ?? process.env;
-  const hint = 'install Redis 7 (redis-server and redis-cli)';
-  const server = requireTool('redis', 'redis-server', hint, env);
-  const cli = requireTool('redis', 'redis-cli', hint, env);
-  const host = options.host ?? '127.0.0.1';
-  const ports = Array.from({ length: CLUSTER_NODES }, (_, i) => options.firstPort + i);
-  const layout = { ...options, host, ports, server, env };
+  const layout = layoutOf(options);
+  const { env, host, ports } = layout;
+  const cli = requireTool('redis', 'redis-cli', REDIS_HINT, env);
   await stopRedisCluster(options.dir);
   writeSecretFile(path.join(options.dir, 'users.acl'), options.acl);
   const started = ports.map((_, i) => startNode(layout, i, { fresh: true }));
@@ -108,6 +104,37 @@ export async function startRedisCluster(options: RedisClusterOptions): Promise<R
   const cluster = clusterOf(layout, started);
   await cluster.whenHealthy(options.readyWithinMs ?? 30_000);
   return cluster;
+}
+
+/**
+ * The cluster an earlier {@link startRedisCluster} (or `stack:up`) started in `options.dir`,
+ * still running: a handle for killing and restarting its nodes, as a chaos run does.
+ */
+export function attachRedisCluster(options: RedisClusterOptions): RedisCluster {
+  return clusterOf(layoutOf(options), []);
+}
+
+/** The options of the stack's own cluster, under `<stack dir>/redis-cluster`. */
+export function stackRedisClusterOptions(config: StackConfig): RedisClusterOptions {
+  return {
+    dir: redisClusterDir(config),
+    host: config.host,
+    firstPort: config.ports.redis,
+    firstBusPort: config.ports.redisClusterBus,
+    acl: aclFile(config),
+    adminPassword: redisPassword(config, REDIS_ADMIN),
+    env: config.env,
+  };
+}
+
+const REDIS_HINT = 'install Redis 7 (redis-server and redis-cli)';
+
+function layoutOf(options: RedisClusterOptions): Layout {
+  const env = options.env ?? process.env;
+  const server = requireTool('redis', 'redis-server', REDIS_HINT, env);
+  const host = options.host ?? '127.0.0.1';
+  const ports = Array.from({ length: CLUSTER_NODES }, (_, i) => options.firstPort + i);
+  return { ...options, host, ports, server, env };
 }
 
 interface Layout extends RedisClusterOptions {
@@ -179,6 +206,9 @@ function startNode(layout: Layout, i: number, { fresh }: { fresh: boolean }): St
   mkdirSync(nodeDir, { recursive: true });
   const state = path.join(nodeDir, 'nodes.conf');
   if (fresh && existsSync(state)) writeFileSync(state, '');
+  // A replica keeps the snapshot its primary sent it (`save ""` writes none of its own): a fresh
+  // node that loaded it would hold keys, and `--cluster create` refuses a node that is not empty.
+  if (fresh) rmSync(path.join(nodeDir, 'dump.rdb'), { force: true });
   const conf = path.join(nodeDir, 'redis.conf');
   writeSecretFile(conf, nodeConfig(layout, i));
   return spawnDetached({

@@ -25,7 +25,6 @@ import {
   type StopOutcome,
 } from './processes.js';
 import {
-  aclFile,
   ensureRedisUsers,
   preflightRedis,
   probeRedis,
@@ -39,10 +38,10 @@ import {
   logOf as clusterLog,
   pidFileOf as clusterPidFile,
   redisClusterDir,
+  stackRedisClusterOptions,
   startRedisCluster,
   stopRedisCluster,
 } from './redis-cluster.js';
-import { redisPassword } from './stack-secrets.js';
 import { stackBindings } from './stack-principals.js';
 import {
   preflightRegistry,
@@ -219,15 +218,7 @@ function redisClusterDriver(config: StackConfig, adminUrl: string): ComponentDri
         pidFile: clusterPidFile(dir, 0),
         logFile: clusterLog(dir, 0),
         async start() {
-          const cluster = await startRedisCluster({
-            dir,
-            host: config.host,
-            firstPort: redis,
-            firstBusPort: redisClusterBus,
-            acl: aclFile(config),
-            adminPassword: redisPassword(config, REDIS_ADMIN),
-            env: config.env,
-          });
+          const cluster = await startRedisCluster(stackRedisClusterOptions(config));
           const first = cluster.process(0);
           if (first === undefined) throw new StackError('redis', 'the cluster started no node 0');
           return first;

@@ -85,15 +85,18 @@ export interface WorkerRedisUrls {
   readonly relay: string;
 }
 
-/** A bus as the stack's admin. */
-export function adminBus(config: StackConfig, clientId: string): Bus {
+/**
+ * A bus as the stack's admin. `retries` (default 1: a benchmark stops at the first fault) is how
+ * often kafkajs retries a request; a chaos run's driver keeps sending through a broker's death.
+ */
+export function adminBus(config: StackConfig, clientId: string, retries = 1): Bus {
   const access = adminAccess(config);
   return createBus({
     brokers: [...access.brokers],
     clientId,
     logger: SILENT_LOGGER,
     security: access.security,
-    retries: 1,
+    retries,
     connectionTimeoutMs: 2_000,
   });
 }

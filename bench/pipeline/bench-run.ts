@@ -45,6 +45,8 @@ export interface BenchRunOptions {
   /** What the run is called in the line an interruption prints (`benchmark`, `scenario`). */
   readonly what: string;
   readonly progress: (line: string) => void;
+  /** Done last when the run ends, however it ends (a chaos run stops its own stack). */
+  readonly afterEnd?: () => Promise<void>;
 }
 
 /** Runs `body` in a run of its own, and ends the run whatever `body` does. */
@@ -79,6 +81,7 @@ export async function withBenchRun<T>(
         progress(`cleanup failed: ${e instanceof Error ? e.message : String(e)}`),
       );
     await bus.close().catch(() => undefined);
+    await options.afterEnd?.();
   };
   const onSignal = (signal: NodeJS.Signals) => {
     progress(`${signal}: stopping the ${options.what}'s processes and dropping its namespace`);

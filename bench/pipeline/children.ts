@@ -68,7 +68,8 @@ export function createChildren(logDir: string): Children {
     all,
     start(spec) {
       const log = join(logDir, `${spec.name}.log`);
-      const out = createWriteStream(log);
+      // Appended: a child started again under its name (a chaos run's restart) keeps one log.
+      const out = createWriteStream(log, { flags: 'a' });
       const child = spawn(process.execPath, [...spec.args], {
         env: { ...inheritedEnv(process.env), ...spec.env },
         stdio: ['ignore', 'pipe', 'pipe'],

@@ -6,8 +6,9 @@
  * `npm run bench`) and reads every tenant's observations topic; it does not verify the gate's
  * signatures on them (an agent does that on its own machine, at a cost measured apart).
  */
-import type { Bus, BusBatch, BusConsumer, BusProducer, OutRecord } from '@toolgate/platform';
-import { SESSION_HEADER } from '@toolgate/shared';
+import type { Bus, BusProducer, OutRecord } from '@toolgate/platform';
+import { startApprover } from './approver.js';
+import { consume } from './consume.js';
 import { createHistogram, type Histogram } from './histogram.js';
 import type { SystemName } from './summarize.js';
 import {
@@ -110,9 +111,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Connects the producers and the two consumers. */
 export async function createLoadDriver(o: DriverOptions): Promise<LoadDriver> {
   const producer = o.bus.producer();
-  const approvals = o.bus.producer();
   await producer.connect();
-  await approvals.connect();
   const pending = new Map<string, Pending>();
   const mismatched = new Map<string, number>();
   const callTimes = new Map<string, CallTime>();
@@ -155,31 +154,13 @@ export async function createLoadDriver(o: DriverOptions): Promise<LoadDriver> {
       wake?.();
     },
   );
-  const approver = await consume(
-    o.bus,
-    `${o.groupPrefix}driver.approver`,
-    [o.confirmationsTopic],
-    async (batch) => {
-      const records: OutRecord[] = [];
-      for (const m of batch.messages) {
-        const request = decodeValue(m.value);
-        const token = o.approverTokens[String(request?.['tenant'])];
-        if (request === undefined || token === undefined) continue;
-        const approval = {
-          confirmationId: request['confirmationId'],
-          decision: 'approve',
-          digest: request['digest'],
-        };
-        records.push({
-          topic: o.approvalsTopic,
-          key: String(request['confirmationId']),
-          value: Buffer.from(JSON.stringify(approval)),
-          headers: { [SESSION_HEADER]: token },
-        });
-      }
-      await approvals.send(records);
-    },
-  );
+  const approver = await startApprover({
+    bus: o.bus,
+    groupId: `${o.groupPrefix}driver.approver`,
+    confirmationsTopic: o.confirmationsTopic,
+    approvalsTopic: o.approvalsTopic,
+    approverTokens: o.approverTokens,
+  });
 
   const begin = (): Current => {
     current = {
@@ -323,35 +304,10 @@ export async function createLoadDriver(o: DriverOptions): Promise<LoadDriver> {
     mismatches: () => mismatched,
 
     async close() {
-      await Promise.allSettled([observations.disconnect(), approver.disconnect()]);
-      await Promise.allSettled([producer.disconnect(), approvals.disconnect()]);
+      await Promise.allSettled([observations.disconnect(), approver.close()]);
+      await producer.disconnect().catch(() => undefined);
     },
   };
-}
-
-async function consume(
-  bus: Bus,
-  groupId: string,
-  topics: readonly string[],
-  onBatch: (batch: BusBatch) => void | Promise<void>,
-): Promise<BusConsumer> {
-  const consumer = bus.consumer({ groupId, readCommitted: true, maxWaitTimeMs: 100 });
-  let joined = false;
-  consumer.onGroupJoin(() => (joined = true));
-  await consumer.connect();
-  await consumer.subscribe(topics, { fromBeginning: false });
-  await consumer.run(async (batch) => {
-    await onBatch(batch);
-    const last = batch.messages.at(-1);
-    if (last !== undefined) batch.resolveOffset(last.offset);
-  });
-  const deadline = Date.now() + 60_000;
-  while (!joined) {
-    if (Date.now() > deadline)
-      throw new Error(`the driver's consumer ${groupId} did not join its group in 60 s`);
-    await sleep(50);
-  }
-  return consumer;
 }
 
 export type { BusProducer };

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   EXAMPLE_TOOLS,
@@ -42,7 +42,7 @@ export const GATE_STAGES = [
 ] as const;
 
 /** One gate stage process. */
-type GateStage = (typeof GATE_STAGES)[number];
+export type GateStage = (typeof GATE_STAGES)[number];
 
 /** One system as its processes are started: its prefixes and its tool worker's Redis URL. */
 export interface SystemSpace extends Space {
@@ -70,10 +70,14 @@ export interface StartOptions {
   /** Every process's stage-loop fetch settings, the same for both systems. */
   readonly fetch: FetchConfig;
   readonly progress: (line: string) => void;
-  /** The gate's deployment, a file of bench/pipeline/. Default `bench-deployment.ts`. */
+  /** The gate's deployment: a file of bench/pipeline/, or an absolute path. Default `bench-deployment.ts`. */
   readonly gateDeployment?: string;
   /** Start only the gate (the fairness scenario has no relay). Default false. */
   readonly gateOnly?: boolean;
+  /** Variables every gate process gets besides its own (a run's session timeout). */
+  readonly gateEnv?: Readonly<Record<string, string>>;
+  /** How long a gate process may take to be ready, ms. Default 90 s. */
+  readonly readyWithinMs?: number;
 }
 
 /**
@@ -130,7 +134,7 @@ function principalEnv(o: StartOptions, principal: string): Readonly<Record<strin
 }
 
 /** A process of `space` as `principal`: its identity and keys, the run's prefixes and settings. */
-function envAs(
+export function envAs(
   o: StartOptions,
   principal: string,
   space: Space,
@@ -151,6 +155,11 @@ function envAs(
 
 function script(name: string): string {
   return join(REPO_ROOT, 'bench', 'pipeline', name);
+}
+
+/** A deployment file: a path, or the name of a file of bench/pipeline/. */
+function deploymentFile(file: string): string {
+  return isAbsolute(file) ? file : script(file);
 }
 
 /**
@@ -187,13 +196,24 @@ function startOwn(
   };
 }
 
-interface Starter {
+/** A process that can be started (and, once it is gone, started again the same way). */
+export interface Starter {
   readonly name: string;
   start(): { child: Child; ready: () => Promise<void> };
 }
 
-function gateStage(o: StartOptions, gate: GateStage, port: number): Starter {
-  const name = `gate-${gate.name}`;
+/**
+ * The gate stage `gate` listening on `port`, as instance `instance` (default the stage's name):
+ * its child is `gate-<instance>` and its TOOLGATE_INSTANCE_ID `<run id>-<instance>`, the same at
+ * every start, so a restart fences its predecessor's transactions.
+ */
+export function gateStage(
+  o: StartOptions,
+  gate: GateStage,
+  port: number,
+  instance: string = gate.name,
+): Starter {
+  const name = `gate-${instance}`;
   const profile = profileFlags(o, name);
   return {
     name,
@@ -209,25 +229,29 @@ function gateStage(o: StartOptions, gate: GateStage, port: number): Starter {
           'start',
           gate.stage,
           '--config',
-          script(o.gateDeployment ?? 'bench-deployment.ts'),
+          deploymentFile(o.gateDeployment ?? 'bench-deployment.ts'),
         ],
         env: {
-          ...envAs(o, stagePrincipal(gate.stage), o.gate, gate.name),
+          ...envAs(o, stagePrincipal(gate.stage), o.gate, instance),
           TOOLGATE_HTTP_PORT: String(port),
           // The bench approves through the approvals topic; the approval API takes any free port.
           TOOLGATE_APPROVAL_PORT: '0',
           ...gate.env,
+          ...o.gateEnv,
         },
       });
       const probe = async () =>
         (await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(1_000) })).ok;
-      return { child, ready: () => waitUntil(`${name} joining its group`, child, probe) };
+      return {
+        child,
+        ready: () => waitUntil(`${name} joining its group`, child, probe, o.readyWithinMs),
+      };
     },
   };
 }
 
 /** Starts `w`; if it dies before it is ready (a slow registry at start), starts it once more. */
-async function startOnceMore(w: Starter, progress: (line: string) => void): Promise<Child> {
+export async function startOnceMore(w: Starter, progress: (line: string) => void): Promise<Child> {
   const first = w.start();
   try {
     await first.ready();

@@ -84,6 +84,15 @@ describe('loadConfig', () => {
     expect(config.kafkaBrokers).toEqual(['a:9092', 'b:9093']);
   });
 
+  it("reads the consumer session timeout, 30 s unless set, within the broker's default bounds", () => {
+    expect(loadConfig({ ...MINIMAL }).sessionTimeoutMs).toBe(30_000);
+    const set = loadConfig({ ...MINIMAL, TOOLGATE_SESSION_TIMEOUT_MS: '10000' });
+    expect(set.sessionTimeoutMs).toBe(10_000);
+    expect(problemsOf({ ...MINIMAL, TOOLGATE_SESSION_TIMEOUT_MS: '1000' })).toEqual([
+      'TOOLGATE_SESSION_TIMEOUT_MS must be >= 6000',
+    ]);
+  });
+
   it('treats an empty variable as unset', () => {
     const config = loadConfig({ ...MINIMAL, TOOLGATE_REDIS_PREFIX: '' });
     expect(config.redisPrefix).toBe('toolgate:');

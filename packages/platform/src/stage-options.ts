@@ -34,6 +34,7 @@ export function stageLoopOptions(
     logger: deps.logger,
     instanceId: config.instanceId,
     ...fetchOptions(config),
+    sessionTimeoutMs: config.sessionTimeoutMs,
     stopTimeoutMs: deps.stopTimeoutMs ?? stopBound(config.shutdownTimeoutMs),
     onFatal: (msg, error) => fatalOutputs(stage, msg, error, deps.outputs, deps.now()),
     metrics: loopMetrics(deps.metrics),

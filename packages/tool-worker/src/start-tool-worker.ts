@@ -101,7 +101,7 @@ export interface ToolWorkerOptions {
    * command whose worker died mid-handler waits before it is run again. Default 15 s.
    */
   readonly leaseMs?: number;
-  /** Consumer group session timeout, in ms (the stage loop's default when unset). */
+  /** Consumer group session timeout, in ms (TOOLGATE_SESSION_TIMEOUT_MS when unset). */
   readonly sessionTimeoutMs?: number;
   /** Backoff while Redis or the registry is down (the stage loop's default when unset). */
   readonly retry?: RetryPolicy;
@@ -322,9 +322,7 @@ function startLoop(options: ToolWorkerOptions, facts: LoopFacts): Promise<StageL
     },
     maxBatchMessages: options.maxBatchMessages ?? 1,
     stopTimeoutMs: stopBound(config.shutdownTimeoutMs),
-    ...(options.sessionTimeoutMs === undefined
-      ? {}
-      : { sessionTimeoutMs: options.sessionTimeoutMs }),
+    sessionTimeoutMs: options.sessionTimeoutMs ?? config.sessionTimeoutMs,
     ...(options.retry === undefined ? {} : { retry: options.retry }),
     ...(options.onCrash === undefined ? {} : { onCrash: options.onCrash }),
   });

@@ -40,7 +40,10 @@ export const EXECUTE_VARIABLES = {
   },
 } as const satisfies VariableTable;
 
-/** TOOLGATE_LOG_LEVEL, TOOLGATE_INSTANCE_ID and TOOLGATE_SHUTDOWN_TIMEOUT_MS. */
+/**
+ * TOOLGATE_LOG_LEVEL, TOOLGATE_INSTANCE_ID, TOOLGATE_SHUTDOWN_TIMEOUT_MS and
+ * TOOLGATE_SESSION_TIMEOUT_MS.
+ */
 export const PROCESS_VARIABLES = {
   LOG_LEVEL: {
     key: 'logLevel',
@@ -64,5 +67,13 @@ export const PROCESS_VARIABLES = {
     default: 10_000,
     schema: { minimum: 100, maximum: 600_000 },
     description: `Hard deadline of a graceful stop, in ms; past it the process exits non-zero. The stage loops of a process share ${STOP_SHARE * 100} % of it, one after another, so a loop whose stop hangs gives up with a warning and the rest still closes in time.`,
+  },
+  SESSION_TIMEOUT_MS: {
+    key: 'sessionTimeoutMs',
+    kind: 'integer',
+    default: 30_000,
+    schema: { minimum: 6_000, maximum: 300_000 },
+    description:
+      "Consumer group session timeout of every stage loop of the process, in ms: how long an instance that stopped answering (killed, paused, cut off) keeps its partitions before the group hands them to another instance. Lower moves work off a dead instance sooner and makes a long pause (garbage collection, a stalled host) count as a death more often. Within the broker's `group.min.session.timeout.ms` and `group.max.session.timeout.ms` (6 s and 30 min by default).",
   },
 } as const satisfies VariableTable;

@@ -162,4 +162,6 @@ export interface Config extends KafkaIdentitySettings {
   readonly instanceId: string;
   /** TOOLGATE_SHUTDOWN_TIMEOUT_MS: hard stop deadline in ms; default 10 000. */
   readonly shutdownTimeoutMs: number;
+  /** TOOLGATE_SESSION_TIMEOUT_MS: consumer group session timeout, ms; default 30 000. */
+  readonly sessionTimeoutMs: number;
 }

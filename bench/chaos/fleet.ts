@@ -1,0 +1,180 @@
+/**
+ * The run's gate: every stage process twice over and the example's tool workers, each instance a
+ * slot (`validate#2`, `worker#1`) that a fault may kill (and start again under the same instance
+ * id, so Kafka fences the dead one's transactions), stop or continue. A process that ends without
+ * the run having killed it is a failure of the run, named with its log.
+ */
+import { join } from 'node:path';
+import { EXAMPLE_WORKER } from '@toolgate/platform';
+import { waitUntil, type Child } from '../pipeline/children.js';
+import {
+  envAs,
+  freePort,
+  GATE_STAGES,
+  gateStage,
+  REPO_ROOT,
+  startOnceMore,
+  type StartOptions,
+  type Starter,
+} from '../pipeline/start-systems.js';
+
+/** One instance: what starts it, and its process now. */
+interface Slot {
+  readonly target: string;
+  readonly starter: Starter;
+  child: Child;
+}
+
+/** The running instances. */
+export interface Fleet {
+  /** Every instance's target name, in start order. */
+  readonly targets: readonly string[];
+  /** SIGKILLs `target`, waits until it is gone, starts it again and waits until it is ready. */
+  kill(target: string): Promise<void>;
+  /** SIGSTOP (`stop`) or SIGCONT (`continue`) to `target`'s process. */
+  signal(target: string, what: 'stop' | 'continue'): void;
+  /** Rejects as soon as an instance ends that the run did not kill. */
+  readonly failed: Promise<never>;
+  /** From now on an instance that ends is the run's doing (the run is ending). */
+  standDown(): void;
+}
+
+/** What {@link startFleet} needs beyond the gate's start options. */
+export interface FleetOptions {
+  readonly instancesPerStage: number;
+  readonly toolWorkers: number;
+  /** Variables every tool worker gets besides its own. */
+  readonly workerEnv: Readonly<Record<string, string>>;
+}
+
+const NODE_FLAGS = ['--no-turbo-inline-js-wasm-calls'];
+
+/**
+ * Instances started at once once each stage's first is up: five tsx processes starting together
+ * on a busy two-core machine took more than 90 s to connect to Redis.
+ */
+const WAVE = 2;
+
+/** The example's tool worker, with its real handlers, as instance `worker-<n>`. */
+function exampleWorker(o: StartOptions, f: FleetOptions, n: number, port: number): Starter {
+  const name = `worker-${n}`;
+  return {
+    name,
+    start() {
+      const child = o.children.start({
+        name,
+        args: [
+          ...NODE_FLAGS,
+          '--import',
+          'tsx',
+          join(REPO_ROOT, 'examples/billing/tool-worker.ts'),
+        ],
+        env: {
+          ...envAs(o, EXAMPLE_WORKER.principal, o.gate, name),
+          TOOLGATE_REDIS_URL: o.gate.workerRedisUrl,
+          TOOLGATE_HTTP_PORT: String(port),
+          ...o.gateEnv,
+          ...f.workerEnv,
+        },
+      });
+      const probe = async () =>
+        (await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(1_000) })).ok;
+      return {
+        child,
+        ready: () => waitUntil(`${name} joining its group`, child, probe, o.readyWithinMs),
+      };
+    },
+  };
+}
+
+/**
+ * Starts the instances in waves: the first instance of each stage alone (each registers its
+ * schemas, and the registry answers several stages at once too late), then the rest
+ * {@link WAVE} at a time. Resolves once every one is ready.
+ */
+export async function startFleet(o: StartOptions, f: FleetOptions): Promise<Fleet> {
+  const slots = new Map<string, Slot>();
+  const firsts: { target: string; starter: Starter }[] = [];
+  const rest: { target: string; starter: Starter }[] = [];
+  for (let n = 1; n <= f.instancesPerStage; n += 1) {
+    for (const gate of GATE_STAGES) {
+      const target = `${gate.name}#${n}`;
+      const starter = gateStage(o, gate, await freePort(), `${gate.name}-${n}`);
+      (n === 1 ? firsts : rest).push({ target, starter });
+    }
+  }
+  for (let n = 1; n <= f.toolWorkers; n += 1)
+    rest.push({ target: `worker#${n}`, starter: exampleWorker(o, f, n, await freePort()) });
+  const starters = [
+    ...firsts.map((first) => [first]),
+    ...Array.from({ length: Math.ceil(rest.length / WAVE) }, (_, i) =>
+      rest.slice(i * WAVE, (i + 1) * WAVE),
+    ),
+  ];
+
+  let fail: (error: Error) => void = () => undefined;
+  const failed = new Promise<never>((_, reject) => (fail = reject));
+  failed.catch(() => undefined);
+  let standingDown = false;
+  const killing = new Set<Child>();
+  const watch = (target: string, child: Child) => {
+    void child.exited.then((how) => {
+      if (standingDown || killing.has(child)) return;
+      fail(new Error(`${target} (${child.name}) exited on its own (${how}); see ${child.log}`));
+    });
+  };
+  // As a supervisor would: a stage that cannot reach Redis or the registry at start exits, and is
+  // started again until it is up or the bound is spent (a restart during a Redis outage).
+  const started = async (target: string, starter: Starter): Promise<Child> => {
+    const deadline = Date.now() + (o.readyWithinMs ?? 90_000);
+    for (;;) {
+      try {
+        const child = await startOnceMore(starter, o.progress);
+        watch(target, child);
+        return child;
+      } catch (error) {
+        const stale = o.children.all.filter((c) => c.name === starter.name && !c.hasExited());
+        for (const c of stale) process.kill(c.pid, 'SIGKILL');
+        await Promise.all(stale.map((c) => c.exited));
+        if (Date.now() > deadline) throw error;
+        o.progress(`${target} did not start twice; starting it again`);
+      }
+    }
+  };
+
+  for (const [i, wave] of starters.entries()) {
+    o.progress(
+      `starting ${wave.map((w) => w.target).join(', ')} (wave ${i + 1}/${starters.length}; logs in ${o.logDir})`,
+    );
+    await Promise.all(
+      wave.map(async ({ target, starter }) =>
+        slots.set(target, { target, starter, child: await started(target, starter) }),
+      ),
+    );
+  }
+  const slotOf = (target: string): Slot => {
+    const slot = slots.get(target);
+    if (slot === undefined) throw new RangeError(`no instance ${target}`);
+    return slot;
+  };
+  return {
+    targets: [...slots.keys()],
+    async kill(target) {
+      const slot = slotOf(target);
+      killing.add(slot.child);
+      process.kill(slot.child.pid, 'SIGKILL');
+      await slot.child.exited;
+      slot.child = await started(target, slot.starter);
+    },
+    signal(target, what) {
+      process.kill(slotOf(target).child.pid, what === 'stop' ? 'SIGSTOP' : 'SIGCONT');
+    },
+    failed,
+    standDown() {
+      standingDown = true;
+      // A stopped process cannot end on SIGTERM.
+      for (const slot of slots.values())
+        if (!slot.child.hasExited()) process.kill(slot.child.pid, 'SIGCONT');
+    },
+  };
+}
