@@ -3,10 +3,21 @@
  * the wait for the last answers, and the judge, in a benchmark run of its own (bench-run.ts), so
  * that whatever it started is stopped however it ends.
  */
-import { EXAMPLE_TENANTS, gateTopics, loadVariables, CONFIG_VARIABLES } from '@toolgate/platform';
+import {
+  CONFIG_VARIABLES,
+  connectRedis,
+  createRedisObjectStore,
+  EXAMPLE_TENANTS,
+  gateTopics,
+  loadVariables,
+  OBJECT_NAMESPACE,
+} from '@toolgate/platform';
+import type { ResolvedObject } from '@toolgate/shared';
+import { SEED_OBJECTS } from '../../examples/billing/data.js';
+import { adminRedisUrl } from '../../infra/provision.js';
 import type { StackConfig } from '../../infra/stack-config.js';
 import { buildMix } from '../core/build-mix.js';
-import { adminBus, provisionRun } from '../pipeline/bench-namespace.js';
+import { adminBus, provisionRun, type Space } from '../pipeline/bench-namespace.js';
 import { withBenchRun } from '../pipeline/bench-run.js';
 import { tokensFor } from '../pipeline/measure-pipeline.js';
 import benchDeployment from '../pipeline/bench-deployment.js';
@@ -22,6 +33,7 @@ import {
 } from './chaos-options.js';
 import { planFaults } from './fault-schedule.js';
 import { startFleet } from './fleet.js';
+import { withFreshObjects } from './fresh-objects.js';
 import { createInjector } from './inject.js';
 import { runFaults } from './run-faults.js';
 
@@ -39,6 +51,12 @@ const TAIL_MS = { quick: 10_000, full: 30_000 } as const;
  * been for {@link QUIET_MS}, and never longer than {@link DRAIN_MAX_MS}.
  */
 const QUIET_MS = 20_000;
+
+/**
+ * Seconds of load the mix covers before it repeats at the run's rate: a repeated entry names
+ * objects an earlier pass already changed, and its write changes nothing.
+ */
+const MIX_SECONDS = { quick: 600, full: 3600 } as const;
 const DRAIN_MIN_MS = (CHAOS_CONFIRMATION_TTL_SECONDS + 10) * 1000;
 const DRAIN_MAX_MS = { quick: 90_000, full: 180_000 } as const;
 
@@ -98,7 +116,7 @@ export async function runChaos(r: ChaosRun): Promise<ChaosReport> {
       onClose(() => Promise.resolve(injector.release()));
       onClose(() => Promise.resolve(fleet.standDown()));
 
-      const load = await connectLoad(r, ns.id, ns.gate.topicPrefix, config);
+      const load = await connectLoad(r, ns.id, ns.gate, config);
       onClose(() => load.close());
       const plan = planFaults(
         scheduleOptionsOf(options, {
@@ -161,20 +179,27 @@ export async function runChaos(r: ChaosRun): Promise<ChaosReport> {
 async function connectLoad(
   r: ChaosRun,
   id: string,
-  topicPrefix: string,
+  space: Space,
   config: StackConfig,
 ): Promise<ChaosLoad> {
+  const { topicPrefix } = space;
   const secret = benchDeployment.sessions.secret;
   if (secret === undefined)
     throw new Error('the chaos deployment must use an HS256 session secret');
   const tokens = await tokensFor(secret);
   const topics = gateTopics(topicPrefix);
+  const fresh = withFreshObjects(
+    buildMix({ size: r.options.rate * MIX_SECONDS[r.options.mode], seed: r.options.seed }),
+    SEED_OBJECTS,
+  );
+  await seedObjects(config, space, fresh.objects);
+  r.progress(`seeded ${fresh.objects.length} objects of the mix's own`);
   // Its own admin bus, retrying through a Kafka node's death where the benchmark's gives up.
   const bus = adminBus(config, 'toolgate-chaos-load', 10);
   const load = await startChaosLoad({
     bus,
     facts: {
-      mix: buildMix({ size: 500, seed: r.options.seed }),
+      mix: fresh.mix,
       tokens,
       inputTopic: { gate: topics.proposals, relay: topics.proposals, onehop: topics.proposals },
     },
@@ -193,6 +218,20 @@ async function connectLoad(
       await bus.close().catch(() => undefined);
     },
   };
+}
+
+/** Writes the mix's own objects into the gate's object store, as the stack's admin. */
+async function seedObjects(
+  config: StackConfig,
+  space: Space,
+  objects: readonly ResolvedObject[],
+): Promise<void> {
+  const conn = connectRedis({ url: adminRedisUrl(config), prefix: space.redisPrefix });
+  try {
+    await createRedisObjectStore(conn, OBJECT_NAMESPACE).seed(objects);
+  } finally {
+    await conn.close();
+  }
 }
 
 /** Waits for the last answers (see {@link QUIET_MS}). */
