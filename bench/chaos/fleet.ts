@@ -6,12 +6,13 @@
  */
 import { join } from 'node:path';
 import { EXAMPLE_WORKER } from '@toolgate/platform';
-import { waitUntil, type Child } from '../pipeline/children.js';
+import type { Child } from '../pipeline/children.js';
 import {
   envAs,
   freePort,
   GATE_STAGES,
   gateStage,
+  readyOnPort,
   REPO_ROOT,
   startOnceMore,
   type StartOptions,
@@ -77,12 +78,7 @@ function exampleWorker(o: StartOptions, f: FleetOptions, n: number, port: number
           ...f.workerEnv,
         },
       });
-      const probe = async () =>
-        (await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(1_000) })).ok;
-      return {
-        child,
-        ready: () => waitUntil(`${name} joining its group`, child, probe, o.readyWithinMs),
-      };
+      return { child, ready: () => readyOnPort(name, child, port, o.readyWithinMs) };
     },
   };
 }

@@ -240,14 +240,21 @@ export function gateStage(
           ...o.gateEnv,
         },
       });
-      const probe = async () =>
-        (await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(1_000) })).ok;
-      return {
-        child,
-        ready: () => waitUntil(`${name} joining its group`, child, probe, o.readyWithinMs),
-      };
+      return { child, ready: () => readyOnPort(name, child, port, o.readyWithinMs) };
     },
   };
+}
+
+/** Resolves once the child's `/readyz` on `port` answers 200: it has joined its group. */
+export function readyOnPort(
+  name: string,
+  child: Child,
+  port: number,
+  withinMs: number | undefined,
+): Promise<void> {
+  const probe = async () =>
+    (await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(1_000) })).ok;
+  return waitUntil(`${name} joining its group`, child, probe, withinMs);
 }
 
 /** Starts `w`; if it dies before it is ready (a slow registry at start), starts it once more. */

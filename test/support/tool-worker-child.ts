@@ -20,6 +20,7 @@ import {
 } from '@toolgate/platform';
 import { loadWorkerConfig, startToolWorker, toolOk } from '@toolgate/tool-worker';
 import { redisAt } from './redis-at.js';
+import { exitOnCrash, runAsChild } from './worker-child.js';
 
 const must = (name: string): string => {
   const value = process.env[name];
@@ -82,23 +83,7 @@ const worker = await startToolWorker({
   logger: SILENT_LOGGER,
   // The killed process stays a group member until its session times out; keep that short.
   sessionTimeoutMs: 6_000,
-  // Exit 1 at once, saying why, rather than leave the test waiting for a kill that cannot come.
-  onCrash: (error) => {
-    process.stderr.write(`tool worker child stopped on its own: ${error.stack ?? error.message}\n`);
-    process.exit(1);
-  },
+  onCrash: exitOnCrash,
 });
 
-const announce = setInterval(() => {
-  if (!worker.ready()) return;
-  clearInterval(announce);
-  process.stdout.write('ready\n');
-}, 20);
-
-process.once('SIGTERM', () => {
-  clearInterval(announce);
-  void worker
-    .stop()
-    .then(() => Promise.all([redis.close(), bus.close(), counter.quit()]))
-    .then(() => process.exit(0));
-});
+runAsChild(worker, () => Promise.all([redis.close(), bus.close(), counter.quit()]));

@@ -8,7 +8,6 @@
  * with CHILD_LEASE_MS (the worker's lease) and CHILD_REBALANCE_TIMEOUT_MS (how long the group waits
  * for a member to rejoin). Prints `ready` once it has joined its group.
  */
-import { Redis } from 'ioredis';
 import {
   createBus,
   connectRedis,
@@ -19,6 +18,8 @@ import {
   type Bus,
 } from '@toolgate/platform';
 import { loadWorkerConfig, startToolWorker, toolOk, type ToolHandler } from '@toolgate/tool-worker';
+import { redisAt } from './redis-at.js';
+import { exitOnCrash, runAsChild } from './worker-child.js';
 
 const must = (name: string): string => {
   const value = process.env[name];
@@ -45,7 +46,7 @@ const codec = createCodec({
 });
 const redis = connectRedis({ url: config.redisUrl, prefix: config.redisPrefix });
 // The worker's own Redis user may touch only its ledger: the counters are the test's.
-const counter = new Redis(must('CHILD_COUNTER_REDIS_URL'));
+const counter = redisAt(must('CHILD_COUNTER_REDIS_URL'));
 const callsKey = must('CHILD_CALLS_KEY');
 const abortsKey = must('CHILD_ABORTS_KEY');
 
@@ -75,22 +76,7 @@ const worker = await startToolWorker({
   sessionTimeoutMs: 6_000,
   leaseMs: Number(must('CHILD_LEASE_MS')),
   retry: { initialMs: 200, maxMs: 1_000 },
-  onCrash: (error) => {
-    process.stderr.write(`tool worker child stopped on its own: ${error.stack ?? error.message}\n`);
-    process.exit(1);
-  },
+  onCrash: exitOnCrash,
 });
 
-const announce = setInterval(() => {
-  if (!worker.ready()) return;
-  clearInterval(announce);
-  process.stdout.write('ready\n');
-}, 20);
-
-process.once('SIGTERM', () => {
-  clearInterval(announce);
-  void worker
-    .stop()
-    .then(() => Promise.all([redis.close(), bus.close(), counter.quit()]))
-    .then(() => process.exit(0));
-});
+runAsChild(worker, () => Promise.all([redis.close(), bus.close(), counter.quit()]));
