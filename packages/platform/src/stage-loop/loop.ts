@@ -324,7 +324,7 @@ class Loop {
 /**
  * Calls `beat` every `everyMs` until the returned function is called, one call at a time: kafkajs
  * heartbeats only when asked, so without this a handler longer than the session timeout would
- * lose the group its partition mid-handler, and another member would run the same command.
+ * lose its partition mid-handler, and another member would run the same command.
  */
 function keepAlive(beat: () => Promise<void>, everyMs: number): () => void {
   let beating = false;
