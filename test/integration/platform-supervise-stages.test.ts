@@ -143,11 +143,11 @@ describe('superviseStages: a stage loop that stops on its own', () => {
       expect.objectContaining({
         level: 'fatal',
         stage: 'validate',
-        msg: 'superseded: a process with the same instance id took over this stage; stopping the process',
+        msg: 'fenced: a newer process with the same instance id took over this stage, or this one stalled past its transaction timeout; stopping the process',
         err: expect.objectContaining({
           code: 'kafka_fenced',
           message: expect.stringContaining(
-            `another process took over the transactional id "${transactionalId}"`,
+            `the transactional id "${transactionalId}" was fenced`,
           ) as unknown,
         }) as unknown,
       }),

@@ -180,7 +180,7 @@ describe('two instances of the authorize stage', () => {
     expect(a.lines).toContainEqual(
       expect.objectContaining({
         level: 'fatal',
-        msg: 'superseded: a process with the same instance id took over this stage; stopping the process',
+        msg: 'fenced: a newer process with the same instance id took over this stage, or this one stalled past its transaction timeout; stopping the process',
       }),
     );
     await eventually(120_000, 'the successor to hold every input partition', async () => {

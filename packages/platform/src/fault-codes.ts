@@ -48,8 +48,8 @@ export const FAULT_CODES = {
   ),
   kafka_fenced: fatal(
     BUS,
-    'A newer producer with the same transactional id (`<group>.<TOOLGATE_INSTANCE_ID>`) exists, so this one may write no more.',
-    'Expected once when a restarted instance fences its predecessor. Otherwise two running instances share one TOOLGATE_INSTANCE_ID: give each its own. The fenced stage loop stops its whole process (exit code 1) for the orchestrator to restart it.',
+    'A newer producer with the same transactional id (`<group>.<TOOLGATE_INSTANCE_ID>`) exists, or the process stalled past its transaction timeout and the broker aborted its open transaction; either way this producer may write no more.',
+    'Expected once when a restarted instance fences its predecessor, and when a process wakes from a stall (paused, swapped out) longer than its transaction timeout. Otherwise two running instances share one TOOLGATE_INSTANCE_ID: give each its own. The fenced stage loop stops its whole process (exit code 1) for the orchestrator to restart it.',
   ),
   kafka_error: fatal(
     BUS,

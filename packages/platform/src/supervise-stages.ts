@@ -179,12 +179,12 @@ export async function superviseStages(options: SuperviseOptions): Promise<Superv
 
 /**
  * The fatal line of a loop that stopped on its own. A fenced one was superseded by a process with
- * its instance id: restarting it fences that one in turn, so the line says so rather than
- * promising that a restart helps.
+ * its instance id (restarting it fences that one in turn, so the line says so rather than
+ * promising that a restart helps), or stalled so long that the broker aborted its transaction.
  */
 function crashLine(error: Error): string {
   return error instanceof Fault && error.code === BUS_FAULTS.fenced
-    ? 'superseded: a process with the same instance id took over this stage; stopping the process'
+    ? 'fenced: a newer process with the same instance id took over this stage, or this one stalled past its transaction timeout; stopping the process'
     : 'the stage loop stopped on its own; stopping the process so that it is restarted';
 }
 

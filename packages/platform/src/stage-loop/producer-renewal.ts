@@ -76,16 +76,19 @@ export class ProducerRenewal {
 }
 
 /**
- * The fault a fenced loop stops with: another process took over its transactional id, which only a
- * process with the same group and instance id does.
+ * The fault a fenced loop stops with. The broker fences a producer for one of two reasons: a
+ * process with the same group and instance id took its transactional id over, or the process
+ * stalled (paused, swapped out) past its transaction timeout and the broker aborted the
+ * transaction it held open. Its error cannot tell the two apart, so the fault names both.
  */
 function supersededBy(transactionalId: string | undefined, fenced: Fault): Fault {
   return new Fault(
     BUS_FAULTS.fenced,
-    `another process took over the transactional id "${transactionalId ?? ''}" (${fenced.message}): ` +
-      'a newer process with the same TOOLGATE_INSTANCE_ID started. After a restart of this ' +
-      'instance that is expected; if both are meant to run, give each its own TOOLGATE_INSTANCE_ID, ' +
-      'or they will go on fencing each other in turn',
+    `the transactional id "${transactionalId ?? ''}" was fenced (${fenced.message}): ` +
+      'a newer process with the same TOOLGATE_INSTANCE_ID started, or this process stalled past ' +
+      'its transaction timeout and the broker aborted its open transaction. After a restart of ' +
+      'this instance or a stall that is expected; if two processes with this id are meant to run, ' +
+      'give each its own TOOLGATE_INSTANCE_ID, or they will go on fencing each other in turn',
     { cause: fenced },
   );
 }
