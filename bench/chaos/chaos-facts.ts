@@ -44,6 +44,11 @@ export interface InjectedFault {
   readonly recoveredAt: number;
   /** Injected while another fault was still open. */
   readonly overlapping: boolean;
+  /**
+   * A paused instance woke to find the broker had aborted the transaction it held open (it was
+   * paused past the transaction timeout), stopped as a fenced producer must, and was started again.
+   */
+  readonly fencedOnWaking?: true;
 }
 
 /** One proposal the run's driver sent, as the driver recorded it. */
@@ -139,6 +144,8 @@ export interface ChaosReport {
   readonly marginMs?: number;
   /** Breaches near no fault, per invariant. */
   readonly unattributed?: Readonly<Record<Invariant, number>>;
+  /** Pauses of an instance, and of those how many woke fenced and were started again. */
+  readonly pauses?: { readonly count: number; readonly fencedOnWaking: number };
   /** Records the judge read: a zero where there should be many says the reading went wrong. */
   readonly seen?: Readonly<Record<SeenKind, number>>;
 }

@@ -1,9 +1,12 @@
 /**
  * The run's gate: every stage process twice over and the example's tool workers, each instance a
  * slot (`validate#2`, `worker#1`) that a fault may kill (and start again under the same instance
- * id, so Kafka fences the dead one's transactions), stop or continue. A process that ends without
- * the run having killed it is a failure of the run, named with its log.
+ * id, so Kafka fences the dead one's transactions) or pause. A process that ends without the run
+ * having killed it is a failure of the run, named with its log, with one exception: an instance
+ * that wakes from a pause fenced (the broker aborted the transaction it had open) stops, as it
+ * must, and the fleet starts it again, as an orchestrator would.
  */
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXAMPLE_WORKER } from '@toolgate/platform';
 import type { Child } from '../pipeline/children.js';
@@ -32,13 +35,31 @@ export interface Fleet {
   readonly targets: readonly string[];
   /** SIGKILLs `target`, waits until it is gone, starts it again and waits until it is ready. */
   kill(target: string): Promise<void>;
-  /** SIGSTOP (`stop`) or SIGCONT (`continue`) to `target`'s process. */
-  signal(target: string, what: 'stop' | 'continue'): void;
+  /**
+   * SIGSTOPs `target`, SIGCONTs it `holdMs` later, and watches it for `wakeWithinMs`: `continued`
+   * when it is still running then; `restarted` when it stopped fenced on waking and was started
+   * again and is ready. Rejects (and fails the run) when it ends for any other reason.
+   */
+  pause(target: string, holdMs: number, wakeWithinMs: number): Promise<Woke>;
   /** Rejects as soon as an instance ends that the run did not kill. */
   readonly failed: Promise<never>;
   /** From now on an instance that ends is the run's doing (the run is ending). */
   standDown(): void;
 }
+
+/** How a paused instance came back, and when (ms since the epoch). */
+export interface Woke {
+  readonly how: 'continued' | 'restarted';
+  readonly at: number;
+}
+
+/**
+ * The fatal line a stage loop or tool worker writes when its producer was fenced: what an
+ * instance paused past its transaction timeout writes on waking.
+ */
+const FENCED_LINE = '"code":"kafka_fenced"';
+
+const sleep = (ms: number) => new Promise<'awake'>((r) => setTimeout(() => r('awake'), ms));
 
 /** What {@link startFleet} needs beyond the gate's start options. */
 export interface FleetOptions {
@@ -113,9 +134,11 @@ export async function startFleet(o: StartOptions, f: FleetOptions): Promise<Flee
   failed.catch(() => undefined);
   let standingDown = false;
   const killing = new Set<Child>();
+  // Paused by the run and not yet seen to survive waking: its end is the pause's to judge.
+  const pausing = new Set<Child>();
   const watch = (target: string, child: Child) => {
     void child.exited.then((how) => {
-      if (standingDown || killing.has(child)) return;
+      if (standingDown || killing.has(child) || pausing.has(child)) return;
       fail(new Error(`${target} (${child.name}) exited on its own (${how}); see ${child.log}`));
     });
   };
@@ -162,8 +185,33 @@ export async function startFleet(o: StartOptions, f: FleetOptions): Promise<Flee
       await slot.child.exited;
       slot.child = await started(target, slot.starter);
     },
-    signal(target, what) {
-      process.kill(slotOf(target).child.pid, what === 'stop' ? 'SIGSTOP' : 'SIGCONT');
+    async pause(target, holdMs, wakeWithinMs) {
+      const slot = slotOf(target);
+      const child = slot.child;
+      // The log outlives restarts: only what this life writes from now on counts.
+      const logFrom = statSync(child.log).size;
+      pausing.add(child);
+      process.kill(child.pid, 'SIGSTOP');
+      await sleep(holdMs);
+      if (!child.hasExited()) process.kill(child.pid, 'SIGCONT');
+      const continuedAt = Date.now();
+      const woke = await Promise.race([child.exited, sleep(wakeWithinMs)]);
+      if (woke === 'awake') {
+        pausing.delete(child);
+        if (!child.hasExited()) return { how: 'continued', at: continuedAt };
+      }
+      if (standingDown) return { how: 'continued', at: continuedAt };
+      const written = readFileSync(child.log).subarray(logFrom).toString('utf8');
+      if (!written.includes(FENCED_LINE)) {
+        const error = new Error(
+          `${target} (${child.name}) ended after a pause, not fenced; see ${child.log}`,
+        );
+        fail(error);
+        throw error;
+      }
+      o.progress(`${target} woke fenced and stopped; starting it again`);
+      slot.child = await started(target, slot.starter);
+      return { how: 'restarted', at: Date.now() };
     },
     failed,
     standDown() {

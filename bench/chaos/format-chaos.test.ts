@@ -131,6 +131,15 @@ describe('formatChaosTable', () => {
     // Every column lines up: the header is as wide as each row.
     expect(new Set(lines.slice(1, 4).map((l) => l.length)).size).toBe(1);
   });
+  it('says how many paused instances woke fenced, only when the run paused any', () => {
+    const paused = { ...report, pauses: { count: 3, fencedOnWaking: 1 } };
+    const line =
+      'paused instances: 3, of which 1 woke fenced (their open transaction aborted) and were started again';
+    expect(formatChaosTable(paused).split('\n')).toContain(line);
+    expect(chaosMarkdown(paused)).toContain(`with another); ${line}; verdict: BROKEN`);
+    const none = { ...report, pauses: { count: 0, fencedOnWaking: 0 } };
+    expect(formatChaosTable(none)).not.toContain('paused instances');
+  });
 });
 
 describe('chaosMarkdown and replaceChaosBlock', () => {

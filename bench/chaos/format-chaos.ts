@@ -65,6 +65,7 @@ export function formatChaosTable(r: ChaosReport): string {
     runLine(r),
     ...rows.map(line),
     duplicateLine(r),
+    ...optional(pauseLine(r)),
     verdictLine(r),
     ...breachLines(r).map((b) => `  ${b}`),
   ].join('\n');
@@ -73,6 +74,13 @@ export function formatChaosTable(r: ChaosReport): string {
 function duplicateLine(r: ChaosReport): string {
   const { count, sameOutcome } = r.duplicateTerminals;
   return `duplicate terminal observations: ${count} (${sameOutcome} with the first's outcome, ${count - sameOutcome} with another)`;
+}
+
+/** How the paused instances woke: a fenced one proves the broker aborted a zombie's transaction. */
+function pauseLine(r: ChaosReport): string | undefined {
+  if (r.pauses === undefined || r.pauses.count === 0) return undefined;
+  const { count, fencedOnWaking } = r.pauses;
+  return `paused instances: ${count}, of which ${fencedOnWaking} woke fenced (their open transaction aborted) and were started again`;
 }
 
 function verdictLine(r: ChaosReport): string {
@@ -107,9 +115,13 @@ export function chaosMarkdown(r: ChaosReport): string {
     `| ${align.join(' | ')} |`,
     ...body.map(row),
     '',
-    `${duplicateLine(r)}; ${verdictLine(r)}.`,
+    `${[duplicateLine(r), ...optional(pauseLine(r)), verdictLine(r)].join('; ')}.`,
     ...(breaches.length === 0 ? [] : ['', ...breaches.map((b) => `- ${b}`)]),
   ].join('\n');
+}
+
+function optional(line: string | undefined): string[] {
+  return line === undefined ? [] : [line];
 }
 
 function seconds(ms: number): string {

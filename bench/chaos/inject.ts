@@ -20,6 +20,8 @@ export interface Struck {
   readonly target: string;
   readonly injectedAt: number;
   readonly recoveredAt: number;
+  /** A paused instance woke to find its transaction aborted, stopped, and was started again. */
+  readonly fencedOnWaking?: true;
 }
 
 /** Injects planned faults. */
@@ -30,6 +32,12 @@ export interface Injector {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * How long a paused instance is watched after it is continued: one paused past its transaction
+ * timeout finds that transaction aborted on its next send, and stops (it is started again).
+ */
+const WAKE_WITHIN_MS = 20_000;
 
 /** How long Redis may take to answer again after a fault, ms. */
 const REDIS_BACK_WITHIN_MS = 60_000;
@@ -69,11 +77,15 @@ export function createInjector(config: StackConfig, fleet: Fleet): Injector {
         await fleet.kill(fault.target);
         return done(fault.target);
       case 'stop_stage':
-      case 'stop_worker':
-        fleet.signal(fault.target, 'stop');
-        await sleep(fault.holdMs);
-        fleet.signal(fault.target, 'continue');
-        return done(fault.target);
+      case 'stop_worker': {
+        const woke = await fleet.pause(fault.target, fault.holdMs, WAKE_WITHIN_MS);
+        return {
+          target: fault.target,
+          injectedAt: at,
+          recoveredAt: woke.at,
+          ...(woke.how === 'restarted' ? { fencedOnWaking: true } : {}),
+        };
+      }
       case 'kill_kafka_node': {
         const node = kafkaNode(config, Number(fault.target.replace('kafka-', '')));
         await node.kill();

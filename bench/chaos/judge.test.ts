@@ -291,6 +291,17 @@ describe('judge', () => {
     expect(report.rows[0]?.broken.no_effect_without_acceptance).toBe(1);
   });
 
+  it('counts the pauses, and those whose instance woke fenced and was started again', () => {
+    const faults = [
+      fault({ id: 1, kind: 'stop_stage', target: 'confirm#1' }),
+      fault({ id: 2, kind: 'stop_worker', target: 'worker#2', fencedOnWaking: true }),
+      fault({ id: 3, kind: 'kill_worker', target: 'worker#1' }),
+    ];
+    const report = judge(facts({ faults }), clean(), { now });
+    expect(report.pauses).toEqual({ count: 2, fencedOnWaking: 1 });
+    expect(report.ok).toBe(true);
+  });
+
   it("takes each kind's hold-up as the max and median over its injections", () => {
     const faults = [
       fault({ id: 1, injectedAt: T0 + 10_500, recoveredAt: T0 + 11_000 }),

@@ -181,6 +181,7 @@ export function judge(facts: JudgedFacts, records: RunRecords, options: JudgeOpt
   const unattributed = countBy(
     breaches.filter((b) => !facts.faults.some((f) => near(f, b.at, marginMs))),
   );
+  const paused = facts.faults.filter((f) => f.kind === 'stop_stage' || f.kind === 'stop_worker');
 
   return {
     at: options.now.toISOString(),
@@ -200,6 +201,10 @@ export function judge(facts: JudgedFacts, records: RunRecords, options: JudgeOpt
     ok: breaches.length === 0,
     marginMs,
     unattributed,
+    pauses: {
+      count: paused.length,
+      fencedOnWaking: paused.filter((f) => f.fencedOnWaking === true).length,
+    },
     seen: {
       proposals: records.proposals.length,
       observations: records.observations.length,
