@@ -14,10 +14,16 @@ const execArgv = ['--no-turbo-inline-js-wasm-calls'];
  *   schema registry and Redis, which the global setup starts if they are not already up.
  * - `unit`: every other `*.test.ts`. Pure: no infrastructure, no global setup.
  *
+ * - `stack-faults`: the integration tests that break the shared stack itself (kill a Kafka node).
+ *   They run after every other project has finished, one file at a time: a node killed under the
+ *   rest of the suite moves partition leaders and group coordinators under tests that never asked
+ *   for a fault, and their deadlines are not sized for it.
+ *
  * A test that needs the stack is named `*.integration.test.ts` (or lives in `test/integration/`);
  * a test that does not keeps the plain `*.test.ts` and runs with `npm run test:unit`.
  */
 const INTEGRATION = ['test/integration/**/*.test.ts', '**/*.integration.test.ts'];
+const STACK_FAULTS = ['test/integration/kafka-nodes.test.ts'];
 const NEVER = ['**/node_modules/**', '**/dist/**', '.stack/**', '.demo/**'];
 
 /**
@@ -44,6 +50,19 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: INTEGRATION,
+          exclude: [...NEVER, ...STACK_FAULTS],
+          environment: 'node',
+          globalSetup: ['test/global-setup.ts'],
+          execArgv,
+          env,
+          testTimeout: 60_000,
+          hookTimeout: 180_000,
+        },
+      },
+      {
+        test: {
+          name: 'stack-faults',
+          include: STACK_FAULTS,
           exclude: NEVER,
           environment: 'node',
           globalSetup: ['test/global-setup.ts'],
@@ -51,6 +70,8 @@ export default defineConfig({
           env,
           testTimeout: 60_000,
           hookTimeout: 180_000,
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
         },
       },
     ],

@@ -16,7 +16,7 @@ import './support/stack.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Vitest global setup of the `integration` project. */
+/** Vitest global setup of the `integration` and `stack-faults` projects. */
 export default async function setup(project: TestProject): Promise<void> {
   try {
     const config = loadStackConfig(process.env, repoRoot);
