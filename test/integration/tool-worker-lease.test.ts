@@ -66,9 +66,13 @@ afterAll(async () => {
   await dropSubjects(schemaRegistryUrl, ns.id);
 });
 
-/** Keys both children and the test count in, fresh per test. */
+/**
+ * Keys both children and the test count in, fresh per test, under one hash tag: the handler writes
+ * two of them in one MULTI, which a Redis Cluster takes only within one slot.
+ */
 function counters(name: string) {
-  return { calls: ns.key(`${name}-calls`), aborts: ns.key(`${name}-aborts`) };
+  const tag = `{${name}}`;
+  return { calls: ns.key(`${tag}-calls`), aborts: ns.key(`${tag}-aborts`) };
 }
 
 /** A worker of group `lease` in a child process, instance `instance`. */
