@@ -51,6 +51,31 @@ async function replication(topics: readonly string[]): Promise<Record<string, [n
   });
 }
 
+/**
+ * The values a consumer reads from `topic`, by partition, up to `highs` (what is below the high
+ * watermark): for a failure's message, to tell a write lost from a high watermark stuck.
+ */
+async function readableValues(topic: string, highs: readonly number[]): Promise<string[][]> {
+  const values: string[][] = highs.map(() => []);
+  const consumer = kafka.consumer({ groupId: `${ns.id}.reader` });
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topics: [topic], fromBeginning: true });
+    await consumer.run({
+      eachMessage: ({ partition, message }) => {
+        values[partition]?.push(message.value?.toString() ?? '');
+        return Promise.resolve();
+      },
+    });
+    await eventually(20_000, 'the readable writes read', () =>
+      Promise.resolve(highs.every((high, p) => (values[p]?.length ?? 0) >= high)),
+    ).catch(() => undefined);
+  } finally {
+    await consumer.disconnect();
+  }
+  return values;
+}
+
 async function brokerIds(): Promise<number[]> {
   const { brokers } = await withAdmin((admin) => admin.describeCluster());
   return brokers.map((b) => b.nodeId).sort((a, b) => a - b);
@@ -129,8 +154,11 @@ describe.skipIf(!clustered)('a three-node stack', () => {
       'every acknowledged write readable',
       async () => (seen = await highs()).every((high) => high >= 4),
       500,
-    ).catch((error: unknown) => {
-      throw new Error(`${String(error)}; high watermarks by partition: ${seen.join(', ')}`);
+    ).catch(async (error: unknown) => {
+      const values = await readableValues(topic, seen);
+      throw new Error(
+        `${String(error)}; high watermarks by partition: ${seen.join(', ')}; readable: ${JSON.stringify(values)}`,
+      );
     });
     expect(await highs()).toEqual([4, 4, 4]);
   }, 180_000);
