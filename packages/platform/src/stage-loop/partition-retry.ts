@@ -79,16 +79,22 @@ export class PartitionRetry {
     return attempt;
   }
 
-  /** Runs `job` after `delayMs`; if it fails (Kafka still down) it is tried again later. */
+  /**
+   * Runs `job` after `delayMs`; if it fails (Kafka still down, or the consumer restarting after a
+   * crash, when kafkajs throws from `resume` at once) it is tried again later. A throw is caught
+   * however it comes: one escaping a timer would end the process.
+   */
   private later(delayMs: number, job: () => Promise<void>, attempt = 1): void {
     if (!this.o.isRunning()) return;
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       if (!this.o.isRunning()) return;
-      job().catch((error: unknown) => {
-        this.o.logger.warn(errorFields(error), 'could not resume a paused partition yet');
-        this.later(backoffDelay(attempt + 1, this.o.retry), job, attempt + 1);
-      });
+      Promise.resolve()
+        .then(job)
+        .catch((error: unknown) => {
+          this.o.logger.warn(errorFields(error), 'could not resume a paused partition yet');
+          this.later(backoffDelay(attempt + 1, this.o.retry), job, attempt + 1);
+        });
     }, delayMs);
     this.timers.add(timer);
   }
