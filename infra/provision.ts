@@ -20,6 +20,7 @@ import {
   REDIS_ADMIN,
   redisUrlAs,
   redisUrlWith,
+  saveAcl,
   withEveryRedisNode,
   workerRedisRules,
 } from './redis.js';
@@ -95,13 +96,17 @@ export async function createWorkerRedisUser(
   await withEveryRedisNode(adminUrl, async (redis) => {
     const rules = workerRedisRules(redisPrefix);
     await redis.call('ACL', 'SETUSER', user, 'reset', 'on', `>${password}`, ...rules);
+    await saveAcl(redis);
   });
   return { user, url: redisUrlWith(config.addresses.redisUrl, user, password) };
 }
 
 /** Deletes a Redis user {@link createWorkerRedisUser} made. */
 export async function dropWorkerRedisUser(config: StackConfig, user: string): Promise<void> {
-  await withEveryRedisNode(adminRedisUrl(config), (redis) => redis.call('ACL', 'DELUSER', user));
+  await withEveryRedisNode(adminRedisUrl(config), async (redis) => {
+    await redis.call('ACL', 'DELUSER', user);
+    await saveAcl(redis);
+  });
 }
 
 /** The stack's Redis as its super user (a Redis the stack did not start: as configured). */

@@ -83,6 +83,19 @@ export async function withEveryRedisNode<T>(
   return answer;
 }
 
+/**
+ * Writes a node's users to its ACL file (ACL SAVE): a user made at run time lives in memory only,
+ * and a node restarted from its ACL file would refuse it (WRONGPASS) once it serves again. A
+ * server started without an ACL file refuses the save; its users are its operator's to keep.
+ */
+export async function saveAcl(redis: Redis): Promise<void> {
+  try {
+    await redis.call('ACL', 'SAVE');
+  } catch (error) {
+    if (!/not configured to use an ACL file/i.test(String(error))) throw error;
+  }
+}
+
 /** The ACL file a started server loads: the default user off, the stack's users on. */
 export function aclFile(config: StackConfig): string {
   return aclText((user) => redisPassword(config, user));
@@ -237,6 +250,7 @@ export async function ensureRedisUsers(config: StackConfig, adminUrl: string): P
       await redis.call('ACL', 'SETUSER', user, 'reset', 'on', password, ...rules);
       created.push(user);
     }
+    if (created.length > 0) await saveAcl(redis);
     return created;
   });
 }

@@ -7,7 +7,18 @@
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { redisTarget, storeKeys } from '@toolgate/platform';
-import { REDIS_GATE_USER, REDIS_WORKER_USER, redisUrlAs } from '../../infra/redis.js';
+import { readFileSync } from 'node:fs';
+import {
+  adminRedisUrl,
+  createWorkerRedisUser,
+  dropWorkerRedisUser,
+} from '../../infra/provision.js';
+import {
+  REDIS_GATE_USER,
+  REDIS_WORKER_USER,
+  redisUrlAs,
+  withEveryRedisNode,
+} from '../../infra/redis.js';
 import { redisAt } from '../support/redis-at.js';
 import { redisClient, stackAddresses, stackConfig } from '../support/stack.js';
 
@@ -100,5 +111,29 @@ describe('a client that does not log in', () => {
         await anonymous.get('toolgate:anything');
       })(),
     ).rejects.toThrow(/NOAUTH|NOPERM|WRONGPASS|disabled/);
+  });
+});
+
+/** The users named in each node's ACL file, the file a restarted node loads. */
+async function usersInAclFiles(): Promise<string[][]> {
+  const files: string[][] = [];
+  await withEveryRedisNode(adminRedisUrl(stackConfig()), async (redis) => {
+    const [, file] = (await redis.call('CONFIG', 'GET', 'aclfile')) as [string, string];
+    const lines = readFileSync(file, 'utf8').split('\n');
+    files.push(lines.map((line) => line.split(' ')[1] ?? '').filter(Boolean));
+  });
+  return files;
+}
+
+describe.skipIf(stackConfig().external.has('redis'))('a Redis user made at run time', () => {
+  it("is written to every node's ACL file, and gone from it once dropped", async () => {
+    const config = stackConfig();
+    const { user } = await createWorkerRedisUser(config, `${probe}-acl:`);
+    try {
+      for (const users of await usersInAclFiles()) expect(users).toContain(user);
+    } finally {
+      await dropWorkerRedisUser(config, user);
+    }
+    for (const users of await usersInAclFiles()) expect(users).not.toContain(user);
   });
 });
