@@ -33,6 +33,16 @@ const NEVER = ['**/node_modules/**', '**/dist/**', '.stack/**', '.demo/**'];
  */
 const env = { TOOLGATE_DEMO_SESSIONS: '1' };
 
+/** What the projects on the stack share: its global setup, and room for its round trips. */
+const onTheStack = {
+  environment: 'node',
+  globalSetup: ['test/global-setup.ts'],
+  execArgv,
+  env,
+  testTimeout: 60_000,
+  hookTimeout: 180_000,
+};
+
 export default defineConfig({
   test: {
     projects: [
@@ -51,12 +61,7 @@ export default defineConfig({
           name: 'integration',
           include: INTEGRATION,
           exclude: [...NEVER, ...STACK_FAULTS],
-          environment: 'node',
-          globalSetup: ['test/global-setup.ts'],
-          execArgv,
-          env,
-          testTimeout: 60_000,
-          hookTimeout: 180_000,
+          ...onTheStack,
         },
       },
       {
@@ -64,12 +69,7 @@ export default defineConfig({
           name: 'stack-faults',
           include: STACK_FAULTS,
           exclude: NEVER,
-          environment: 'node',
-          globalSetup: ['test/global-setup.ts'],
-          execArgv,
-          env,
-          testTimeout: 60_000,
-          hookTimeout: 180_000,
+          ...onTheStack,
           fileParallelism: false,
           sequence: { groupOrder: 1 },
         },
