@@ -248,8 +248,6 @@ describe('a primary killed under claims', () => {
     const primariesBefore = await test.cluster.primaries();
     const writers = [0, 1, 2, 3].map(writer);
     let killedAt = 0;
-    let firstFailure = 0;
-    let resumedAt = 0;
     let node = -1;
     try {
       await eventually(10_000, 'claims before the kill', () =>
@@ -257,15 +255,12 @@ describe('a primary killed under claims', () => {
       );
       killedAt = Date.now();
       node = await test.cluster.killPrimary(0);
-      await eventually(10_000, 'a claim failing once the primary is gone', () =>
-        Promise.resolve(failures.length > 0),
-      );
-      firstFailure = failures[0] ?? killedAt;
-      const resumed = () => acknowledged.find((a) => a.at > firstFailure)?.at;
-      await eventually(30_000, 'a claim acknowledged after the first failure', () =>
-        Promise.resolve(resumed() !== undefined),
-      );
-      resumedAt = (resumed() ?? 0) - killedAt;
+      // Claims on the dead primary's slots fail, or ride out the failover on the client's
+      // retries: either way the replica is promoted and claims go on.
+      await eventually(30_000, 'the replica promoted', async () => {
+        const now = await test.cluster.primaries();
+        return now.length === primariesBefore.length && !now.includes(node);
+      });
       const count = acknowledged.length;
       await eventually(20_000, 'claims after the failover', () =>
         Promise.resolve(acknowledged.length > count + 200),
@@ -274,9 +269,12 @@ describe('a primary killed under claims', () => {
       stop = true;
       await Promise.all(writers);
     }
+    // The longest stretch after the kill with no claim acknowledged: how long the failover held
+    // claims up.
+    const after = [killedAt, ...acknowledged.map((a) => a.at).filter((at) => at >= killedAt)];
+    const holdUp = Math.max(...after.slice(1).map((at, i) => at - (after[i] ?? at)));
     console.info(
-      `failover: primary (node ${node}) SIGKILLed; first failed claim after ` +
-        `${firstFailure - killedAt} ms; claims resumed ${resumedAt} ms after the kill; ` +
+      `failover: primary (node ${node}) SIGKILLed; claims held up for at most ${holdUp} ms; ` +
         `${failures.length} claims failed, ${acknowledged.length} acknowledged; primaries ` +
         `before ${primariesBefore.join(',')}, after ${(await test.cluster.primaries()).join(',')}`,
     );
@@ -287,7 +285,7 @@ describe('a primary killed under claims', () => {
       if (found?.token !== token) lost.push(key);
     }
     expect(lost).toEqual([]);
-    expect(resumedAt).toBeLessThan(15_000);
+    expect(holdUp).toBeLessThan(15_000);
 
     await test.cluster.restartNode(node);
     await test.cluster.whenHealthy(30_000);
