@@ -79,6 +79,14 @@ export interface ChaosRunFacts {
   /** Instances of each stage and tool workers that ran. */
   readonly instancesPerStage: number;
   readonly toolWorkers: number;
+  /** Instances that stopped fenced outside a pause's watch and were started again. */
+  readonly fencedRestarts?: readonly FencedRestart[];
+}
+
+/** An instance that stopped fenced on its own, outside a pause's watch (ms since the epoch). */
+export interface FencedRestart {
+  readonly target: string;
+  readonly at: number;
 }
 
 /** The invariants every run checks. */
@@ -146,6 +154,11 @@ export interface ChaosReport {
   readonly unattributed?: Readonly<Record<Invariant, number>>;
   /** Pauses of an instance, and of those how many woke fenced and were started again. */
   readonly pauses?: { readonly count: number; readonly fencedOnWaking: number };
+  /**
+   * Instances that stopped fenced at another time (a transaction open past its timeout, or its
+   * transactional id taken over) and were started again, by target.
+   */
+  readonly fencedElsewhere?: readonly string[];
   /** Records the judge read: a zero where there should be many says the reading went wrong. */
   readonly seen?: Readonly<Record<SeenKind, number>>;
 }

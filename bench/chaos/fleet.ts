@@ -3,13 +3,15 @@
  * slot (`validate#2`, `worker#1`) that a fault may kill (and start again under the same instance
  * id, so Kafka fences the dead one's transactions) or pause. A process that ends without the run
  * having killed it is a failure of the run, named with its log, with one exception: an instance
- * that wakes from a pause fenced (the broker aborted the transaction it had open) stops, as it
- * must, and the fleet starts it again, as an orchestrator would.
+ * that stops fenced (the broker aborted the transaction it had open, or a newer producer took its
+ * transactional id) stops as it must, and the fleet starts it again, as an orchestrator would:
+ * after a pause that is the expected end of a zombie; at any other time it is counted apart.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXAMPLE_WORKER } from '@toolgate/platform';
 import type { Child } from '../pipeline/children.js';
+import type { FencedRestart } from './chaos-facts.js';
 import {
   envAs,
   freePort,
@@ -27,6 +29,8 @@ interface Slot {
   readonly target: string;
   readonly starter: Starter;
   child: Child;
+  /** Set while the fleet starts the instance again after it stopped fenced on its own. */
+  restarting?: Promise<void> | undefined;
 }
 
 /** The running instances. */
@@ -41,8 +45,13 @@ export interface Fleet {
    * again and is ready. Rejects (and fails the run) when it ends for any other reason.
    */
   pause(target: string, holdMs: number, wakeWithinMs: number): Promise<Woke>;
-  /** Rejects as soon as an instance ends that the run did not kill. */
+  /**
+   * Rejects as soon as an instance ends that the run did not kill, unless it stopped fenced (its
+   * log says `kafka_fenced`): such an instance is started again and listed in `fencedRestarts`.
+   */
   readonly failed: Promise<never>;
+  /** Instances that stopped fenced outside a pause's watch and were started again, with when. */
+  fencedRestarts(): readonly FencedRestart[];
   /** From now on an instance that ends is the run's doing (the run is ending). */
   standDown(): void;
 }
@@ -58,6 +67,8 @@ export interface Woke {
  * instance paused past its transaction timeout writes on waking.
  */
 const FENCED_LINE = '"code":"kafka_fenced"';
+
+const logSize = (child: Child) => (existsSync(child.log) ? statSync(child.log).size : 0);
 
 const sleep = (ms: number) => new Promise<'awake'>((r) => setTimeout(() => r('awake'), ms));
 
@@ -136,10 +147,27 @@ export async function startFleet(o: StartOptions, f: FleetOptions): Promise<Flee
   const killing = new Set<Child>();
   // Paused by the run and not yet seen to survive waking: its end is the pause's to judge.
   const pausing = new Set<Child>();
+  const fenced: FencedRestart[] = [];
+  // An instance's log outlives its restarts: what one life wrote starts where the file ended.
+  const wroteFenced = (child: Child, from: number) =>
+    readFileSync(child.log).subarray(from).toString('utf8').includes(FENCED_LINE);
   const watch = (target: string, child: Child) => {
+    const logFrom = logSize(child);
     void child.exited.then((how) => {
       if (standingDown || killing.has(child) || pausing.has(child)) return;
-      fail(new Error(`${target} (${child.name}) exited on its own (${how}); see ${child.log}`));
+      const slot = slots.get(target);
+      if (slot?.child !== child || !wroteFenced(child, logFrom)) {
+        fail(new Error(`${target} (${child.name}) exited on its own (${how}); see ${child.log}`));
+        return;
+      }
+      fenced.push({ target, at: Date.now() });
+      o.progress(`${target} stopped fenced; starting it again (see ${child.log})`);
+      slot.restarting = started(target, slot.starter)
+        .then(
+          (next) => void (slot.child = next),
+          (error: unknown) => fail(error instanceof Error ? error : new Error(String(error))),
+        )
+        .finally(() => (slot.restarting = undefined));
     });
   };
   // As a supervisor would: a stage that cannot reach Redis or the registry at start exits, and is
@@ -171,25 +199,26 @@ export async function startFleet(o: StartOptions, f: FleetOptions): Promise<Flee
       ),
     );
   }
-  const slotOf = (target: string): Slot => {
+  // A fault aimed at an instance being started again waits until it is up.
+  const slotOf = async (target: string): Promise<Slot> => {
     const slot = slots.get(target);
     if (slot === undefined) throw new RangeError(`no instance ${target}`);
+    await slot.restarting;
     return slot;
   };
   return {
     targets: [...slots.keys()],
     async kill(target) {
-      const slot = slotOf(target);
+      const slot = await slotOf(target);
       killing.add(slot.child);
-      process.kill(slot.child.pid, 'SIGKILL');
+      if (!slot.child.hasExited()) process.kill(slot.child.pid, 'SIGKILL');
       await slot.child.exited;
       slot.child = await started(target, slot.starter);
     },
     async pause(target, holdMs, wakeWithinMs) {
-      const slot = slotOf(target);
+      const slot = await slotOf(target);
       const child = slot.child;
-      // The log outlives restarts: only what this life writes from now on counts.
-      const logFrom = statSync(child.log).size;
+      const logFrom = logSize(child);
       pausing.add(child);
       process.kill(child.pid, 'SIGSTOP');
       await sleep(holdMs);
@@ -201,8 +230,7 @@ export async function startFleet(o: StartOptions, f: FleetOptions): Promise<Flee
         if (!child.hasExited()) return { how: 'continued', at: continuedAt };
       }
       if (standingDown) return { how: 'continued', at: continuedAt };
-      const written = readFileSync(child.log).subarray(logFrom).toString('utf8');
-      if (!written.includes(FENCED_LINE)) {
+      if (!wroteFenced(child, logFrom)) {
         const error = new Error(
           `${target} (${child.name}) ended after a pause, not fenced; see ${child.log}`,
         );
@@ -214,6 +242,7 @@ export async function startFleet(o: StartOptions, f: FleetOptions): Promise<Flee
       return { how: 'restarted', at: Date.now() };
     },
     failed,
+    fencedRestarts: () => [...fenced],
     standDown() {
       standingDown = true;
       // A stopped process cannot end on SIGTERM.

@@ -140,6 +140,14 @@ describe('formatChaosTable', () => {
     const none = { ...report, pauses: { count: 0, fencedOnWaking: 0 } };
     expect(formatChaosTable(none)).not.toContain('paused instances');
   });
+  it('names the instances that stopped fenced outside a pause, only when any did', () => {
+    const fenced = { ...report, fencedElsewhere: ['worker#1', 'confirm#2'] };
+    const line =
+      'instances that stopped fenced outside a pause and were started again: 2 (worker#1, confirm#2)';
+    expect(formatChaosTable(fenced).split('\n')).toContain(line);
+    expect(chaosMarkdown(fenced)).toContain(`${line}; verdict: BROKEN`);
+    expect(formatChaosTable({ ...report, fencedElsewhere: [] })).not.toContain('stopped fenced');
+  });
 });
 
 describe('chaosMarkdown and replaceChaosBlock', () => {

@@ -66,6 +66,7 @@ export function formatChaosTable(r: ChaosReport): string {
     ...rows.map(line),
     duplicateLine(r),
     ...optional(pauseLine(r)),
+    ...optional(fencedLine(r)),
     verdictLine(r),
     ...breachLines(r).map((b) => `  ${b}`),
   ].join('\n');
@@ -81,6 +82,13 @@ function pauseLine(r: ChaosReport): string | undefined {
   if (r.pauses === undefined || r.pauses.count === 0) return undefined;
   const { count, fencedOnWaking } = r.pauses;
   return `paused instances: ${count}, of which ${fencedOnWaking} woke fenced (their open transaction aborted) and were started again`;
+}
+
+/** Instances that stopped fenced outside a pause: each one's log names the transaction it lost. */
+function fencedLine(r: ChaosReport): string | undefined {
+  const targets = r.fencedElsewhere ?? [];
+  if (targets.length === 0) return undefined;
+  return `instances that stopped fenced outside a pause and were started again: ${targets.length} (${targets.join(', ')})`;
 }
 
 function verdictLine(r: ChaosReport): string {
@@ -115,7 +123,7 @@ export function chaosMarkdown(r: ChaosReport): string {
     `| ${align.join(' | ')} |`,
     ...body.map(row),
     '',
-    `${[duplicateLine(r), ...optional(pauseLine(r)), verdictLine(r)].join('; ')}.`,
+    `${[duplicateLine(r), ...optional(pauseLine(r)), ...optional(fencedLine(r)), verdictLine(r)].join('; ')}.`,
     ...(breaches.length === 0 ? [] : ['', ...breaches.map((b) => `- ${b}`)]),
   ].join('\n');
 }

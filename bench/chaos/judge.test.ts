@@ -302,6 +302,14 @@ describe('judge', () => {
     expect(report.ok).toBe(true);
   });
 
+  it('names the instances that stopped fenced outside a pause, none when none did', () => {
+    const fencedRestarts = [{ target: 'worker#1', at: 5_000 }];
+    expect(judge(facts({ fencedRestarts }), clean(), { now }).fencedElsewhere).toEqual([
+      'worker#1',
+    ]);
+    expect(judge(facts(), clean(), { now }).fencedElsewhere).toEqual([]);
+  });
+
   it("takes each kind's hold-up as the max and median over its injections", () => {
     const faults = [
       fault({ id: 1, injectedAt: T0 + 10_500, recoveredAt: T0 + 11_000 }),

@@ -100,6 +100,7 @@ export type JudgedFacts = Pick<
   | 'sent'
   | 'instancesPerStage'
   | 'toolWorkers'
+  | 'fencedRestarts'
 > & { readonly stack: Pick<StackConfig, 'kafkaNodes' | 'redisCluster'> };
 
 /** How far around a fault's window a breach or a hold-up still counts as its, by default: 30 s. */
@@ -205,6 +206,7 @@ export function judge(facts: JudgedFacts, records: RunRecords, options: JudgeOpt
       count: paused.length,
       fencedOnWaking: paused.filter((f) => f.fencedOnWaking === true).length,
     },
+    fencedElsewhere: (facts.fencedRestarts ?? []).map((f) => f.target),
     seen: {
       proposals: records.proposals.length,
       observations: records.observations.length,

@@ -169,6 +169,7 @@ export async function runChaos(r: ChaosRun): Promise<ChaosReport> {
         stack: config,
         instancesPerStage: INSTANCES_PER_STAGE,
         toolWorkers: TOOL_WORKERS,
+        fencedRestarts: fleet.fencedRestarts(),
       };
       return r.judge(facts);
     },

@@ -98,8 +98,9 @@ export class GroupCommit {
       } catch (error) {
         failure = asError(error);
       }
-      this.o.metrics.transaction?.(secondsSince(started), shares.length, partitions);
-      if (failure !== undefined) await this.o.producers.afterFailedTransaction(failure);
+      const seconds = secondsSince(started);
+      this.o.metrics.transaction?.(seconds, shares.length, partitions);
+      if (failure !== undefined) await this.o.producers.afterFailedTransaction(failure, seconds);
       for (const share of shares) share.done(failure);
     }
     this.flushing = undefined;

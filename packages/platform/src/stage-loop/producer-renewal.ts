@@ -52,12 +52,15 @@ export class ProducerRenewal {
     return fresh;
   }
 
-  /** After a failed transaction: counts the fault, then crashes (fenced) or replaces the producer. */
-  async afterFailedTransaction(error: unknown): Promise<void> {
+  /**
+   * After a failed transaction, which ran for `seconds`: counts the fault, then crashes (fenced)
+   * or replaces the producer.
+   */
+  async afterFailedTransaction(error: unknown, seconds?: number): Promise<void> {
     const fenced = error instanceof Fault && error.code === BUS_FAULTS.fenced;
     this.o.metrics.fault?.(error instanceof Fault ? error.code : BUS_FAULTS.error);
     if (fenced) {
-      this.o.onFenced(supersededBy(this.o.producerOptions.transactionalId, error));
+      this.o.onFenced(supersededBy(this.o.producerOptions.transactionalId, error, seconds));
       return;
     }
     this.o.logger.warn(
@@ -81,10 +84,17 @@ export class ProducerRenewal {
  * stalled (paused, swapped out) past its transaction timeout and the broker aborted the
  * transaction it held open. Its error cannot tell the two apart, so the fault names both.
  */
-function supersededBy(transactionalId: string | undefined, fenced: Fault): Fault {
+function supersededBy(
+  transactionalId: string | undefined,
+  fenced: Fault,
+  seconds: number | undefined,
+): Fault {
+  // How long the failed transaction ran tells the two apart for whoever reads the log: one that
+  // ran past the timeout was aborted by the broker.
+  const ran = seconds === undefined ? '' : ` after ${seconds.toFixed(1)} s in a transaction`;
   return new Fault(
     BUS_FAULTS.fenced,
-    `the transactional id "${transactionalId ?? ''}" was fenced (${fenced.message}): ` +
+    `the transactional id "${transactionalId ?? ''}" was fenced${ran} (${fenced.message}): ` +
       'a newer process with the same TOOLGATE_INSTANCE_ID started, or this process stalled past ' +
       'its transaction timeout and the broker aborted its open transaction. After a restart of ' +
       'this instance or a stall that is expected; if two processes with this id are meant to run, ' +
