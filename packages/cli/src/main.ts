@@ -7,7 +7,7 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
-process.exitCode = await runCli(process.argv.slice(2), {
+const code = await runCli(process.argv.slice(2), {
   stdin: process.stdin,
   stdout: process.stdout,
   stderr: process.stderr,
@@ -24,3 +24,9 @@ process.exitCode = await runCli(process.argv.slice(2), {
     return controller.signal;
   },
 });
+
+// The command is over. Whatever it left open must not keep the process alive: a start that failed
+// while a Kafka node or a Redis primary was down can leave a client reconnecting to it, and a
+// supervisor waiting on an exit would wait for as long as that lasts. Exit once output is written.
+process.exitCode = code;
+process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
