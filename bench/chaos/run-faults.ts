@@ -49,16 +49,21 @@ export async function runFaults(o: RunFaultsOptions): Promise<InjectedFault[]> {
   }
   const start = Date.now();
   const running: Promise<void>[] = [];
+  // A fault that failed (its target never came back) ends the phase: no more are launched, and
+  // the failure is the run's, not an unhandled rejection while later faults still wait their turn.
+  let failed = false;
   const busy = (fault: PlannedFault) =>
     [...open.values()].some(
       (f) => f.target === fault.target || (isShared(fault.kind) && isShared(f.kind)),
     );
   for (const fault of overlapping) {
     await sleep(Math.max(0, start + fault.startMs - Date.now()));
-    while (busy(fault) && !o.stopped()) await sleep(100);
-    if (o.stopped()) break;
+    while (busy(fault) && !o.stopped() && !failed) await sleep(100);
+    if (o.stopped() || failed) break;
     // `inject` marks the fault open before its first await: the next one sees it.
-    running.push(inject(fault));
+    const injecting = inject(fault);
+    injecting.catch(() => (failed = true));
+    running.push(injecting);
   }
   await Promise.all(running);
   return faults.sort((a, b) => a.id - b.id);
